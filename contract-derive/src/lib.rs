@@ -1,0 +1,19 @@
+//! The `#[derive(ToolOutput)]` macro. Depend on `contract-runtime`, which re-exports it.
+//!
+//! The macro only reads attributes and writes a small `impl`; schema generation,
+//! closing, linting and hashing happen in `contract-runtime` on first use, so that the
+//! xtask and the server see exactly the same bytes.
+
+mod attr;
+mod case;
+mod expand;
+
+use proc_macro::TokenStream;
+use syn::{parse_macro_input, DeriveInput};
+
+/// Derives `contract_runtime::ToolOutput`. See the `contract-runtime` documentation.
+#[proc_macro_derive(ToolOutput, attributes(tool_output))]
+pub fn derive_tool_output(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    expand::derive(&input).into()
+}

@@ -1,0 +1,372 @@
+//! The contract of one tool's successful result: identity, canonical schema, validator.
+
+use std::fmt;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::schema::{self, Generated};
+use crate::validate::{Report, Violation};
+
+/// A result type with a versioned output contract. Derive it with
+/// `#[derive(ToolOutput)]` and `#[tool_output(version = "…", compatibility = "…")]`.
+///
+/// # Examples
+///
+/// ```
+/// use contract_runtime::ToolOutput;
+/// use schemars::JsonSchema;
+/// use serde::Serialize;
+///
+/// #[derive(Serialize, JsonSchema, ToolOutput)]
+/// #[tool_output(version = "1.0.0", compatibility = "exact")]
+/// struct Health {
+///     healthy: u32,
+/// }
+///
+/// let contract = Health::contract();
+/// assert_eq!(contract.name(), "health");
+/// assert!(contract.validate(&serde_json::json!({ "healthy": 3 })).is_ok());
+/// assert!(contract.validate(&serde_json::json!({ "healthy": "3" })).is_err());
+/// ```
+pub trait ToolOutput: Serialize + schemars::JsonSchema {
+    /// The contract, built on first use and kept for the life of the process.
+    ///
+    /// # Errors
+    ///
+    /// A schema that cannot be a contract: one that accepts anything at its root, or
+    /// a subschema that constrains nothing and was not declared opaque (see
+    /// [`ContractError`]). The same error is returned on every call.
+    fn try_contract() -> Result<&'static OutputContract, ContractError>;
+
+    /// The contract, built on first use.
+    ///
+    /// # Panics
+    ///
+    /// When [`ToolOutput::try_contract`] fails. `cargo xtask schemas --check` and the
+    /// snapshot test report such failures before a server ever starts.
+    fn contract() -> &'static OutputContract {
+        match Self::try_contract() {
+            Ok(contract) => contract,
+            Err(err) => panic!("{err}"),
+        }
+    }
+}
+
+/// How strictly objects in the contract are closed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Compatibility {
+    /// Every object is closed: a key the contract does not name is a violation.
+    Exact,
+    /// Objects are open: unknown keys pass, required fields and types stay strict.
+    Additive,
+}
+
+impl Compatibility {
+    /// `"exact"` or `"additive"`.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Compatibility::Exact => "exact",
+            Compatibility::Additive => "additive",
+        }
+    }
+}
+
+impl fmt::Display for Compatibility {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The identity of a contract: name, version and the SHA-256 of its canonical schema.
+/// Two contracts are the same only when all three agree, so a schema change under an
+/// unchanged version string still yields a different identity.
+///
+/// Displays as `fleet_status@1.2.0+sha256:<64 hex digits>`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ContractId {
+    name: String,
+    version: semver::Version,
+    sha256: String,
+}
+
+impl ContractId {
+    /// Builds an identity from its parts; `sha256` is 64 lowercase hex digits.
+    #[must_use]
+    pub fn new(name: impl Into<String>, version: semver::Version, sha256: impl Into<String>) -> Self {
+        Self { name: name.into(), version, sha256: sha256.into() }
+    }
+
+    /// The tool name, such as `fleet_status` or `qe/coverage_gaps`.
+    #[must_use]
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The declared semantic version.
+    #[must_use]
+    pub fn version(&self) -> &semver::Version {
+        &self.version
+    }
+
+    /// Lowercase hex SHA-256 of the canonical schema bytes.
+    #[must_use]
+    pub fn sha256(&self) -> &str {
+        &self.sha256
+    }
+}
+
+impl fmt::Display for ContractId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}@{}+sha256:{}", self.name, self.version, self.sha256)
+    }
+}
+
+/// A compiled output contract. Obtain one with [`ToolOutput::contract`].
+pub struct OutputContract {
+    id: ContractId,
+    compatibility: Compatibility,
+    type_name: &'static str,
+    schema: Value,
+    canonical: String,
+    sensitive: Vec<String>,
+    opaque: Vec<String>,
+    validator: jsonschema::Validator,
+}
+
+impl fmt::Debug for OutputContract {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OutputContract")
+            .field("id", &self.id.to_string())
+            .field("compatibility", &self.compatibility)
+            .field("type_name", &self.type_name)
+            .field("sensitive", &self.sensitive)
+            .field("opaque", &self.opaque)
+            .finish_non_exhaustive()
+    }
+}
+
+impl OutputContract {
+    /// Builds the contract of `T` from its spec. The derive calls this once per type.
+    pub(crate) fn build<T: schemars::JsonSchema + ?Sized>(spec: &ContractSpec) -> Result<Self, ContractError> {
+        let generated = schema::generate::<T>(spec)?;
+        Self::from_generated(spec, generated)
+    }
+
+    fn from_generated(spec: &ContractSpec, generated: Generated) -> Result<Self, ContractError> {
+        let version = semver::Version::parse(spec.version).map_err(|err| ContractError {
+            type_name: spec.type_name.to_owned(),
+            contract: spec.name.to_owned(),
+            kind: ErrorKind::BadVersion(err.to_string()),
+        })?;
+        let validator = crate::validate::compile(&generated.schema).map_err(|msg| ContractError {
+            type_name: spec.type_name.to_owned(),
+            contract: spec.name.to_owned(),
+            kind: ErrorKind::Invalid(msg),
+        })?;
+        let canonical = schema::canonical_string(&generated.schema);
+        let sha256 = schema::sha256_hex(canonical.as_bytes());
+        Ok(Self {
+            id: ContractId::new(spec.name, version, sha256),
+            compatibility: spec.compatibility,
+            type_name: spec.type_name,
+            schema: schema::canonical_value(&canonical),
+            canonical,
+            sensitive: generated.sensitive,
+            opaque: generated.opaque,
+            validator,
+        })
+    }
+
+    /// The contract identity.
+    #[must_use]
+    pub fn id(&self) -> &ContractId {
+        &self.id
+    }
+
+    /// The tool name.
+    #[must_use]
+    pub fn name(&self) -> &str {
+        self.id.name()
+    }
+
+    /// The declared version.
+    #[must_use]
+    pub fn version(&self) -> &semver::Version {
+        self.id.version()
+    }
+
+    /// Whether objects are closed (`exact`) or open (`additive`).
+    #[must_use]
+    pub fn compatibility(&self) -> Compatibility {
+        self.compatibility
+    }
+
+    /// The Rust type the contract was derived from, for messages.
+    #[must_use]
+    pub fn type_name(&self) -> &'static str {
+        self.type_name
+    }
+
+    /// The canonical schema as a JSON value (what `tools/list` advertises).
+    #[must_use]
+    pub fn schema(&self) -> &Value {
+        &self.schema
+    }
+
+    /// The canonical schema bytes: keys sorted, two-space indent, trailing newline.
+    /// This is what `schemas/<name>.json` holds and what the hash covers.
+    #[must_use]
+    pub fn canonical_bytes(&self) -> &[u8] {
+        self.canonical.as_bytes()
+    }
+
+    /// Lowercase hex SHA-256 of [`OutputContract::canonical_bytes`].
+    #[must_use]
+    pub fn sha256(&self) -> &str {
+        self.id.sha256()
+    }
+
+    /// JSON pointers (into the instance; `*` stands for any array index or map key) of
+    /// values that must never appear in errors or logs.
+    #[must_use]
+    pub fn sensitive_pointers(&self) -> &[String] {
+        &self.sensitive
+    }
+
+    /// JSON pointers of pass-through values whose shape the contract does not own.
+    #[must_use]
+    pub fn opaque_pointers(&self) -> &[String] {
+        &self.opaque
+    }
+
+    /// The compiled validator, for callers that need the raw `jsonschema` API.
+    #[must_use]
+    pub fn validator(&self) -> &jsonschema::Validator {
+        &self.validator
+    }
+
+    /// Whether `value` satisfies the contract; the fast check with no report.
+    #[must_use]
+    pub fn is_valid(&self, value: &Value) -> bool {
+        self.validator.is_valid(value)
+    }
+
+    /// Validates `value`, returning every violation. Messages never contain instance
+    /// values: they are masked.
+    ///
+    /// # Errors
+    ///
+    /// A [`Report`] with one [`Violation`] per failed keyword.
+    pub fn validate(&self, value: &Value) -> Result<(), Report> {
+        if self.validator.is_valid(value) {
+            return Ok(());
+        }
+        let violations: Vec<Violation> =
+            self.validator.iter_errors(value).map(|err| Violation::from_error(&err)).collect();
+        Err(Report::new(self.id.clone(), violations))
+    }
+
+    /// Serializes `output` and validates the result.
+    ///
+    /// # Errors
+    ///
+    /// A [`Report`] when serialization fails (reported as one violation at the root with
+    /// keyword `serialize`) or when the serialized value breaks the contract.
+    pub fn validate_output<T: Serialize + ?Sized>(&self, output: &T) -> Result<Value, Report> {
+        let value = serde_json::to_value(output)
+            .map_err(|err| Report::new(self.id.clone(), vec![Violation::serialization(&err)]))?;
+        self.validate(&value)?;
+        Ok(value)
+    }
+}
+
+/// What the derive knows about a contract at compile time. Not meant to be written by hand.
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct ContractSpec {
+    pub name: &'static str,
+    pub version: &'static str,
+    pub compatibility: Compatibility,
+    pub type_name: &'static str,
+    /// Serialized names of root fields marked `#[tool_output(sensitive)]`.
+    pub sensitive_fields: &'static [&'static str],
+    /// Serialized names of root fields marked `#[tool_output(opaque)]`.
+    pub opaque_fields: &'static [&'static str],
+}
+
+/// Why a type cannot be a contract. The message names the type, the contract, the field
+/// and the JSON pointer into the schema.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ContractError {
+    pub(crate) type_name: String,
+    pub(crate) contract: String,
+    pub(crate) kind: ErrorKind,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum ErrorKind {
+    /// The root schema accepts any JSON value.
+    PermissiveRoot,
+    /// A subschema constrains nothing and was not declared opaque.
+    Unconstrained { pointer: String, field: Option<String> },
+    /// A field marker names a property the root schema does not have.
+    UnknownMarkedField(String),
+    /// The declared version does not parse (the derive normally prevents this).
+    BadVersion(String),
+    /// The generated schema is not a valid 2020-12 schema.
+    Invalid(String),
+}
+
+impl ContractError {
+    /// The Rust type the contract was derived from.
+    #[must_use]
+    pub fn type_name(&self) -> &str {
+        &self.type_name
+    }
+
+    /// The contract (tool) name.
+    #[must_use]
+    pub fn contract(&self) -> &str {
+        &self.contract
+    }
+
+    /// The JSON pointer into the schema where the problem is, when there is one.
+    #[must_use]
+    pub fn pointer(&self) -> Option<&str> {
+        match &self.kind {
+            ErrorKind::Unconstrained { pointer, .. } => Some(pointer),
+            ErrorKind::PermissiveRoot => Some(""),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for ContractError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (ty, name) = (&self.type_name, &self.contract);
+        match &self.kind {
+            ErrorKind::PermissiveRoot => write!(
+                f,
+                "contract `{name}` (type `{ty}`): the root schema accepts any JSON value, so the contract would check nothing; give the result a concrete type"
+            ),
+            ErrorKind::Unconstrained { pointer, field } => {
+                let field = field.as_deref().map_or_else(String::new, |f| format!(" field `{f}`"));
+                write!(
+                    f,
+                    "contract `{name}` (type `{ty}`):{field} at schema pointer `{pointer}` accepts any JSON value; give it a concrete type, or declare it opaque with `#[tool_output(opaque)]` on a field of `{ty}` or `#[schemars(transform = contract_runtime::opaque)]` on a field of a nested type"
+                )
+            }
+            ErrorKind::UnknownMarkedField(field) => write!(
+                f,
+                "contract `{name}` (type `{ty}`): marked field `{field}` is not a property of the root schema"
+            ),
+            ErrorKind::BadVersion(err) => write!(f, "contract `{name}` (type `{ty}`): bad version: {err}"),
+            ErrorKind::Invalid(err) => write!(f, "contract `{name}` (type `{ty}`): the generated schema does not compile: {err}"),
+        }
+    }
+}
+
+impl std::error::Error for ContractError {}

@@ -1,0 +1,569 @@
+//! Schema generation, markers, lints, closing and the canonical form.
+//!
+//! Every step is a plain function over `serde_json::Value` so that the xtask, the
+//! runtime and the tests share one implementation.
+
+use std::collections::{BTreeSet, HashSet};
+use std::fmt::Write as _;
+
+use schemars::generate::SchemaSettings;
+use schemars::Schema;
+use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
+
+use crate::contract::{Compatibility, ContractError, ContractSpec, ErrorKind};
+
+/// Private keyword that marks a sensitive subschema while the schema is being built.
+/// It never reaches an advertised schema.
+const SENSITIVE_MARK: &str = "x-tool-contracts-sensitive";
+/// Private keyword that marks an opaque (pass-through) subschema while building.
+const OPAQUE_MARK: &str = "x-tool-contracts-opaque";
+
+/// A schemars transform that marks a field as sensitive: its value never appears in
+/// errors, logs or violation reports. Use it on fields of nested types, where
+/// `#[tool_output(sensitive)]` is not available.
+///
+/// # Examples
+///
+/// ```
+/// use contract_runtime::ToolOutput;
+/// use schemars::JsonSchema;
+/// use serde::Serialize;
+///
+/// #[derive(Serialize, JsonSchema)]
+/// struct Agent {
+///     id: String,
+///     #[schemars(transform = contract_runtime::sensitive)]
+///     token: String,
+/// }
+///
+/// #[derive(Serialize, JsonSchema, ToolOutput)]
+/// #[tool_output(version = "1.0.0", compatibility = "exact")]
+/// struct Fleet {
+///     agents: Vec<Agent>,
+/// }
+///
+/// assert_eq!(Fleet::contract().sensitive_pointers(), ["/agents/*/token"]);
+/// ```
+pub fn sensitive(schema: &mut Schema) {
+    schema.insert(SENSITIVE_MARK.to_owned(), Value::Bool(true));
+}
+
+/// A schemars transform that declares a field opaque: a pass-through value whose shape
+/// the contract does not own. It may accept any JSON value, and it is listed in the
+/// inventory. Use it on fields of nested types, where `#[tool_output(opaque)]` is not
+/// available.
+///
+/// # Examples
+///
+/// ```
+/// use contract_runtime::ToolOutput;
+/// use schemars::JsonSchema;
+/// use serde::Serialize;
+///
+/// #[derive(Serialize, JsonSchema)]
+/// struct Page {
+///     url: String,
+///     #[schemars(transform = contract_runtime::opaque)]
+///     metadata: serde_json::Value,
+/// }
+///
+/// #[derive(Serialize, JsonSchema, ToolOutput)]
+/// #[tool_output(version = "1.0.0", compatibility = "additive")]
+/// struct Scrape {
+///     pages: Vec<Page>,
+/// }
+///
+/// assert_eq!(Scrape::contract().opaque_pointers(), ["/pages/*/metadata"]);
+/// ```
+pub fn opaque(schema: &mut Schema) {
+    schema.insert(OPAQUE_MARK.to_owned(), Value::Bool(true));
+}
+
+/// The result of generation: the final schema and the marker inventory.
+pub(crate) struct Generated {
+    pub(crate) schema: Value,
+    pub(crate) sensitive: Vec<String>,
+    pub(crate) opaque: Vec<String>,
+}
+
+/// The settings every contract is generated with (DESIGN.md decision 1).
+#[must_use]
+pub fn settings() -> SchemaSettings {
+    SchemaSettings::draft2020_12().for_serialize()
+}
+
+pub(crate) fn generate<T: schemars::JsonSchema + ?Sized>(spec: &ContractSpec) -> Result<Generated, ContractError> {
+    let raw = settings().into_generator().into_root_schema_for::<T>().to_value();
+    finish(spec, raw)
+}
+
+/// Turns a raw schemars schema into a contract schema: applies root field markers,
+/// collects and strips all markers, drops non-standard formats, refuses unconstrained
+/// subschemas and closes objects under `exact`.
+pub(crate) fn finish(spec: &ContractSpec, mut schema: Value) -> Result<Generated, ContractError> {
+    let err = |kind| ContractError { type_name: spec.type_name.to_owned(), contract: spec.name.to_owned(), kind };
+    for (fields, mark) in [(spec.sensitive_fields, SENSITIVE_MARK), (spec.opaque_fields, OPAQUE_MARK)] {
+        for field in fields {
+            let slot = schema
+                .get_mut("properties")
+                .and_then(|p| p.get_mut(*field))
+                .ok_or_else(|| err(ErrorKind::UnknownMarkedField((*field).to_owned())))?;
+            if let Value::Bool(b) = slot {
+                *slot = if *b { Value::Object(Map::new()) } else { serde_json::json!({ "not": {} }) };
+            }
+            if let Some(obj) = slot.as_object_mut() {
+                obj.insert(mark.to_owned(), Value::Bool(true));
+            }
+        }
+    }
+
+    strip_nonstandard_formats(&mut schema);
+    if constrains_nothing(&schema) {
+        return Err(err(ErrorKind::PermissiveRoot));
+    }
+    if let Some((pointer, field)) = find_unconstrained(&schema) {
+        return Err(err(ErrorKind::Unconstrained { pointer, field }));
+    }
+
+    let mut sensitive = BTreeSet::new();
+    let mut opaque = BTreeSet::new();
+    collect_marks(&schema, &schema, "", &mut Vec::new(), &mut sensitive, &mut opaque);
+    strip_marks(&mut schema);
+
+    if spec.compatibility == Compatibility::Exact {
+        close_objects(&mut schema);
+    }
+    Ok(Generated { schema, sensitive: sensitive.into_iter().collect(), opaque: opaque.into_iter().collect() })
+}
+
+/// Escapes one JSON pointer token (RFC 6901).
+#[must_use]
+pub fn escape_pointer_token(token: &str) -> String {
+    token.replace('~', "~0").replace('/', "~1")
+}
+
+/// Calls `f` on every subschema directly below `node` that is a schema position, with the
+/// pointer suffix to reach it. `$defs` entries are included.
+fn for_each_child<'a>(node: &'a Value, mut f: impl FnMut(String, &'a Value)) {
+    let Some(obj) = node.as_object() else { return };
+    for (key, value) in obj {
+        match key.as_str() {
+            "properties" | "patternProperties" | "$defs" | "definitions" | "dependentSchemas" => {
+                if let Some(map) = value.as_object() {
+                    for (name, sub) in map {
+                        f(format!("/{key}/{}", escape_pointer_token(name)), sub);
+                    }
+                }
+            }
+            "allOf" | "anyOf" | "oneOf" | "prefixItems" => {
+                if let Some(list) = value.as_array() {
+                    for (i, sub) in list.iter().enumerate() {
+                        f(format!("/{key}/{i}"), sub);
+                    }
+                }
+            }
+            "items"
+            | "additionalProperties"
+            | "unevaluatedProperties"
+            | "unevaluatedItems"
+            | "contains"
+            | "propertyNames"
+            | "not"
+            | "if"
+            | "then"
+            | "else" => f(format!("/{key}"), value),
+            _ => {}
+        }
+    }
+}
+
+fn for_each_child_mut(node: &mut Value, f: &mut impl FnMut(&mut Value)) {
+    let Some(obj) = node.as_object_mut() else { return };
+    for (key, value) in obj.iter_mut() {
+        match key.as_str() {
+            "properties" | "patternProperties" | "$defs" | "definitions" | "dependentSchemas" => {
+                if let Some(map) = value.as_object_mut() {
+                    map.values_mut().for_each(&mut *f);
+                }
+            }
+            "allOf" | "anyOf" | "oneOf" | "prefixItems" => {
+                if let Some(list) = value.as_array_mut() {
+                    list.iter_mut().for_each(&mut *f);
+                }
+            }
+            "items"
+            | "additionalProperties"
+            | "unevaluatedProperties"
+            | "unevaluatedItems"
+            | "contains"
+            | "propertyNames"
+            | "not"
+            | "if"
+            | "then"
+            | "else" => f(value),
+            _ => {}
+        }
+    }
+}
+
+/// Formats defined by JSON Schema 2020-12 (and understood by Ajv's `ajv-formats` and
+/// Python's `jsonschema`). Anything else schemars emits (`uint8`, `int64`, `double`, …)
+/// is dropped: the numeric bounds carry its meaning.
+const STANDARD_FORMATS: &[&str] = &[
+    "date-time",
+    "date",
+    "time",
+    "duration",
+    "email",
+    "idn-email",
+    "hostname",
+    "idn-hostname",
+    "ipv4",
+    "ipv6",
+    "uri",
+    "uri-reference",
+    "iri",
+    "iri-reference",
+    "uuid",
+    "uri-template",
+    "json-pointer",
+    "relative-json-pointer",
+    "regex",
+];
+
+fn strip_nonstandard_formats(node: &mut Value) {
+    if let Some(obj) = node.as_object_mut() {
+        if obj.get("format").and_then(Value::as_str).is_some_and(|f| !STANDARD_FORMATS.contains(&f)) {
+            obj.remove("format");
+        }
+    }
+    for_each_child_mut(node, &mut strip_nonstandard_formats);
+}
+
+/// Keywords that describe but never constrain.
+const ANNOTATIONS: &[&str] = &[
+    "$schema",
+    "$id",
+    "$comment",
+    "title",
+    "description",
+    "default",
+    "examples",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+    "$defs",
+    "definitions",
+    SENSITIVE_MARK,
+];
+
+/// Whether a subschema accepts every JSON value.
+fn constrains_nothing(node: &Value) -> bool {
+    match node {
+        Value::Bool(b) => *b,
+        Value::Object(obj) => obj.keys().all(|k| ANNOTATIONS.contains(&k.as_str())),
+        _ => false,
+    }
+}
+
+fn is_opaque(node: &Value) -> bool {
+    node.get(OPAQUE_MARK).is_some()
+}
+
+/// The first unconstrained subschema not declared opaque, as (schema pointer, field name).
+fn find_unconstrained(root: &Value) -> Option<(String, Option<String>)> {
+    fn walk(node: &Value, pointer: &str, field: Option<&str>, found: &mut Option<(String, Option<String>)>) {
+        if found.is_some() || is_opaque(node) {
+            return;
+        }
+        if !pointer.is_empty() && constrains_nothing(node) {
+            *found = Some((pointer.to_owned(), field.map(str::to_owned)));
+            return;
+        }
+        for_each_child(node, |suffix, child| {
+            // `not: {}` is the schema that rejects everything, not a permissive one.
+            if suffix == "/not" {
+                return;
+            }
+            let name = suffix.strip_prefix("/properties/").map(|n| n.replace("~1", "/").replace("~0", "~"));
+            let field = name.as_deref().or(field);
+            walk(child, &format!("{pointer}{suffix}"), field, found);
+        });
+    }
+    let mut found = None;
+    walk(root, "", None, &mut found);
+    found
+}
+
+/// Follows a local `$ref` such as `#/$defs/Agent`.
+fn resolve<'a>(root: &'a Value, reference: &str) -> Option<&'a Value> {
+    let pointer = reference.strip_prefix('#')?;
+    root.pointer(pointer)
+}
+
+/// Records the instance pointer of every marked subschema reachable from `node`.
+fn collect_marks(
+    root: &Value,
+    node: &Value,
+    instance: &str,
+    visiting: &mut Vec<String>,
+    sensitive: &mut BTreeSet<String>,
+    opaque: &mut BTreeSet<String>,
+) {
+    let Some(obj) = node.as_object() else { return };
+    if obj.contains_key(SENSITIVE_MARK) {
+        sensitive.insert(instance.to_owned());
+    }
+    if obj.contains_key(OPAQUE_MARK) {
+        opaque.insert(instance.to_owned());
+    }
+    if let Some(reference) = obj.get("$ref").and_then(Value::as_str) {
+        if !visiting.iter().any(|r| r == reference) {
+            if let Some(target) = resolve(root, reference) {
+                visiting.push(reference.to_owned());
+                collect_marks(root, target, instance, visiting, sensitive, opaque);
+                visiting.pop();
+            }
+        }
+    }
+    for (key, value) in obj {
+        let next = |suffix: &str| format!("{instance}/{suffix}");
+        match key.as_str() {
+            "properties" => {
+                for (name, sub) in value.as_object().into_iter().flatten() {
+                    collect_marks(root, sub, &next(&escape_pointer_token(name)), visiting, sensitive, opaque);
+                }
+            }
+            "patternProperties" => {
+                for sub in value.as_object().into_iter().flat_map(Map::values) {
+                    collect_marks(root, sub, &next("*"), visiting, sensitive, opaque);
+                }
+            }
+            "additionalProperties" | "items" | "unevaluatedProperties" | "unevaluatedItems" => {
+                collect_marks(root, value, &next("*"), visiting, sensitive, opaque);
+            }
+            "prefixItems" => {
+                for (i, sub) in value.as_array().into_iter().flatten().enumerate() {
+                    collect_marks(root, sub, &next(&i.to_string()), visiting, sensitive, opaque);
+                }
+            }
+            "allOf" | "anyOf" | "oneOf" => {
+                for sub in value.as_array().into_iter().flatten() {
+                    collect_marks(root, sub, instance, visiting, sensitive, opaque);
+                }
+            }
+            "if" | "then" | "else" => collect_marks(root, value, instance, visiting, sensitive, opaque),
+            _ => {}
+        }
+    }
+}
+
+fn strip_marks(node: &mut Value) {
+    if let Some(obj) = node.as_object_mut() {
+        obj.remove(SENSITIVE_MARK);
+        obj.remove(OPAQUE_MARK);
+    }
+    for_each_child_mut(node, &mut strip_marks);
+}
+
+/// Whether a schema node describes object members of its own (not only through `$ref`
+/// or applicators).
+fn has_own_members(obj: &Map<String, Value>) -> bool {
+    obj.contains_key("properties") || obj.contains_key("patternProperties") || obj.contains_key("additionalProperties")
+}
+
+fn may_be_object(obj: &Map<String, Value>) -> bool {
+    let typed_object = match obj.get("type") {
+        Some(Value::String(t)) => t == "object",
+        Some(Value::Array(ts)) => ts.iter().any(|t| t == "object"),
+        _ => false,
+    };
+    typed_object || has_own_members(obj)
+}
+
+/// A node whose instance is built from several schemas at once: serde's `flatten` and
+/// internally tagged newtype variants. Such an object is closed with
+/// `unevaluatedProperties`, and its branches are left open.
+fn is_composed(obj: &Map<String, Value>) -> bool {
+    let applicator = ["anyOf", "oneOf", "allOf", "$ref", "if"].iter().any(|k| obj.contains_key(*k));
+    (has_own_members(obj) && applicator) || obj.contains_key("allOf")
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+enum Mode {
+    /// This node is the outermost schema of its instance: close it.
+    Closing,
+    /// This node is a branch composed into an object closed further out: leave it open.
+    Open,
+}
+
+/// DESIGN.md decision 3: close every object (root, nested, array items, `$defs`), with
+/// `additionalProperties: false` where nothing is composed and with
+/// `unevaluatedProperties: false` on the outermost object where serde composes.
+fn close_objects(root: &mut Value) {
+    // Pass 1: in which modes is each definition reached?
+    let mut seen: HashSet<(String, Mode)> = HashSet::new();
+    let mut work = vec![];
+    let mut refs = Vec::new();
+    visit(&mut root.clone(), Mode::Closing, false, &HashSet::new(), &mut refs);
+    work.extend(refs.drain(..));
+    while let Some((reference, mode)) = work.pop() {
+        if !seen.insert((reference.clone(), mode)) {
+            continue;
+        }
+        if let Some(target) = resolve(root, &reference) {
+            visit(&mut target.clone(), mode, false, &HashSet::new(), &mut refs);
+            work.extend(refs.drain(..));
+        }
+    }
+    let open: HashSet<String> = seen.iter().filter(|(_, m)| *m == Mode::Open).map(|(r, _)| r.clone()).collect();
+
+    // Pass 2: apply, the root first, then each definition in the mode it needs.
+    let defs: Vec<String> = root
+        .get("$defs")
+        .and_then(Value::as_object)
+        .map(|m| m.keys().map(|k| format!("#/$defs/{}", escape_pointer_token(k))).collect())
+        .unwrap_or_default();
+    let mut root_defs = root.as_object_mut().and_then(|o| o.remove("$defs"));
+    visit(root, Mode::Closing, true, &open, &mut refs);
+    if let Some(Value::Object(defs_map)) = root_defs.as_mut() {
+        for reference in defs {
+            let name = reference.trim_start_matches("#/$defs/").replace("~1", "/").replace("~0", "~");
+            let mode = if open.contains(&reference) { Mode::Open } else { Mode::Closing };
+            if let Some(def) = defs_map.get_mut(&name) {
+                visit(def, mode, true, &open, &mut refs);
+            }
+        }
+    }
+    if let (Some(obj), Some(defs)) = (root.as_object_mut(), root_defs) {
+        obj.insert("$defs".to_owned(), defs);
+    }
+}
+
+/// Visits one schema node in `mode`. With `apply`, closes objects; always records the
+/// `$ref`s it meets with the mode their target is reached in. `$defs` are not descended:
+/// the caller handles them.
+fn visit(node: &mut Value, mode: Mode, apply: bool, open_defs: &HashSet<String>, refs: &mut Vec<(String, Mode)>) {
+    let Some(obj) = node.as_object_mut() else { return };
+    let composed = is_composed(obj);
+    let inner_mode = if composed { Mode::Open } else { mode };
+    if let Some(reference) = obj.get("$ref").and_then(Value::as_str).map(str::to_owned) {
+        refs.push((reference.clone(), inner_mode));
+        // The target is left open for a composition elsewhere: close it here, at the use.
+        if apply
+            && inner_mode == Mode::Closing
+            && open_defs.contains(&reference)
+            && !obj.contains_key("additionalProperties")
+        {
+            obj.insert("unevaluatedProperties".to_owned(), Value::Bool(false));
+        }
+    }
+    if apply && mode == Mode::Closing {
+        if composed {
+            if !obj.contains_key("additionalProperties") && !obj.contains_key("unevaluatedProperties") {
+                obj.insert("unevaluatedProperties".to_owned(), Value::Bool(false));
+            }
+        } else if may_be_object(obj)
+            && !obj.contains_key("additionalProperties")
+            && !obj.contains_key("patternProperties")
+        {
+            obj.insert("additionalProperties".to_owned(), Value::Bool(false));
+        }
+    }
+    for (key, value) in obj.iter_mut() {
+        match key.as_str() {
+            "properties" | "patternProperties" => {
+                for sub in value.as_object_mut().into_iter().flat_map(|m| m.values_mut()) {
+                    visit(sub, Mode::Closing, apply, open_defs, refs);
+                }
+            }
+            "prefixItems" => {
+                for sub in value.as_array_mut().into_iter().flatten() {
+                    visit(sub, Mode::Closing, apply, open_defs, refs);
+                }
+            }
+            "additionalProperties" | "items" | "contains" | "unevaluatedItems" => {
+                visit(value, Mode::Closing, apply, open_defs, refs);
+            }
+            "allOf" | "anyOf" | "oneOf" => {
+                for sub in value.as_array_mut().into_iter().flatten() {
+                    visit(sub, inner_mode, apply, open_defs, refs);
+                }
+            }
+            "if" | "then" | "else" => visit(value, inner_mode, apply, open_defs, refs),
+            _ => {}
+        }
+    }
+}
+
+/// The canonical text of a schema: object keys sorted at every level, two-space
+/// indentation, a trailing newline. Independent of serde_json's `preserve_order`.
+#[must_use]
+pub fn canonical_string(value: &Value) -> String {
+    let mut out = String::new();
+    write_canonical(value, 0, &mut out);
+    out.push('\n');
+    out
+}
+
+fn write_canonical(value: &Value, depth: usize, out: &mut String) {
+    const INDENT: &str = "  ";
+    match value {
+        Value::Object(map) if !map.is_empty() => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort();
+            out.push_str("{\n");
+            for (i, key) in keys.iter().enumerate() {
+                out.push_str(&INDENT.repeat(depth + 1));
+                write_scalar(&Value::String((*key).clone()), out);
+                out.push_str(": ");
+                write_canonical(&map[key.as_str()], depth + 1, out);
+                if i + 1 < keys.len() {
+                    out.push(',');
+                }
+                out.push('\n');
+            }
+            out.push_str(&INDENT.repeat(depth));
+            out.push('}');
+        }
+        Value::Array(items) if !items.is_empty() => {
+            out.push_str("[\n");
+            for (i, item) in items.iter().enumerate() {
+                out.push_str(&INDENT.repeat(depth + 1));
+                write_canonical(item, depth + 1, out);
+                if i + 1 < items.len() {
+                    out.push(',');
+                }
+                out.push('\n');
+            }
+            out.push_str(&INDENT.repeat(depth));
+            out.push(']');
+        }
+        Value::Object(_) => out.push_str("{}"),
+        Value::Array(_) => out.push_str("[]"),
+        scalar => write_scalar(scalar, out),
+    }
+}
+
+fn write_scalar(value: &Value, out: &mut String) {
+    // Scalars have one serialization whatever the features; serde_json escapes strings.
+    let _ = write!(out, "{value}");
+}
+
+/// Parses canonical text back into a value whose key order matches the text, whatever
+/// serde_json's features are.
+pub(crate) fn canonical_value(canonical: &str) -> Value {
+    serde_json::from_str(canonical).expect("canonical text is valid JSON")
+}
+
+/// Lowercase hex SHA-256.
+#[must_use]
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    let digest = Sha256::digest(bytes);
+    let mut out = String::with_capacity(64);
+    for byte in digest {
+        let _ = write!(out, "{byte:02x}");
+    }
+    out
+}

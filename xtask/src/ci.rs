@@ -1,0 +1,15 @@
+//! `cargo xtask ci`: every check CI runs, in the order that fails fastest.
+
+use crate::run_cmd;
+
+pub(crate) fn run(args: &[&str]) -> Result<(), String> {
+    if !args.is_empty() {
+        return Err(format!("`ci` takes no arguments, got `{}`", args.join(" ")));
+    }
+    run_cmd("cargo", &["fmt", "--all", "--", "--check"])?;
+    crate::schemas::run(&["--check"])?;
+    run_cmd("cargo", &["clippy", "--workspace", "--all-targets", "--all-features", "--", "-D", "warnings"])?;
+    run_cmd("cargo", &["test", "--workspace", "--all-features"])?;
+    println!("ci: all checks passed");
+    Ok(())
+}

@@ -1,0 +1,56 @@
+//! Project automation. `cargo xtask schemas [--check]`, `cargo xtask ci`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+mod ci;
+mod schemas;
+
+const USAGE: &str = "\
+usage: cargo xtask <command>
+
+commands:
+  schemas            regenerate schemas/ from the contracted result types
+  schemas --check    fail if schemas/ differs from what the types produce (CI)
+  ci                 run every check: fmt, clippy, tests (with doc tests), schemas --check";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let result = match args.as_slice() {
+        ["schemas", rest @ ..] => schemas::run(rest),
+        ["ci", rest @ ..] => ci::run(rest),
+        ["help" | "--help" | "-h"] | [] => {
+            println!("{USAGE}");
+            return ExitCode::SUCCESS;
+        }
+        _ => Err(format!("unknown command `{}`\n\n{USAGE}", args.join(" "))),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(msg) => {
+            eprintln!("{msg}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The workspace root, whatever directory cargo was started from.
+fn project_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask sits in the workspace").to_path_buf()
+}
+
+/// Runs a command in the workspace root, echoing it, and fails if it fails.
+fn run_cmd(program: &str, args: &[&str]) -> Result<(), String> {
+    eprintln!("$ {program} {}", args.join(" "));
+    let status = Command::new(program)
+        .args(args)
+        .current_dir(project_root())
+        .status()
+        .map_err(|e| format!("cannot run `{program}`: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("`{program} {}` failed ({status})", args.join(" ")))
+    }
+}
