@@ -6,5 +6,6 @@
 //! carries pass-through data.
 
 pub mod contracts;
+pub mod samples;
 
 pub use contracts::all_contracts;
