@@ -45,6 +45,7 @@ pub trait ToolOutput: Serialize + schemars::JsonSchema {
     ///
     /// When [`ToolOutput::try_contract`] fails. `cargo xtask schemas --check` and the
     /// snapshot test report such failures before a server ever starts.
+    #[must_use]
     fn contract() -> &'static OutputContract {
         match Self::try_contract() {
             Ok(contract) => contract,
@@ -133,6 +134,7 @@ pub struct OutputContract {
     canonical: String,
     sensitive: Vec<String>,
     opaque: Vec<String>,
+    completeness: Vec<String>,
     validator: jsonschema::Validator,
 }
 
@@ -176,6 +178,7 @@ impl OutputContract {
             canonical,
             sensitive: generated.sensitive,
             opaque: generated.opaque,
+            completeness: generated.completeness,
             validator,
         })
     }
@@ -240,6 +243,13 @@ impl OutputContract {
     #[must_use]
     pub fn opaque_pointers(&self) -> &[String] {
         &self.opaque
+    }
+
+    /// JSON pointers of the [`crate::Completeness`] values the result embeds; the
+    /// pipeline checks their invariants beyond what JSON Schema can say.
+    #[must_use]
+    pub fn completeness_pointers(&self) -> &[String] {
+        &self.completeness
     }
 
     /// The compiled validator, for callers that need the raw `jsonschema` API.

@@ -6,18 +6,34 @@
 //! - [`schema`]: generation settings, markers, the canonical form and hashing.
 //! - [`validate`]: violation reports.
 //! - [`snapshot`]: writing and checking the checked-in `schemas/` folder.
+//! - [`pipeline`]: handler → serialize → middleware → validate → cache → emit.
+//! - [`wire`]: the MCP result envelope, error codes, protocol eras.
+//! - [`cache`]: result caches bound to contract identities.
+//! - [`redact`]: sanitizing of error results.
+//! - [`completeness`]: completeness metadata and its invariants.
 
+pub mod cache;
+pub mod completeness;
 pub mod contract;
+pub mod finite;
+pub mod pipeline;
+pub mod redact;
 pub mod schema;
+#[cfg(feature = "rmcp")]
+pub mod rmcp;
 pub mod snapshot;
 pub mod validate;
+pub mod wire;
 
 #[doc(hidden)]
 #[path = "private.rs"]
 pub mod __private;
 
+pub use completeness::{Completeness, Disposition, Truncation};
 pub use contract::{Compatibility, ContractError, ContractId, OutputContract, ToolOutput};
 /// Derives [`ToolOutput`]; see the crate documentation.
 pub use contract_derive::ToolOutput;
+pub use pipeline::{CallContext, Pipeline};
 pub use schema::{opaque, sensitive};
 pub use validate::{Report, Violation};
+pub use wire::{ErrorCode, ToolCallResult, ToolError, ToolFailure};

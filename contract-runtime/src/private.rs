@@ -45,13 +45,12 @@ pub fn generic_contract<T: schemars::JsonSchema + 'static>(
     let registry = REGISTRY.get_or_init(Registry::default);
     let id = TypeId::of::<T>();
     let cached = registry.read().unwrap_or_else(std::sync::PoisonError::into_inner).get(&id).copied();
-    let entry = match cached {
-        Some(entry) => entry,
-        None => {
-            let built = OutputContract::build::<T>(spec);
-            let mut map = registry.write().unwrap_or_else(std::sync::PoisonError::into_inner);
-            *map.entry(id).or_insert_with(|| Box::leak(Box::new(built)))
-        }
+    let entry = if let Some(entry) = cached {
+        entry
+    } else {
+        let built = OutputContract::build::<T>(spec);
+        let mut map = registry.write().unwrap_or_else(std::sync::PoisonError::into_inner);
+        *map.entry(id).or_insert_with(|| Box::leak(Box::new(built)))
     };
     entry.as_ref().map_err(Clone::clone)
 }

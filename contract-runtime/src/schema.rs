@@ -18,6 +18,9 @@ use crate::contract::{Compatibility, ContractError, ContractSpec, ErrorKind};
 const SENSITIVE_MARK: &str = "x-tool-contracts-sensitive";
 /// Private keyword that marks an opaque (pass-through) subschema while building.
 const OPAQUE_MARK: &str = "x-tool-contracts-opaque";
+/// Private keyword on the schema of [`crate::completeness::Completeness`], so that the
+/// pipeline knows where a result carries completeness metadata to check.
+pub(crate) const COMPLETENESS_MARK: &str = "x-tool-contracts-completeness";
 
 /// A schemars transform that marks a field as sensitive: its value never appears in
 /// errors, logs or violation reports. Use it on fields of nested types, where
@@ -85,6 +88,15 @@ pub(crate) struct Generated {
     pub(crate) schema: Value,
     pub(crate) sensitive: Vec<String>,
     pub(crate) opaque: Vec<String>,
+    pub(crate) completeness: Vec<String>,
+}
+
+/// Instance pointers of marked subschemas, collected while walking from the root.
+#[derive(Default)]
+struct Marks {
+    sensitive: BTreeSet<String>,
+    opaque: BTreeSet<String>,
+    completeness: BTreeSet<String>,
 }
 
 /// The settings every contract is generated with (DESIGN.md decision 1).
@@ -126,15 +138,19 @@ pub(crate) fn finish(spec: &ContractSpec, mut schema: Value) -> Result<Generated
         return Err(err(ErrorKind::Unconstrained { pointer, field }));
     }
 
-    let mut sensitive = BTreeSet::new();
-    let mut opaque = BTreeSet::new();
-    collect_marks(&schema, &schema, "", &mut Vec::new(), &mut sensitive, &mut opaque);
+    let mut marks = Marks::default();
+    collect_marks(&schema, &schema, "", &mut Vec::new(), &mut marks);
     strip_marks(&mut schema);
 
     if spec.compatibility == Compatibility::Exact {
         close_objects(&mut schema);
     }
-    Ok(Generated { schema, sensitive: sensitive.into_iter().collect(), opaque: opaque.into_iter().collect() })
+    Ok(Generated {
+        schema,
+        sensitive: marks.sensitive.into_iter().collect(),
+        opaque: marks.opaque.into_iter().collect(),
+        completeness: marks.completeness.into_iter().collect(),
+    })
 }
 
 /// Escapes one JSON pointer token (RFC 6901).
@@ -303,26 +319,22 @@ fn resolve<'a>(root: &'a Value, reference: &str) -> Option<&'a Value> {
 }
 
 /// Records the instance pointer of every marked subschema reachable from `node`.
-fn collect_marks(
-    root: &Value,
-    node: &Value,
-    instance: &str,
-    visiting: &mut Vec<String>,
-    sensitive: &mut BTreeSet<String>,
-    opaque: &mut BTreeSet<String>,
-) {
+fn collect_marks(root: &Value, node: &Value, instance: &str, visiting: &mut Vec<String>, marks: &mut Marks) {
     let Some(obj) = node.as_object() else { return };
     if obj.contains_key(SENSITIVE_MARK) {
-        sensitive.insert(instance.to_owned());
+        marks.sensitive.insert(instance.to_owned());
     }
     if obj.contains_key(OPAQUE_MARK) {
-        opaque.insert(instance.to_owned());
+        marks.opaque.insert(instance.to_owned());
+    }
+    if obj.contains_key(COMPLETENESS_MARK) {
+        marks.completeness.insert(instance.to_owned());
     }
     if let Some(reference) = obj.get("$ref").and_then(Value::as_str) {
         if !visiting.iter().any(|r| r == reference) {
             if let Some(target) = resolve(root, reference) {
                 visiting.push(reference.to_owned());
-                collect_marks(root, target, instance, visiting, sensitive, opaque);
+                collect_marks(root, target, instance, visiting, marks);
                 visiting.pop();
             }
         }
@@ -332,28 +344,28 @@ fn collect_marks(
         match key.as_str() {
             "properties" => {
                 for (name, sub) in value.as_object().into_iter().flatten() {
-                    collect_marks(root, sub, &next(&escape_pointer_token(name)), visiting, sensitive, opaque);
+                    collect_marks(root, sub, &next(&escape_pointer_token(name)), visiting, marks);
                 }
             }
             "patternProperties" => {
                 for sub in value.as_object().into_iter().flat_map(Map::values) {
-                    collect_marks(root, sub, &next("*"), visiting, sensitive, opaque);
+                    collect_marks(root, sub, &next("*"), visiting, marks);
                 }
             }
             "additionalProperties" | "items" | "unevaluatedProperties" | "unevaluatedItems" => {
-                collect_marks(root, value, &next("*"), visiting, sensitive, opaque);
+                collect_marks(root, value, &next("*"), visiting, marks);
             }
             "prefixItems" => {
                 for (i, sub) in value.as_array().into_iter().flatten().enumerate() {
-                    collect_marks(root, sub, &next(&i.to_string()), visiting, sensitive, opaque);
+                    collect_marks(root, sub, &next(&i.to_string()), visiting, marks);
                 }
             }
             "allOf" | "anyOf" | "oneOf" => {
                 for sub in value.as_array().into_iter().flatten() {
-                    collect_marks(root, sub, instance, visiting, sensitive, opaque);
+                    collect_marks(root, sub, instance, visiting, marks);
                 }
             }
-            "if" | "then" | "else" => collect_marks(root, value, instance, visiting, sensitive, opaque),
+            "if" | "then" | "else" => collect_marks(root, value, instance, visiting, marks),
             _ => {}
         }
     }
@@ -363,6 +375,7 @@ fn strip_marks(node: &mut Value) {
     if let Some(obj) = node.as_object_mut() {
         obj.remove(SENSITIVE_MARK);
         obj.remove(OPAQUE_MARK);
+        obj.remove(COMPLETENESS_MARK);
     }
     for_each_child_mut(node, &mut strip_marks);
 }
@@ -407,14 +420,14 @@ fn close_objects(root: &mut Value) {
     let mut work = vec![];
     let mut refs = Vec::new();
     visit(&mut root.clone(), Mode::Closing, false, &HashSet::new(), &mut refs);
-    work.extend(refs.drain(..));
+    work.append(&mut refs);
     while let Some((reference, mode)) = work.pop() {
         if !seen.insert((reference.clone(), mode)) {
             continue;
         }
         if let Some(target) = resolve(root, &reference) {
             visit(&mut target.clone(), mode, false, &HashSet::new(), &mut refs);
-            work.extend(refs.drain(..));
+            work.append(&mut refs);
         }
     }
     let open: HashSet<String> = seen.iter().filter(|(_, m)| *m == Mode::Open).map(|(r, _)| r.clone()).collect();

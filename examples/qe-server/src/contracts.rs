@@ -1,7 +1,7 @@
 //! The contracted result types of the demo slice.
 
 use chrono::{DateTime, Utc};
-use contract_runtime::{ContractError, OutputContract, ToolOutput};
+use contract_runtime::{Completeness, ContractError, OutputContract, ToolOutput};
 use schemars::JsonSchema;
 use serde::Serialize;
 
@@ -218,11 +218,13 @@ pub struct SeverityCounts {
 /// Files whose line coverage falls below the threshold. A slash-named tool: its schema
 /// is stored as `schemas/qe__coverage_gaps.json`.
 #[derive(Clone, Debug, Serialize, JsonSchema, ToolOutput)]
-#[tool_output(name = "qe/coverage_gaps", version = "1.0.0", compatibility = "additive")]
+#[tool_output(name = "qe/coverage_gaps", version = "1.1.0", compatibility = "additive")]
 pub struct CoverageGaps {
     pub threshold: f64,
     pub overall_line_coverage: f64,
     pub files: Vec<FileGap>,
+    /// Whether `files` lists every file under the threshold.
+    pub completeness: Completeness,
 }
 
 #[derive(Clone, Debug, Serialize, JsonSchema)]
@@ -270,7 +272,7 @@ pub enum TicketStatus {
 /// values are declared opaque.
 #[derive(Clone, Debug, Serialize, JsonSchema, ToolOutput)]
 #[serde(rename_all = "camelCase")]
-#[tool_output(version = "1.0.0", compatibility = "additive")]
+#[tool_output(version = "1.1.0", compatibility = "additive")]
 pub struct ScrapePage {
     pub url: String,
     pub status_code: u16,
@@ -282,6 +284,8 @@ pub struct ScrapePage {
     pub metadata: serde_json::Value,
     pub actions: Vec<ActionResult>,
     pub scraped_at: DateTime<Utc>,
+    /// Whether `links` holds every link of the page.
+    pub completeness: Completeness,
 }
 
 /// The outcome of one browser action run before scraping.

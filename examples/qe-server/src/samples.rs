@@ -2,6 +2,7 @@
 //! tests serialize as clean controls.
 
 use chrono::{DateTime, TimeZone, Utc};
+use contract_runtime::{Completeness, Truncation};
 use serde_json::json;
 
 use crate::contracts::{
@@ -161,6 +162,7 @@ pub fn coverage_gaps() -> CoverageGaps {
                 risk: Risk::Medium,
             },
         ],
+        completeness: Completeness::complete(2),
     }
 }
 
@@ -190,5 +192,11 @@ pub fn scrape_page() -> ScrapePage {
             ActionResult { kind: ActionKind::Extract, output: json!({ "price": 12.5, "currency": "EUR" }) },
         ],
         scraped_at: at(10, 3, 0),
+        completeness: Completeness::partial(
+            1,
+            Some(48),
+            Truncation::Server,
+            "the provider returns at most one link per page on the free plan",
+        ),
     }
 }

@@ -1,0 +1,145 @@
+//! Completeness metadata a result embeds, and the invariants the pipeline checks beyond
+//! what JSON Schema can say (seed 000, experiment 9).
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// How complete a result is, as the tool can tell. Embed it in a result type as a field;
+/// the pipeline finds it through the contract and refuses a result that claims
+/// `complete` while its own counts say otherwise (`false_completeness`).
+///
+/// # Examples
+///
+/// ```
+/// use contract_runtime::{Completeness, Truncation};
+///
+/// let all = Completeness::complete(12);
+/// assert!(all.check().is_ok());
+///
+/// let capped = Completeness::partial(50, Some(180), Truncation::Server, "provider caps pages at 50");
+/// assert!(capped.check().is_ok());
+///
+/// let mut lying = capped.clone();
+/// lying.disposition = contract_runtime::Disposition::Complete;
+/// assert!(lying.check().is_err());
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(transform = mark_completeness)]
+pub struct Completeness {
+    /// Whether the result is everything there is.
+    pub disposition: Disposition,
+    /// How many items this result carries.
+    pub returned_count: u64,
+    /// How many items the source reports in total, when it says.
+    pub total_known: Option<u64>,
+    /// Whether every page was fetched.
+    pub pagination_complete: bool,
+    /// Who, if anyone, cut the result short.
+    pub truncation: Truncation,
+    /// Known limitations of this result, in plain words.
+    pub limitations: Vec<String>,
+}
+
+fn mark_completeness(schema: &mut schemars::Schema) {
+    schema.insert(crate::schema::COMPLETENESS_MARK.to_owned(), Value::Bool(true));
+}
+
+/// Whether a result is complete.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Disposition {
+    /// Everything there is.
+    Complete,
+    /// Part of it, knowingly.
+    Partial,
+    /// The tool cannot tell.
+    Unknown,
+    /// The source could not be reached; the result carries no evidence.
+    Unavailable,
+}
+
+/// Who cut a result short.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Truncation {
+    /// Nobody.
+    None,
+    /// The client asked for less (a limit, a page size).
+    Client,
+    /// The server or provider capped the result.
+    Server,
+    /// It was cut, by whom is not known.
+    Unknown,
+}
+
+impl Completeness {
+    /// A complete result of `count` items.
+    #[must_use]
+    pub fn complete(count: u64) -> Self {
+        Self {
+            disposition: Disposition::Complete,
+            returned_count: count,
+            total_known: Some(count),
+            pagination_complete: true,
+            truncation: Truncation::None,
+            limitations: Vec::new(),
+        }
+    }
+
+    /// A partial result: `returned` of `total` items, cut by `truncation`, for `why`.
+    #[must_use]
+    pub fn partial(returned: u64, total: Option<u64>, truncation: Truncation, why: impl Into<String>) -> Self {
+        Self {
+            disposition: Disposition::Partial,
+            returned_count: returned,
+            total_known: total,
+            pagination_complete: false,
+            truncation,
+            limitations: vec![why.into()],
+        }
+    }
+
+    /// Checks the invariants: a `complete` result has returned everything it knows of,
+    /// fetched every page and was not truncated.
+    ///
+    /// # Errors
+    ///
+    /// A message naming the contradiction.
+    pub fn check(&self) -> Result<(), String> {
+        check_parts(self.disposition, self.returned_count, self.total_known, self.pagination_complete, self.truncation)
+    }
+}
+
+fn check_parts(
+    disposition: Disposition,
+    returned: u64,
+    total: Option<u64>,
+    pagination_complete: bool,
+    truncation: Truncation,
+) -> Result<(), String> {
+    if disposition != Disposition::Complete {
+        return Ok(());
+    }
+    if let Some(total) = total.filter(|t| returned < *t) {
+        return Err(format!("claims complete but returned {returned} of {total} known items"));
+    }
+    if !pagination_complete {
+        return Err("claims complete but pagination is not complete".to_owned());
+    }
+    if truncation != Truncation::None {
+        return Err("claims complete but the result was truncated".to_owned());
+    }
+    Ok(())
+}
+
+/// Checks the completeness object at `value` (already validated against the contract,
+/// so its shape is known to be right). Returns the contradiction, if any.
+pub(crate) fn check_value(value: &Value) -> Result<(), String> {
+    match Completeness::deserialize(value) {
+        Ok(c) => c.check(),
+        // The schema guarantees the shape; a value that still does not parse is not ours
+        // to judge (for example an additive contract's newer disposition).
+        Err(_) => Ok(()),
+    }
+}

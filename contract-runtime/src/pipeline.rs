@@ -1,0 +1,467 @@
+//! The path every `tools/call` result takes (DESIGN.md decision 8):
+//! handler → serialize → post-result middleware → validate → cache admission → emit.
+//! Independent of any transport; the rmcp adapter and the tests drive the same code.
+
+use std::any::Any;
+use std::fmt;
+use std::future::Future;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use serde::Serialize;
+use serde_json::{json, Value};
+
+use crate::cache::{CacheKey, CachedResult, ResultCache};
+use crate::contract::{OutputContract, ToolOutput};
+use crate::redact::{sanitize, values_at};
+use crate::wire::{
+    contract_meta, root_shape, CacheStatus, ErrorCode, ProtocolVersion, RootShape, ToolCallResult, ToolError,
+    ToolFailure, WireViolation, META_KEY,
+};
+
+/// The error type middleware returns.
+pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// A post-result hook. It sees the serialized result before validation, so whatever
+/// it does is checked: a hook that drops or corrupts a field yields an
+/// `output_contract_violation`, a hook that fails yields a `middleware_error`.
+pub trait Middleware: Send + Sync {
+    /// A short name for logs.
+    fn name(&self) -> &str;
+
+    /// Inspects or rewrites the result of `tool`.
+    ///
+    /// # Errors
+    ///
+    /// Any error; the call then fails with `middleware_error` and a sanitized message.
+    fn after_result(&self, tool: &str, result: &mut Value) -> Result<(), BoxError>;
+}
+
+/// A middleware from a closure.
+///
+/// # Examples
+///
+/// ```
+/// use contract_runtime::pipeline::{middleware_fn, Pipeline};
+///
+/// let stamp = middleware_fn("stamp", |_tool, result| {
+///     if let Some(obj) = result.as_object_mut() {
+///         obj.insert("served_by".into(), "replica-2".into());
+///     }
+///     Ok(())
+/// });
+/// let pipeline = Pipeline::builder().middleware(stamp).build();
+/// # let _ = pipeline;
+/// ```
+pub fn middleware_fn<F>(name: &str, f: F) -> FnMiddleware<F>
+where
+    F: Fn(&str, &mut Value) -> Result<(), BoxError> + Send + Sync,
+{
+    FnMiddleware { name: name.to_owned(), f }
+}
+
+/// See [`middleware_fn`].
+pub struct FnMiddleware<F> {
+    name: String,
+    f: F,
+}
+
+impl<F> fmt::Debug for FnMiddleware<F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("FnMiddleware").field("name", &self.name).finish_non_exhaustive()
+    }
+}
+
+impl<F> Middleware for FnMiddleware<F>
+where
+    F: Fn(&str, &mut Value) -> Result<(), BoxError> + Send + Sync,
+{
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn after_result(&self, tool: &str, result: &mut Value) -> Result<(), BoxError> {
+        (self.f)(tool, result)
+    }
+}
+
+/// What the pipeline knows about one call.
+#[derive(Clone, Debug)]
+pub struct CallContext {
+    tool: String,
+    arguments: Value,
+    protocol: ProtocolVersion,
+    cacheable: bool,
+}
+
+impl CallContext {
+    /// A call of `tool` with `arguments`, from a peer on the latest protocol.
+    #[must_use]
+    pub fn new(tool: impl Into<String>, arguments: Value) -> Self {
+        Self { tool: tool.into(), arguments, protocol: ProtocolVersion::latest(), cacheable: true }
+    }
+
+    /// Sets the peer's negotiated protocol version.
+    #[must_use]
+    pub fn with_protocol(mut self, protocol: ProtocolVersion) -> Self {
+        self.protocol = protocol;
+        self
+    }
+
+    /// Sets whether the result may be cached (default: yes, when the pipeline has a cache).
+    #[must_use]
+    pub fn with_cacheable(mut self, cacheable: bool) -> Self {
+        self.cacheable = cacheable;
+        self
+    }
+
+    /// The tool name.
+    #[must_use]
+    pub fn tool(&self) -> &str {
+        &self.tool
+    }
+
+    /// The call's arguments.
+    #[must_use]
+    pub fn arguments(&self) -> &Value {
+        &self.arguments
+    }
+
+    /// The peer's protocol version.
+    #[must_use]
+    pub fn protocol(&self) -> &ProtocolVersion {
+        &self.protocol
+    }
+}
+
+/// The enforcement pipeline: middleware, an optional cache, and the contract of each
+/// call's result type. Cheap to share (`Arc` it or clone it).
+///
+/// # Examples
+///
+/// ```
+/// use contract_runtime::pipeline::{CallContext, Pipeline};
+/// use contract_runtime::wire::{ErrorCode, ToolError};
+/// use contract_runtime::ToolOutput;
+///
+/// #[derive(serde::Serialize, schemars::JsonSchema, ToolOutput)]
+/// #[tool_output(version = "1.0.0", compatibility = "exact")]
+/// struct Health { healthy: u32 }
+///
+/// let pipeline = Pipeline::builder().build();
+/// let ctx = CallContext::new("health", serde_json::json!({}));
+///
+/// let ok = pipeline.call_sync(&ctx, || Ok::<_, ToolError>(Health { healthy: 3 }));
+/// assert!(!ok.is_error());
+/// assert_eq!(ok.structured_content(), Some(&serde_json::json!({ "healthy": 3 })));
+/// assert_eq!(ok.text(), r#"{"healthy":3}"#);
+///
+/// let failed = pipeline.call_sync(&ctx, || Err::<Health, _>(ToolError::unavailable("metrics store down")));
+/// assert!(failed.is_error());
+/// assert_eq!(failed.error_code(), Some(ErrorCode::Unavailable));
+/// assert_eq!(failed.structured_content(), None);
+/// ```
+#[derive(Clone, Default)]
+pub struct Pipeline {
+    middleware: Vec<Arc<dyn Middleware>>,
+    cache: Option<Arc<dyn ResultCache>>,
+}
+
+impl fmt::Debug for Pipeline {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let names: Vec<&str> = self.middleware.iter().map(|m| m.name()).collect();
+        f.debug_struct("Pipeline").field("middleware", &names).field("cache", &self.cache).finish()
+    }
+}
+
+/// Builds a [`Pipeline`].
+#[derive(Default)]
+#[must_use]
+pub struct PipelineBuilder {
+    pipeline: Pipeline,
+}
+
+impl fmt::Debug for PipelineBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.pipeline.fmt(f)
+    }
+}
+
+impl PipelineBuilder {
+    /// Adds a post-result middleware; they run in the order added.
+    pub fn middleware(mut self, middleware: impl Middleware + 'static) -> Self {
+        self.pipeline.middleware.push(Arc::new(middleware));
+        self
+    }
+
+    /// Sets the result cache.
+    pub fn cache(mut self, cache: Arc<dyn ResultCache>) -> Self {
+        self.pipeline.cache = Some(cache);
+        self
+    }
+
+    /// The pipeline.
+    #[must_use]
+    pub fn build(self) -> Pipeline {
+        self.pipeline
+    }
+}
+
+type Panic = Box<dyn Any + Send>;
+
+impl Pipeline {
+    /// Starts a builder.
+    pub fn builder() -> PipelineBuilder {
+        PipelineBuilder::default()
+    }
+
+    /// Runs a synchronous handler through the pipeline. A panic in the handler or a
+    /// middleware becomes an error result; it never unwinds into the caller.
+    pub fn call_sync<T, E>(&self, ctx: &CallContext, handler: impl FnOnce() -> Result<T, E>) -> ToolCallResult
+    where
+        T: ToolOutput,
+        E: ToolFailure,
+    {
+        let contract = match T::try_contract() {
+            Ok(contract) => contract,
+            Err(err) => return broken_contract(&err),
+        };
+        if let Some(hit) = self.lookup(ctx, contract) {
+            return hit;
+        }
+        let outcome = catch_unwind(AssertUnwindSafe(handler));
+        self.finish(ctx, contract, outcome)
+    }
+
+    /// Runs an async handler through the pipeline. On a cache hit the handler future is
+    /// dropped without being polled. Panics while polling become error results.
+    pub async fn call<T, E, F>(&self, ctx: &CallContext, handler: F) -> ToolCallResult
+    where
+        T: ToolOutput,
+        E: ToolFailure,
+        F: Future<Output = Result<T, E>>,
+    {
+        let contract = match T::try_contract() {
+            Ok(contract) => contract,
+            Err(err) => return broken_contract(&err),
+        };
+        if let Some(hit) = self.lookup(ctx, contract) {
+            return hit;
+        }
+        let outcome = CatchUnwind(Box::pin(handler)).await;
+        self.finish(ctx, contract, outcome)
+    }
+
+    /// The path after the handler, for a result the caller already has: serialize,
+    /// middleware, validate, admit, emit.
+    pub fn process<T: Serialize + ?Sized>(
+        &self,
+        ctx: &CallContext,
+        contract: &OutputContract,
+        output: &T,
+    ) -> ToolCallResult {
+        if let Err(err) = crate::finite::check_finite(output) {
+            return serialization_failure(contract, &err.to_string());
+        }
+        let mut value = match serde_json::to_value(output) {
+            Ok(value) => value,
+            Err(err) => return serialization_failure(contract, &err.to_string()),
+        };
+        for middleware in &self.middleware {
+            let outcome = catch_unwind(AssertUnwindSafe(|| middleware.after_result(ctx.tool(), &mut value)));
+            let message = match outcome {
+                Ok(Ok(())) => continue,
+                Ok(Err(err)) => format!("middleware `{}` failed: {err}", middleware.name()),
+                Err(_) => format!("middleware `{}` failed unexpectedly", middleware.name()),
+            };
+            let secrets = values_at(&value, contract.sensitive_pointers());
+            let error = ToolError::new(ErrorCode::MiddlewareError, sanitize(&message, &secrets));
+            return ToolCallResult::failure(error, Vec::new(), Some(meta(contract)));
+        }
+        self.accept(ctx, contract, value)
+    }
+
+    fn finish<T: Serialize, E: ToolFailure>(
+        &self,
+        ctx: &CallContext,
+        contract: &OutputContract,
+        outcome: Result<Result<T, E>, Panic>,
+    ) -> ToolCallResult {
+        match outcome {
+            Ok(Ok(output)) => self.process(ctx, contract, &output),
+            Ok(Err(err)) => {
+                let err = err.to_tool_error();
+                let clean = ToolError::new(err.code(), sanitize(err.message(), &[])).with_retryable(err.retryable());
+                ToolCallResult::failure(clean, Vec::new(), Some(meta(contract)))
+            }
+            Err(_) => ToolCallResult::failure(
+                ToolError::execution("the tool failed unexpectedly (it panicked); the details are in the server log"),
+                Vec::new(),
+                Some(meta(contract)),
+            ),
+        }
+    }
+
+    /// Validates a serialized result, checks completeness, admits it to the cache and
+    /// builds the success.
+    fn accept(&self, ctx: &CallContext, contract: &OutputContract, value: Value) -> ToolCallResult {
+        if let Err(failure) = check(contract, &value) {
+            return *failure;
+        }
+        let text = value.to_string();
+        if let (Some(cache), true) = (&self.cache, ctx.cacheable) {
+            cache.put(
+                CacheKey::new(ctx.tool(), ctx.arguments()),
+                CachedResult { contract: contract.id().clone(), text: Arc::from(text.as_str()), value: None },
+            );
+        }
+        emit(
+            ctx,
+            contract,
+            value,
+            text,
+            if self.cache.is_some() && ctx.cacheable { CacheStatus::Miss } else { CacheStatus::Bypass },
+        )
+    }
+
+    /// A usable cache hit, or `None`. Entries from another contract identity, and
+    /// entries that fail revalidation, are evicted.
+    fn lookup(&self, ctx: &CallContext, contract: &OutputContract) -> Option<ToolCallResult> {
+        let cache = self.cache.as_ref().filter(|_| ctx.cacheable)?;
+        let key = CacheKey::new(ctx.tool(), ctx.arguments());
+        let entry = cache.get(&key)?;
+        if entry.contract != *contract.id() {
+            cache.evict(&key);
+            return None;
+        }
+        let parsed = entry.value.as_deref().cloned().map_or_else(|| serde_json::from_str::<Value>(&entry.text), Ok);
+        let Ok(value) = parsed else {
+            cache.evict(&key);
+            return None;
+        };
+        if cache.revalidate_hits() && check(contract, &value).is_err() {
+            cache.evict(&key);
+            return None;
+        }
+        Some(emit(ctx, contract, value, entry.text.to_string(), CacheStatus::Hit))
+    }
+}
+
+/// Validation and the completeness invariants; the error result on failure.
+fn check(contract: &OutputContract, value: &Value) -> Result<(), Box<ToolCallResult>> {
+    if let Err(report) = contract.validate(value) {
+        let secrets = values_at(value, contract.sensitive_pointers());
+        let violations: Vec<WireViolation> = report
+            .violations()
+            .iter()
+            .map(|v| WireViolation {
+                pointer: sanitize(v.pointer(), &secrets),
+                keyword: v.keyword().to_owned(),
+                message: sanitize(v.message(), &secrets),
+            })
+            .collect();
+        let message = format!(
+            "the result broke the output contract {}@{} ({} violation{})",
+            contract.name(),
+            contract.version(),
+            violations.len(),
+            if violations.len() == 1 { "" } else { "s" }
+        );
+        let error = ToolError::new(ErrorCode::OutputContractViolation, message);
+        return Err(Box::new(ToolCallResult::failure(error, violations, Some(meta(contract)))));
+    }
+    for pointer in contract.completeness_pointers() {
+        for found in pointer_matches(value, pointer) {
+            if let Err(why) = crate::completeness::check_value(found.1) {
+                let error =
+                    ToolError::new(ErrorCode::FalseCompleteness, format!("completeness at `{}` {why}", found.0));
+                return Err(Box::new(ToolCallResult::failure(error, Vec::new(), Some(meta(contract)))));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Every value matching a pointer with `*` wildcards, with its concrete pointer.
+fn pointer_matches<'v>(value: &'v Value, pointer: &str) -> Vec<(String, &'v Value)> {
+    let mut found = vec![(String::new(), value)];
+    for token in pointer.split('/').skip(1) {
+        let token = token.replace("~1", "/").replace("~0", "~");
+        let mut next = Vec::new();
+        for (at, v) in found {
+            match (v, token.as_str()) {
+                (Value::Array(items), "*") => {
+                    next.extend(items.iter().enumerate().map(|(i, x)| (format!("{at}/{i}"), x)));
+                }
+                (Value::Object(map), "*") => next
+                    .extend(map.iter().map(|(k, x)| (format!("{at}/{}", crate::schema::escape_pointer_token(k)), x))),
+                (Value::Object(map), key) => {
+                    if let Some(x) = map.get(key) {
+                        next.push((format!("{at}/{}", crate::schema::escape_pointer_token(key)), x));
+                    }
+                }
+                (Value::Array(items), index) => {
+                    if let Some(x) = index.parse::<usize>().ok().and_then(|i| items.get(i)) {
+                        next.push((format!("{at}/{index}"), x));
+                    }
+                }
+                _ => {}
+            }
+        }
+        found = next;
+    }
+    found
+}
+
+/// The success envelope, with the root wrapped for peers that need an object.
+fn emit(
+    ctx: &CallContext,
+    contract: &OutputContract,
+    value: Value,
+    text: String,
+    cache: CacheStatus,
+) -> ToolCallResult {
+    match root_shape(contract, ctx.protocol()) {
+        RootShape::Natural | RootShape::ObjectByComposition => {
+            ToolCallResult::success(value, text, Some(meta(contract)), cache)
+        }
+        RootShape::Wrapped => {
+            let text = format!("{{\"result\":{text}}}");
+            ToolCallResult::success(json!({ "result": value }), text, Some(meta(contract)), cache)
+        }
+    }
+}
+
+fn meta(contract: &OutputContract) -> Value {
+    json!({ META_KEY: contract_meta(contract) })
+}
+
+fn serialization_failure(contract: &OutputContract, message: &str) -> ToolCallResult {
+    let error = ToolError::new(
+        ErrorCode::SerializationError,
+        sanitize(&format!("the result could not be serialized to JSON: {message}"), &[]),
+    );
+    ToolCallResult::failure(error, Vec::new(), Some(meta(contract)))
+}
+
+fn broken_contract(err: &crate::ContractError) -> ToolCallResult {
+    let error = ToolError::new(ErrorCode::OutputContractViolation, sanitize(&err.to_string(), &[]));
+    ToolCallResult::failure(error, Vec::new(), None)
+}
+
+/// Catches a panic while polling the inner future.
+struct CatchUnwind<F>(Pin<Box<F>>);
+
+impl<F: Future> Future for CatchUnwind<F> {
+    type Output = Result<F::Output, Panic>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let inner = self.0.as_mut();
+        match catch_unwind(AssertUnwindSafe(|| inner.poll(cx))) {
+            Ok(Poll::Pending) => Poll::Pending,
+            Ok(Poll::Ready(output)) => Poll::Ready(Ok(output)),
+            Err(panic) => Poll::Ready(Err(panic)),
+        }
+    }
+}
