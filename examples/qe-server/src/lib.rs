@@ -3,9 +3,13 @@
 //! This crate holds the contracted result types of the demo slice (seed documents 000,
 //! 001 and 004): fleet, task and pipeline status, quality and security assessments, a
 //! slash-named coverage tool, an array-rooted ticket search and a scrape result that
-//! carries pass-through data.
+//! carries pass-through data. [`tools`] holds the tool logic over in-memory data; the
+//! `server` feature adds the runnable rmcp server (`cargo run -p qe-server --features server`).
 
 pub mod contracts;
 pub mod samples;
+#[cfg(feature = "server")]
+pub mod server;
+pub mod tools;
 
 pub use contracts::all_contracts;

@@ -1,0 +1,223 @@
+//! The MCP server (feature `server`): the demo tools as rmcp `#[tool]` methods, wrapped
+//! in a [`ContractedServer`], served over stdio or streamable HTTP.
+
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use contract_runtime::rmcp::{AdapterError, ContractedServer};
+use contract_runtime::{OutputContract, ToolError, ToolOutput};
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::CallToolResult;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
+use rmcp::{tool, tool_handler, tool_router, Json, ServerHandler, ServiceExt};
+
+use crate::contracts::{
+    CoverageGaps, FleetStatus, PipelineStatus, QualityAssess, ScrapePage, SearchTickets, SecurityScan, TaskStatus,
+};
+use crate::tools::{
+    self, CoverageGapsArgs, PipelineStatusArgs, QualityAssessArgs, ScrapePageArgs, SearchTicketsArgs, SecurityScanArgs,
+    TaskStatusArgs, BROKEN_TOOL,
+};
+
+/// The largest request body the HTTP transport accepts (the SDK default is 4 MiB; tool
+/// arguments here are a few hundred bytes).
+pub const MAX_REQUEST_BODY_BYTES: usize = 256 * 1024;
+
+/// The quality-engineering tools, as an rmcp handler. Wrap it with [`contracted`].
+#[derive(Clone, Debug)]
+pub struct QeServer {
+    tool_router: ToolRouter<Self>,
+}
+
+#[tool_router]
+impl QeServer {
+    #[tool(description = "Health of the agent fleet: every agent, with healthy/degraded counts.")]
+    async fn fleet_status(&self) -> Result<Json<FleetStatus>, ToolError> {
+        tools::fleet_status().map(Json)
+    }
+
+    #[tool(description = "The state of one orchestrated task (queued, running, succeeded, failed or cancelled).")]
+    async fn task_status(&self, Parameters(args): Parameters<TaskStatusArgs>) -> Result<Json<TaskStatus>, ToolError> {
+        tools::task_status(&args).map(Json)
+    }
+
+    #[tool(description = "A CI pipeline run and its stages.")]
+    async fn pipeline_status(
+        &self,
+        Parameters(args): Parameters<PipelineStatusArgs>,
+    ) -> Result<Json<PipelineStatus>, ToolError> {
+        tools::pipeline_status(&args).map(Json)
+    }
+
+    #[tool(description = "A quality-gate assessment of one change: score, verdict, metrics.")]
+    async fn quality_assess(
+        &self,
+        Parameters(args): Parameters<QualityAssessArgs>,
+    ) -> Result<Json<QualityAssess>, ToolError> {
+        tools::quality_assess(&args).map(Json)
+    }
+
+    #[tool(description = "Findings of a static security scan.")]
+    async fn security_scan(
+        &self,
+        Parameters(args): Parameters<SecurityScanArgs>,
+    ) -> Result<Json<SecurityScan>, ToolError> {
+        tools::security_scan(&args).map(Json)
+    }
+
+    #[tool(name = "qe/coverage_gaps", description = "Files whose line coverage is under a threshold.")]
+    async fn coverage_gaps(
+        &self,
+        Parameters(args): Parameters<CoverageGapsArgs>,
+    ) -> Result<Json<CoverageGaps>, ToolError> {
+        tools::coverage_gaps(&args).map(Json)
+    }
+
+    #[tool(description = "Search tickets by query string. The result is an array of tickets.")]
+    async fn search_tickets(
+        &self,
+        Parameters(args): Parameters<SearchTicketsArgs>,
+    ) -> Result<Json<SearchTickets>, ToolError> {
+        tools::search_tickets(&args).map(Json)
+    }
+
+    #[tool(description = "Scrape one web page: markdown, links and provider metadata.")]
+    async fn scrape_page(&self, Parameters(args): Parameters<ScrapePageArgs>) -> Result<Json<ScrapePage>, ToolError> {
+        tools::scrape_page(&args).map(Json)
+    }
+
+    #[tool(description = "The server's name and version. Uncontracted: its result is plain text.")]
+    async fn server_version(&self) -> String {
+        tools::server_version()
+    }
+
+    #[tool(
+        name = "broken_fleet_status",
+        description = "A deliberately broken fleet_status: its handler drops the required `healthy` field."
+    )]
+    async fn broken_fleet_status(&self) -> CallToolResult {
+        CallToolResult::structured(tools::broken_fleet_status())
+    }
+}
+
+#[tool_handler(router = self.tool_router, name = "qe-server")]
+impl ServerHandler for QeServer {}
+
+impl QeServer {
+    /// The demo tools; with `broken`, also [`BROKEN_TOOL`].
+    #[must_use]
+    pub fn new(broken: bool) -> Self {
+        let mut tool_router = Self::tool_router();
+        if !broken {
+            tool_router.remove_route(BROKEN_TOOL);
+        }
+        Self { tool_router }
+    }
+}
+
+/// The demo server with its contracts bound: one entry per contracted tool. The broken
+/// tool, when present, is bound to the `fleet_status` contract it claims to honour.
+///
+/// # Errors
+///
+/// A contract that fails to build or names no tool (see [`ContractedServer::new`]).
+pub fn contracted(broken: bool) -> Result<ContractedServer<QeServer>, AdapterError> {
+    let bind = |c: Result<&'static OutputContract, _>| c.map(|c| (c.name().to_owned(), c));
+    let mut bindings: Vec<_> = crate::all_contracts().into_iter().map(bind).collect();
+    if broken {
+        bindings.push(FleetStatus::try_contract().map(|c| (BROKEN_TOOL.to_owned(), c)));
+    }
+    ContractedServer::with_tools(QeServer::new(broken), bindings)
+}
+
+/// Serves one client over stdin/stdout until it disconnects.
+///
+/// # Errors
+///
+/// The handshake or the transport failed.
+pub async fn serve_stdio(server: ContractedServer<QeServer>) -> Result<(), Box<dyn std::error::Error>> {
+    let running = server.serve(rmcp::transport::stdio()).await?;
+    running.waiting().await?;
+    Ok(())
+}
+
+/// The streamable HTTP configuration: loopback `Host`s only, and browser `Origin`s only
+/// from loopback pages (DNS-rebinding protection), a bounded request body.
+#[must_use]
+pub fn http_config() -> StreamableHttpServerConfig {
+    StreamableHttpServerConfig::default()
+        .with_allowed_hosts(["localhost", "127.0.0.1", "::1", "[::1]"])
+        .with_allowed_origins(["http://localhost:*", "http://127.0.0.1:*", "http://[::1]:*"])
+        .enforce_origin_validation()
+        .with_max_request_body_bytes(MAX_REQUEST_BODY_BYTES)
+}
+
+/// Serves streamable HTTP at `http://{listener address}/mcp` until the process ends.
+/// Each connection is its own task: a client that misbehaves or vanishes affects no
+/// other.
+///
+/// # Errors
+///
+/// Accepting connections failed for good.
+pub async fn serve_http(
+    server: ContractedServer<QeServer>,
+    listener: tokio::net::TcpListener,
+) -> Result<(), Box<dyn std::error::Error>> {
+    use hyper::body::Incoming;
+    use hyper::{Request, Response, StatusCode};
+
+    let service =
+        StreamableHttpService::new(move || Ok(server.clone()), Arc::new(LocalSessionManager::default()), http_config());
+    loop {
+        let (stream, _peer) = match listener.accept().await {
+            Ok(accepted) => accepted,
+            Err(err) => {
+                // Out of descriptors and the like: wait and keep serving.
+                eprintln!("qe-server: accept failed: {err}");
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                continue;
+            }
+        };
+        let service = service.clone();
+        tokio::spawn(async move {
+            let handler = hyper::service::service_fn(move |request: Request<Incoming>| {
+                let service = service.clone();
+                async move {
+                    if request.uri().path() == "/mcp" {
+                        Ok::<_, Infallible>(service.handle(request).await)
+                    } else {
+                        let mut response = Response::new(rmcp_body("Not Found: the MCP endpoint is /mcp"));
+                        *response.status_mut() = StatusCode::NOT_FOUND;
+                        Ok(response)
+                    }
+                }
+            });
+            let connection = hyper::server::conn::http1::Builder::new()
+                .timer(hyper_util::rt::TokioTimer::new())
+                .header_read_timeout(Duration::from_secs(10))
+                .serve_connection(hyper_util::rt::TokioIo::new(stream), handler);
+            // A client that disconnects mid-request ends only its own connection.
+            let _ = connection.await;
+        });
+    }
+}
+
+type Body = http_body_util::combinators::BoxBody<bytes::Bytes, Infallible>;
+
+fn rmcp_body(text: &'static str) -> Body {
+    use http_body_util::BodyExt;
+    http_body_util::Full::new(bytes::Bytes::from_static(text.as_bytes())).boxed()
+}
+
+/// Binds `addr` for [`serve_http`].
+///
+/// # Errors
+///
+/// The address cannot be bound.
+pub async fn bind(addr: SocketAddr) -> std::io::Result<tokio::net::TcpListener> {
+    tokio::net::TcpListener::bind(addr).await
+}
