@@ -27,6 +27,12 @@ impl Ctxt {
         self.errors.push(syn::Error::new(span, msg));
     }
 
+    /// An error spanned on every token of `tokens` (a whole attribute, a whole
+    /// expression), not only the first one.
+    pub(crate) fn error_spanned_by(&mut self, tokens: impl quote::ToTokens, msg: impl std::fmt::Display) {
+        self.errors.push(syn::Error::new_spanned(tokens, msg));
+    }
+
     pub(crate) fn push(&mut self, err: syn::Error) {
         self.errors.push(err);
     }
@@ -51,9 +57,11 @@ pub(crate) struct WithSpan<T> {
     pub(crate) span: Span,
 }
 
+/// Stores `value` unless the key was already set; `span` is the key's, so a duplicate is
+/// reported on the second key.
 fn set<T>(cx: &mut Ctxt, slot: &mut Option<WithSpan<T>>, key: &str, value: T, span: Span) {
     if slot.is_some() {
-        cx.error(span, format!("duplicate tool_output attribute `{key}`"));
+        cx.error(span, format!("duplicate tool_output attribute `{key}`: write `{key}` once and remove this one"));
     } else {
         *slot = Some(WithSpan { value, span });
     }
@@ -71,8 +79,8 @@ pub(crate) struct ContainerAttrs {
     pub(crate) version: Option<WithSpan<String>>,
     pub(crate) compatibility: Option<WithSpan<Compatibility>>,
     pub(crate) name: Option<WithSpan<String>>,
-    /// Set when any `#[tool_output]` attribute was present, for the "missing" message span.
-    pub(crate) attr_span: Option<Span>,
+    /// The first `#[tool_output]` attribute, on which "missing …" errors are spanned.
+    pub(crate) attr: Option<Attribute>,
     /// Keys that were written, even with a bad value (already reported), so that a bad
     /// value is not also reported as missing.
     pub(crate) seen: Vec<&'static str>,
@@ -82,9 +90,21 @@ fn is_tool_output(attr: &Attribute) -> bool {
     attr.path().is_ident(TOOL_OUTPUT)
 }
 
-fn lit_str(meta: &ParseNestedMeta<'_>) -> syn::Result<LitStr> {
-    let value = meta.value()?;
-    value.parse::<LitStr>()
+/// Reads the string of `key = "…"`. A missing or non-string value is reported with
+/// `example`, what to write, and skipped, so that the keys after it are still checked.
+fn string_value(cx: &mut Ctxt, meta: &ParseNestedMeta<'_>, key: &str, example: &str) -> syn::Result<Option<LitStr>> {
+    if !meta.input.peek(Token![=]) {
+        cx.error(meta.path.span(), format!("`{key}` needs a value: write `{example}`"));
+        skip_value(meta)?;
+        return Ok(None);
+    }
+    match meta.value()?.parse::<syn::Expr>()? {
+        syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(lit), .. }) => Ok(Some(lit)),
+        other => {
+            cx.error_spanned_by(other, format!("`{key}` takes a string in double quotes: write `{example}`"));
+            Ok(None)
+        }
+    }
 }
 
 fn key_of(meta: &ParseNestedMeta<'_>) -> String {
@@ -92,23 +112,44 @@ fn key_of(meta: &ParseNestedMeta<'_>) -> String {
     path.get_ident().map_or_else(|| quote::quote!(#path).to_string().replace(' ', ""), ToString::to_string)
 }
 
+/// Reports `#[tool_output]` and `#[tool_output = …]`, which carry no keys, and says
+/// what to write instead. Returns whether the attribute has a list to parse.
+fn has_list(cx: &mut Ctxt, attr: &Attribute, example: &str) -> bool {
+    if matches!(attr.meta, syn::Meta::List(_)) {
+        return true;
+    }
+    cx.error_spanned_by(attr, format!("`#[tool_output]` needs arguments: write `{example}`"));
+    false
+}
+
+const CONTAINER_EXAMPLE: &str = "#[tool_output(version = \"1.0.0\", compatibility = \"exact\")]";
+
 pub(crate) fn container(cx: &mut Ctxt, attrs: &[Attribute]) -> ContainerAttrs {
     let mut out = ContainerAttrs::default();
     for attr in attrs.iter().filter(|a| is_tool_output(a)) {
-        out.attr_span.get_or_insert(attr.span());
+        if out.attr.is_none() {
+            out.attr = Some(attr.clone());
+        }
+        if !has_list(cx, attr, CONTAINER_EXAMPLE) {
+            // The error above already says to write both keys.
+            out.seen.extend([VERSION, COMPATIBILITY]);
+            continue;
+        }
         let result = attr.parse_nested_meta(|meta| {
             let key = key_of(&meta);
             match key.as_str() {
                 // #[tool_output(version = "1.2.0")]
                 VERSION => {
                     out.seen.push(VERSION);
-                    let lit = lit_str(&meta)?;
+                    let Some(lit) = string_value(cx, &meta, VERSION, "version = \"1.0.0\"")? else {
+                        return Ok(());
+                    };
                     match semver::Version::parse(&lit.value()) {
-                        Ok(_) => set(cx, &mut out.version, VERSION, lit.value(), lit.span()),
+                        Ok(_) => set(cx, &mut out.version, VERSION, lit.value(), meta.path.span()),
                         Err(err) => cx.error(
                             lit.span(),
                             format!(
-                                "`version` must be a semantic version such as `version = \"1.2.0\"`: {err}"
+                                "`version` must be a semantic version MAJOR.MINOR.PATCH such as `version = \"1.2.0\"`: {err}"
                             ),
                         ),
                     }
@@ -116,14 +157,16 @@ pub(crate) fn container(cx: &mut Ctxt, attrs: &[Attribute]) -> ContainerAttrs {
                 // #[tool_output(compatibility = "exact")] or "additive"
                 COMPATIBILITY => {
                     out.seen.push(COMPATIBILITY);
-                    let lit = lit_str(&meta)?;
+                    let Some(lit) = string_value(cx, &meta, COMPATIBILITY, "compatibility = \"exact\"")? else {
+                        return Ok(());
+                    };
                     let compat = match lit.value().as_str() {
                         "exact" => Some(Compatibility::Exact),
                         "additive" => Some(Compatibility::Additive),
                         _ => None,
                     };
                     match compat {
-                        Some(c) => set(cx, &mut out.compatibility, COMPATIBILITY, c, lit.span()),
+                        Some(c) => set(cx, &mut out.compatibility, COMPATIBILITY, c, meta.path.span()),
                         None => cx.error(
                             lit.span(),
                             "unknown compatibility: expected `compatibility = \"exact\"` (every object closed) or `compatibility = \"additive\"` (objects open, required fields and types strict)",
@@ -132,9 +175,11 @@ pub(crate) fn container(cx: &mut Ctxt, attrs: &[Attribute]) -> ContainerAttrs {
                 }
                 // #[tool_output(name = "fleet_status")]
                 NAME => {
-                    let lit = lit_str(&meta)?;
+                    let Some(lit) = string_value(cx, &meta, NAME, "name = \"fleet_status\"")? else {
+                        return Ok(());
+                    };
                     match check_tool_name(&lit.value()) {
-                        Ok(()) => set(cx, &mut out.name, NAME, lit.value(), lit.span()),
+                        Ok(()) => set(cx, &mut out.name, NAME, lit.value(), meta.path.span()),
                         Err(why) => cx.error(lit.span(), why),
                     }
                 }
@@ -169,28 +214,30 @@ pub(crate) fn container(cx: &mut Ctxt, attrs: &[Attribute]) -> ContainerAttrs {
 /// Tool names as MCP clients accept them, and usable as portable file names once `/` is
 /// mapped (the snapshot module does that).
 fn check_tool_name(name: &str) -> Result<(), String> {
+    const EXAMPLE: &str = "for example `name = \"fleet_status\"` or `name = \"qe/coverage_gaps\"`";
     let ok_chars = name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '/'));
     if name.is_empty() || name.len() > 128 {
-        return Err("`name` must have 1 to 128 characters".into());
+        return Err(format!("`name` must have 1 to 128 characters, {EXAMPLE}"));
     }
     if !ok_chars {
-        return Err(
-            "`name` may contain only ASCII letters, digits, `_`, `-`, `.` and `/`, for example `name = \"qe/coverage_gaps\"`"
-                .into(),
-        );
+        return Err(format!("`name` may contain only ASCII letters, digits, `_`, `-`, `.` and `/`, {EXAMPLE}"));
     }
     if name.starts_with(['/', '.']) || name.ends_with('/') || name.contains("//") || name.contains("..") {
-        return Err("`name` must not start with `/` or `.`, end with `/`, or contain `//` or `..`".into());
+        return Err(format!(
+            "`name` must not start with `/` or `.`, end with `/`, or contain `//` or `..`; write path segments joined by single slashes, {EXAMPLE}"
+        ));
     }
     Ok(())
 }
 
 /// Consumes `= value` or `(...)` after a key we do not handle, so parsing can go on.
+/// A parenthesized group is taken as raw tokens: schemars accepts forms such as
+/// `extend("x-key" = 1)` that are not nested meta.
 fn skip_value(meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
     if meta.input.peek(Token![=]) {
         let _: syn::Expr = meta.value()?.parse()?;
     } else if meta.input.peek(syn::token::Paren) {
-        meta.parse_nested_meta(|inner| skip_value(&inner))?;
+        let _: proc_macro2::Group = meta.input.parse()?;
     }
     Ok(())
 }
@@ -200,25 +247,45 @@ fn skip_value(meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
 pub(crate) struct FieldAttrs {
     pub(crate) sensitive: Option<WithSpan<()>>,
     pub(crate) opaque: Option<WithSpan<()>>,
+    /// Container keys written on the field (already reported), so that they are not
+    /// also reported as missing from the type.
+    pub(crate) misplaced: Vec<&'static str>,
 }
 
 impl FieldAttrs {
-    pub(crate) fn any_span(&self) -> Option<Span> {
-        self.sensitive.as_ref().or(self.opaque.as_ref()).map(|s| s.span)
+    /// Each marker that is set, as (key, span of the key).
+    pub(crate) fn markers(&self) -> impl Iterator<Item = (&'static str, Span)> + '_ {
+        [(SENSITIVE, &self.sensitive), (OPAQUE, &self.opaque)]
+            .into_iter()
+            .filter_map(|(key, slot)| slot.as_ref().map(|s| (key, s.span)))
     }
 }
 
 pub(crate) fn field(cx: &mut Ctxt, attrs: &[Attribute]) -> FieldAttrs {
     let mut out = FieldAttrs::default();
     for attr in attrs.iter().filter(|a| is_tool_output(a)) {
+        if !has_list(cx, attr, "#[tool_output(sensitive)]` or `#[tool_output(opaque)]") {
+            continue;
+        }
         let result = attr.parse_nested_meta(|meta| {
             let key = key_of(&meta);
             match key.as_str() {
                 // #[tool_output(sensitive)]
-                SENSITIVE => set(cx, &mut out.sensitive, SENSITIVE, (), meta.path.span()),
+                SENSITIVE => {
+                    set(cx, &mut out.sensitive, SENSITIVE, (), meta.path.span());
+                    no_value(cx, &meta, SENSITIVE)?;
+                }
                 // #[tool_output(opaque)]
-                OPAQUE => set(cx, &mut out.opaque, OPAQUE, (), meta.path.span()),
+                OPAQUE => {
+                    set(cx, &mut out.opaque, OPAQUE, (), meta.path.span());
+                    no_value(cx, &meta, OPAQUE)?;
+                }
                 VERSION | COMPATIBILITY | NAME => {
+                    out.misplaced.push(match key.as_str() {
+                        VERSION => VERSION,
+                        COMPATIBILITY => COMPATIBILITY,
+                        _ => NAME,
+                    });
                     cx.error(
                         meta.path.span(),
                         format!(
@@ -231,7 +298,7 @@ pub(crate) fn field(cx: &mut Ctxt, attrs: &[Attribute]) -> FieldAttrs {
                     cx.error(
                         meta.path.span(),
                         format!(
-                            "unknown tool_output field attribute `{key}`: expected `sensitive` or `opaque`"
+                            "unknown tool_output field attribute `{key}`: expected `#[tool_output(sensitive)]` or `#[tool_output(opaque)]`"
                         ),
                     );
                     skip_value(&meta)?;
@@ -246,24 +313,75 @@ pub(crate) fn field(cx: &mut Ctxt, attrs: &[Attribute]) -> FieldAttrs {
     out
 }
 
+/// Reports and skips a value after a marker (`sensitive = true`), which takes none.
+fn no_value(cx: &mut Ctxt, meta: &ParseNestedMeta<'_>, key: &str) -> syn::Result<()> {
+    if meta.input.peek(Token![=]) || meta.input.peek(syn::token::Paren) {
+        cx.error(meta.path.span(), format!("`{key}` takes no value: write `#[tool_output({key})]`"));
+        skip_value(meta)?;
+    }
+    Ok(())
+}
+
 /// Reports any `#[tool_output]` on an enum variant, where it has no meaning.
 pub(crate) fn forbid_on_variant(cx: &mut Ctxt, attrs: &[Attribute]) {
     for attr in attrs.iter().filter(|a| is_tool_output(a)) {
-        cx.error(
-            attr.span(),
-            "`#[tool_output]` is not allowed on an enum variant: put `version` and `compatibility` on the enum, and mark fields inside variants with `#[schemars(transform = contract_runtime::sensitive)]` or `contract_runtime::opaque`",
+        cx.error_spanned_by(
+            attr,
+            "`#[tool_output]` is not allowed on an enum variant: put `version` and `compatibility` on the enum, and mark fields inside variants with `#[schemars(transform = contract_runtime::sensitive)]` or `#[schemars(transform = contract_runtime::opaque)]`",
         );
     }
 }
 
-/// The parts of `#[serde(...)]` on the container that matter to us.
+/// The parts of `#[serde(...)]` and `#[schemars(...)]` on the container that matter to us.
 #[derive(Default)]
 pub(crate) struct SerdeContainer {
     pub(crate) rename_all: Option<RenameRule>,
     pub(crate) deny_unknown_fields: Option<Span>,
+    pub(crate) transparent: bool,
+    /// `#[serde(into = "T")]`: the type serde writes instead, with the span of `into`.
+    pub(crate) into: Option<(String, Span)>,
+    /// `#[schemars(with = …)]` or `#[schemars(schema_with = …)]` on the container.
+    pub(crate) schemars_with: bool,
 }
 
-/// The parts of `#[serde(...)]` and `#[schemars(...)]` on a field that matter to us.
+pub(crate) fn serde_container(attrs: &[Attribute]) -> SerdeContainer {
+    let mut out = SerdeContainer::default();
+    for attr in attrs {
+        let is_serde = attr.path().is_ident("serde");
+        if !is_serde && !attr.path().is_ident("schemars") {
+            continue;
+        }
+        let result = attr.parse_nested_meta(|meta| {
+            match (is_serde, key_of(&meta).as_str()) {
+                (true, "rename_all") => {
+                    // serde itself reports an unknown rule; stay quiet to avoid a double error.
+                    if let Some(rule) = serialize_name(&meta)?.and_then(|lit| RenameRule::from_str(&lit.value())) {
+                        out.rename_all = Some(rule);
+                    }
+                }
+                (true, "deny_unknown_fields") => out.deny_unknown_fields = Some(meta.path.span()),
+                (true, "transparent") => out.transparent = true,
+                (true, "into") => {
+                    let lit = lit_str(&meta)?;
+                    out.into = Some((lit.value(), meta.path.span()));
+                }
+                (false, "with" | "schema_with") => {
+                    out.schemars_with = true;
+                    skip_value(&meta)?;
+                }
+                _ => skip_value(&meta)?,
+            }
+            Ok(())
+        });
+        // A malformed serde or schemars attribute is reported by its own derive;
+        // repeating the error here would only add noise.
+        drop(result);
+    }
+    out
+}
+
+/// The parts of `#[serde(...)]` and `#[schemars(...)]` on a field or a variant that
+/// matter to us.
 #[derive(Default)]
 pub(crate) struct SerdeField {
     pub(crate) rename: Option<String>,
@@ -274,30 +392,9 @@ pub(crate) struct SerdeField {
     pub(crate) schemars_with: bool,
 }
 
-pub(crate) fn serde_container(cx: &mut Ctxt, attrs: &[Attribute]) -> SerdeContainer {
-    let mut out = SerdeContainer::default();
-    for attr in attrs.iter().filter(|a| a.path().is_ident("serde")) {
-        let result = attr.parse_nested_meta(|meta| {
-            if meta.path.is_ident("rename_all") {
-                if let Some(lit) = serialize_name(&meta)? {
-                    match RenameRule::from_str(&lit.value()) {
-                        Some(rule) => out.rename_all = Some(rule),
-                        // serde itself reports an unknown rule; stay quiet to avoid a double error.
-                        None => {}
-                    }
-                }
-            } else if meta.path.is_ident("deny_unknown_fields") {
-                out.deny_unknown_fields = Some(meta.path.span());
-            } else {
-                skip_value(&meta)?;
-            }
-            Ok(())
-        });
-        if let Err(err) = result {
-            cx.push(err);
-        }
-    }
-    out
+/// Reads `key = "x"` in a serde attribute; serde reports anything else itself.
+fn lit_str(meta: &ParseNestedMeta<'_>) -> syn::Result<LitStr> {
+    meta.value()?.parse::<LitStr>()
 }
 
 /// Reads `key = "x"` or `key(serialize = "x", deserialize = "y")`, returning the
@@ -320,7 +417,7 @@ fn serialize_name(meta: &ParseNestedMeta<'_>) -> syn::Result<Option<LitStr>> {
     Ok(found)
 }
 
-pub(crate) fn serde_field(cx: &mut Ctxt, attrs: &[Attribute]) -> SerdeField {
+pub(crate) fn serde_field(attrs: &[Attribute]) -> SerdeField {
     let mut out = SerdeField::default();
     for attr in attrs {
         let is_serde = attr.path().is_ident("serde");
@@ -350,9 +447,29 @@ pub(crate) fn serde_field(cx: &mut Ctxt, attrs: &[Attribute]) -> SerdeField {
             }
             Ok(())
         });
-        if let Err(err) = result {
-            cx.push(err);
-        }
+        // A malformed serde or schemars attribute is reported by its own derive;
+        // repeating the error here would only add noise.
+        drop(result);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check_tool_name;
+
+    #[test]
+    fn tool_names_that_clients_accept_pass() {
+        for name in ["fleet_status", "qe/coverage_gaps", "scan-2.v1", "A"] {
+            assert_eq!(check_tool_name(name), Ok(()), "{name}");
+        }
+    }
+
+    #[test]
+    fn tool_names_that_are_not_portable_fail() {
+        let long = "a".repeat(129);
+        for name in ["", "a b", "/x", "x/", ".hidden", "a//b", "a/../b", "é", long.as_str()] {
+            assert!(check_tool_name(name).is_err(), "{name}");
+        }
+    }
 }

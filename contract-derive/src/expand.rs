@@ -2,41 +2,34 @@
 
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
+use syn::ext::IdentExt as _;
 use syn::spanned::Spanned;
-use syn::{Data, DeriveInput, Fields};
+use syn::{Data, DeriveInput, Fields, Generics};
 
 use crate::attr::{self, Compatibility, Ctxt};
 use crate::case::to_snake_case;
+use crate::fallback;
 
 pub(crate) fn derive(input: &DeriveInput) -> TokenStream {
     match expand(input) {
         Ok(tokens) => tokens,
-        // On error emit the errors and a stub impl, so that uses of `T::contract()`
-        // elsewhere do not add a second wave of unrelated errors.
-        Err(err) => {
-            let errors = err.to_compile_error();
-            let stub = stub_impl(input);
-            quote! { #errors #stub }
-        }
+        Err(err) => fallback::expand(input, &err),
     }
 }
 
-fn stub_impl(input: &DeriveInput) -> TokenStream {
-    let ident = &input.ident;
-    let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
-    quote! {
-        const _: () = {
-            #[automatically_derived]
-            impl #impl_generics ::contract_runtime::ToolOutput for #ident #ty_generics #where_clause {
-                fn try_contract() -> ::core::result::Result<
-                    &'static ::contract_runtime::OutputContract,
-                    ::contract_runtime::ContractError,
-                > {
-                    ::core::unreachable!()
-                }
-            }
-        };
+/// The input's generics with the bounds every contract type parameter needs.
+pub(crate) fn bounded_generics(input: &DeriveInput) -> Generics {
+    let mut generics = input.generics.clone();
+    let where_clause = generics.make_where_clause();
+    for param in input.generics.type_params() {
+        let p = &param.ident;
+        where_clause.predicates.push(syn::parse_quote!(
+            #p: ::contract_runtime::__private::serde::Serialize
+                + ::contract_runtime::__private::schemars::JsonSchema
+                + 'static
+        ));
     }
+    generics
 }
 
 struct Marked {
@@ -45,15 +38,27 @@ struct Marked {
     opaque: bool,
 }
 
+/// Where a field sits, which decides whether `#[tool_output(sensitive)]` and
+/// `#[tool_output(opaque)]` can be resolved to a JSON pointer at compile time.
+#[derive(Clone, Copy)]
+enum FieldPlace {
+    /// A field of the contract struct itself.
+    Struct,
+    /// A field of an enum variant.
+    Variant,
+}
+
 fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
     let mut cx = Ctxt::default();
     let container = attr::container(&mut cx, &input.attrs);
-    let serde_container = attr::serde_container(&mut cx, &input.attrs);
+    let serde_container = attr::serde_container(&input.attrs);
     let mut marked = Vec::new();
+    let mut misplaced = Vec::new();
 
     match &input.data {
         Data::Struct(data) => {
-            let has_flatten = check_fields(&mut cx, &data.fields, &serde_container, Some(&mut marked));
+            let has_flatten =
+                check_fields(&mut cx, &data.fields, &serde_container, FieldPlace::Struct, &mut marked, &mut misplaced);
             if let (Some(span), true) = (serde_container.deny_unknown_fields, has_flatten) {
                 cx.error(
                     span,
@@ -64,7 +69,16 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
         Data::Enum(data) => {
             for variant in &data.variants {
                 attr::forbid_on_variant(&mut cx, &variant.attrs);
-                check_fields(&mut cx, &variant.fields, &serde_container, None);
+                let serde = attr::serde_field(&variant.attrs);
+                check_custom_serialize(&mut cx, &serde, "variant", || format!("the fields of `{}`", variant.ident));
+                check_fields(
+                    &mut cx,
+                    &variant.fields,
+                    &serde_container,
+                    FieldPlace::Variant,
+                    &mut marked,
+                    &mut misplaced,
+                );
             }
         }
         Data::Union(data) => {
@@ -75,56 +89,37 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
         }
     }
 
-    let version = container.version.as_ref().map(|v| v.value.clone());
-    let compatibility = container.compatibility.as_ref().map(|c| c.value);
-    let missing_span = container.attr_span.unwrap_or_else(|| input.ident.span());
-    if version.is_none() && container.attr_span.is_none() {
+    if let (Some((into, span)), false) = (&serde_container.into, serde_container.schemars_with) {
         cx.error(
-            missing_span,
-            "missing `#[tool_output(version = \"…\", compatibility = \"…\")]`: every contract declares a semantic version and `compatibility = \"exact\"` or `\"additive\"`",
+            *span,
+            format!(
+                "`#[serde(into = \"{into}\")]` makes serde write a `{into}`, but schemars would describe `{}`: add `#[schemars(with = \"{into}\")]` to the type",
+                input.ident
+            ),
         );
-    } else {
-        if version.is_none() && !container.seen.contains(&"version") {
-            cx.error(
-                missing_span,
-                "missing `version`: add `version = \"1.0.0\"` (a semantic version) to `#[tool_output(...)]`",
-            );
-        }
-        if compatibility.is_none() && !container.seen.contains(&"compatibility") {
-            cx.error(
-                missing_span,
-                "missing `compatibility`: add `compatibility = \"exact\"` (every object closed) or `compatibility = \"additive\"` (objects open) to `#[tool_output(...)]`",
-            );
-        }
     }
+
+    check_missing(&mut cx, input, &container, &misplaced);
     cx.finish()?;
 
-    let (Some(version), Some(compatibility)) = (version, compatibility) else {
+    let (Some(version), Some(compatibility)) = (container.version, container.compatibility) else {
         return Err(syn::Error::new(Span::call_site(), "internal error: attributes incomplete"));
     };
+    let version = version.value;
     let ident = &input.ident;
-    let type_name = ident.to_string();
+    // `r#Match` is the type `Match`; serde and schemars drop the prefix too.
+    let type_name = ident.unraw().to_string();
     let name = container.name.map_or_else(|| to_snake_case(&type_name), |n| n.value);
-    let compat = match compatibility {
+    let compat = match compatibility.value {
         Compatibility::Exact => quote!(::contract_runtime::Compatibility::Exact),
         Compatibility::Additive => quote!(::contract_runtime::Compatibility::Additive),
     };
     let sensitive: Vec<&str> = marked.iter().filter(|m| m.sensitive).map(|m| m.serde_name.as_str()).collect();
     let opaque: Vec<&str> = marked.iter().filter(|m| m.opaque).map(|m| m.serde_name.as_str()).collect();
 
-    let mut generics = input.generics.clone();
-    let is_generic = generics.type_params().next().is_some();
-    {
-        let where_clause = generics.make_where_clause();
-        for param in input.generics.type_params() {
-            let p = &param.ident;
-            where_clause.predicates.push(syn::parse_quote!(
-                #p: ::contract_runtime::__private::serde::Serialize
-                    + ::contract_runtime::__private::schemars::JsonSchema
-                    + 'static
-            ));
-        }
-    }
+    // Const parameters count too: `Grid<2>` and `Grid<3>` can have different schemas.
+    let is_generic = input.generics.type_params().next().is_some() || input.generics.const_params().next().is_some();
+    let generics = bounded_generics(input);
     let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
 
     let spec = quote! {
@@ -166,58 +161,117 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
     })
 }
 
-/// Checks the fields of a struct or of one enum variant. `marked` is `Some` only for the
-/// named fields of a struct contract, the one place where field markers can be resolved
-/// to a JSON pointer at compile time. Returns whether any field is flattened.
+/// Reports a missing `version` or `compatibility`. A key that was written with a bad
+/// value, or written on a field instead of the type, has been reported already.
+fn check_missing(cx: &mut Ctxt, input: &DeriveInput, container: &attr::ContainerAttrs, misplaced: &[&str]) {
+    let written = |key: &str| container.seen.contains(&key) || misplaced.contains(&key);
+    let missing_version = container.version.is_none() && !written("version");
+    let missing_compatibility = container.compatibility.is_none() && !written("compatibility");
+    match &container.attr {
+        None if missing_version && missing_compatibility => cx.error(
+            input.ident.span(),
+            "missing `#[tool_output(version = \"…\", compatibility = \"…\")]`: every contract declares a semantic version and `compatibility = \"exact\"` or `\"additive\"`, for example `#[tool_output(version = \"1.0.0\", compatibility = \"exact\")]` above the type",
+        ),
+        attr => {
+            let at = |cx: &mut Ctxt, msg: &str| match attr {
+                Some(attr) => cx.error_spanned_by(attr, msg),
+                None => cx.error(input.ident.span(), msg),
+            };
+            if missing_version {
+                at(cx, "missing `version`: add `version = \"1.0.0\"` (a semantic version) to `#[tool_output(...)]`");
+            }
+            if missing_compatibility {
+                at(
+                    cx,
+                    "missing `compatibility`: add `compatibility = \"exact\"` (every object closed) or `compatibility = \"additive\"` (objects open) to `#[tool_output(...)]`",
+                );
+            }
+        }
+    }
+}
+
+/// Reports a `serialize_with` or `with` that schemars cannot see through: serde may
+/// write another JSON type than the Rust type schemars describes. `what` is "field" or
+/// "variant"; `described` names what schemars would describe.
+fn check_custom_serialize(cx: &mut Ctxt, serde: &attr::SerdeField, what: &str, described: impl FnOnce() -> String) {
+    if let (Some((key, span)), false) = (&serde.custom_serialize, serde.schemars_with) {
+        let described = described();
+        cx.error(
+            *span,
+            format!(
+                "`#[serde({key} = …)]` can write another JSON type than {described}, which is what schemars would describe: add `#[schemars(with = \"T\")]` to this {what}, naming the type it writes (for example `#[schemars(with = \"String\")]`), or `#[schemars(schema_with = \"path\")]`"
+            ),
+        );
+    }
+}
+
+/// Checks the fields of a struct or of one enum variant, and records the serialized
+/// names of marked struct fields in `marked` and container keys found on fields in
+/// `misplaced`. Returns whether any field is flattened.
 fn check_fields(
     cx: &mut Ctxt,
     fields: &Fields,
     container: &attr::SerdeContainer,
-    mut marked: Option<&mut Vec<Marked>>,
+    place: FieldPlace,
+    marked: &mut Vec<Marked>,
+    misplaced: &mut Vec<&'static str>,
 ) -> bool {
     let mut has_flatten = false;
     for field in fields {
         let markers = attr::field(cx, &field.attrs);
-        let serde = attr::serde_field(cx, &field.attrs);
+        misplaced.extend(&markers.misplaced);
+        let serde = attr::serde_field(&field.attrs);
         has_flatten |= serde.flatten;
-
-        if let (Some((key, span)), false) = (&serde.custom_serialize, serde.schemars_with) {
+        check_custom_serialize(cx, &serde, "field", || {
             let ty = &field.ty;
-            let ty = quote!(#ty).to_string().replace(' ', "");
-            cx.push(syn::Error::new(
-                *span,
-                format!(
-                    "`#[serde({key} = …)]` can write a different JSON type than `{ty}`, and schemars would describe `{ty}`: add `#[schemars(with = \"T\")]` naming the type it writes (for example `#[schemars(with = \"String\")]`), or `#[schemars(schema_with = \"path\")]`"
-                ),
-            ));
-        }
+            format!("`{}`", quote!(#ty).to_string().replace(' ', ""))
+        });
 
-        let Some(span) = markers.any_span() else { continue };
-        let place_error = match (&field.ident, marked.as_deref_mut()) {
-            (_, None) => Some(
-                "field markers apply to the named fields of a struct contract; inside enum variants use `#[schemars(transform = contract_runtime::sensitive)]` or `#[schemars(transform = contract_runtime::opaque)]`",
-            ),
-            (None, Some(_)) => Some(
-                "field markers need a named field; on a tuple or newtype struct use `#[schemars(transform = contract_runtime::sensitive)]` or `contract_runtime::opaque` on the inner type's fields",
-            ),
-            _ if serde.flatten => Some(
-                "a flattened field has no JSON pointer of its own: mark the fields of the flattened type with `#[schemars(transform = contract_runtime::sensitive)]` or `contract_runtime::opaque`",
-            ),
-            _ if serde.skipped => Some("this field is never serialized, so it needs no marker: remove `#[tool_output(...)]`"),
-            _ => None,
-        };
-        if let Some(msg) = place_error {
-            cx.push(syn::Error::new(span, msg));
+        let mut placed = true;
+        for (key, span) in markers.markers() {
+            if let Some(msg) = misplaced_marker(place, field, container, &serde, key) {
+                cx.error(span, msg);
+                placed = false;
+            }
+        }
+        let (Some(ident), true, true) = (&field.ident, placed, markers.markers().next().is_some()) else {
             continue;
-        }
-        if let (Some(ident), Some(list)) = (&field.ident, marked.as_deref_mut()) {
-            let rust_name = ident.to_string();
-            let rust_name = rust_name.strip_prefix("r#").unwrap_or(&rust_name);
-            let serde_name = serde.rename.clone().unwrap_or_else(|| {
-                container.rename_all.map_or_else(|| rust_name.to_owned(), |rule| rule.apply_to_field(rust_name))
-            });
-            list.push(Marked { serde_name, sensitive: markers.sensitive.is_some(), opaque: markers.opaque.is_some() });
-        }
+        };
+        let rust_name = ident.unraw().to_string();
+        let serde_name = serde.rename.clone().unwrap_or_else(|| {
+            container.rename_all.map_or_else(|| rust_name.clone(), |rule| rule.apply_to_field(&rust_name))
+        });
+        marked.push(Marked { serde_name, sensitive: markers.sensitive.is_some(), opaque: markers.opaque.is_some() });
     }
     has_flatten
+}
+
+/// Why `#[tool_output(key)]` cannot mark this field, as a message that says what to
+/// write instead; `None` when the marker resolves to a root property of the contract.
+fn misplaced_marker(
+    place: FieldPlace,
+    field: &syn::Field,
+    container: &attr::SerdeContainer,
+    serde: &attr::SerdeField,
+    key: &str,
+) -> Option<String> {
+    let msg = match (place, &field.ident) {
+        (FieldPlace::Variant, _) => format!(
+            "`#[tool_output({key})]` works only on the fields of a struct contract; on a field of an enum variant write `#[schemars(transform = contract_runtime::{key})]` instead"
+        ),
+        (FieldPlace::Struct, None) => format!(
+            "`#[tool_output({key})]` needs a named field; on a tuple or newtype field write `#[schemars(transform = contract_runtime::{key})]` instead"
+        ),
+        _ if container.transparent => format!(
+            "a `#[serde(transparent)]` struct is written as this field alone, which has no key of its own: write `#[schemars(transform = contract_runtime::{key})]` instead of `#[tool_output({key})]`"
+        ),
+        _ if serde.flatten => format!(
+            "a flattened field has no JSON pointer of its own: remove `#[tool_output({key})]` and mark the fields of the flattened type with `#[schemars(transform = contract_runtime::{key})]`"
+        ),
+        _ if serde.skipped => {
+            format!("this field is never serialized, so it needs no marker: remove `#[tool_output({key})]`")
+        }
+        _ => return None,
+    };
+    Some(msg)
 }

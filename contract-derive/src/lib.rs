@@ -7,6 +7,7 @@
 mod attr;
 mod case;
 mod expand;
+mod fallback;
 
 use proc_macro::TokenStream;
 use syn::{parse_macro_input, DeriveInput};

@@ -1,0 +1,37 @@
+//! What the derive emits when the input has errors: the errors and, next to them, a
+//! stub impl, so that uses of `T::contract()` elsewhere type-check and the user sees
+//! only the errors that matter.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::{Data, DeriveInput};
+
+use crate::expand::bounded_generics;
+
+pub(crate) fn expand(input: &DeriveInput, error: &syn::Error) -> TokenStream {
+    let errors = error.to_compile_error();
+    // A union can implement neither `Serialize` nor `JsonSchema`, the supertraits of
+    // `ToolOutput`; a stub would only add errors about them.
+    if matches!(input.data, Data::Union(_)) {
+        return errors;
+    }
+    let ident = &input.ident;
+    // The stub needs the bounds of the real impl: without them a generic type would be
+    // reported as not `Serialize`, which it is only for serializable parameters.
+    let generics = bounded_generics(input);
+    let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
+    quote! {
+        #errors
+        const _: () = {
+            #[automatically_derived]
+            impl #impl_generics ::contract_runtime::ToolOutput for #ident #ty_generics #where_clause {
+                fn try_contract() -> ::core::result::Result<
+                    &'static ::contract_runtime::OutputContract,
+                    ::contract_runtime::ContractError,
+                > {
+                    ::core::unreachable!()
+                }
+            }
+        };
+    }
+}
