@@ -1,0 +1,18 @@
+use contract_runtime::ToolOutput;
+use schemars::JsonSchema;
+use serde::Serialize;
+
+fn as_text<S: serde::Serializer>(value: &u64, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.collect_str(value)
+}
+
+#[derive(Serialize, JsonSchema, ToolOutput)]
+#[tool_output(version = "1.0.0", compatibility = "exact")]
+pub struct Counter {
+    #[serde(serialize_with = "as_text")]
+    pub count: u64,
+}
+
+fn main() {
+    let _ = Counter::contract();
+}

@@ -1,0 +1,14 @@
+use contract_runtime::ToolOutput;
+use schemars::JsonSchema;
+use serde::Serialize;
+
+#[derive(Serialize, JsonSchema, ToolOutput)]
+#[tool_output(compatibility = "exact")]
+pub struct FleetStatus {
+    #[tool_output(version = "1.0.0")]
+    pub healthy: u32,
+}
+
+fn main() {
+    let _ = FleetStatus::contract();
+}
