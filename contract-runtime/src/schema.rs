@@ -131,6 +131,7 @@ pub(crate) fn finish(spec: &ContractSpec, mut schema: Value) -> Result<Generated
     }
 
     strip_nonstandard_formats(&mut schema);
+    type_none_branches_of_flattened_options(&mut schema);
     if constrains_nothing(&schema) {
         return Err(err(ErrorKind::PermissiveRoot));
     }
@@ -255,6 +256,37 @@ fn strip_nonstandard_formats(node: &mut Value) {
         }
     }
     for_each_child_mut(node, &mut strip_nonstandard_formats);
+}
+
+/// serde writes nothing for a flattened `Option<T>` that is `None`, and schemars says so
+/// with `anyOf: [<T>, {}]` on the enclosing object, or on one of its `allOf` members when
+/// several fields are flattened (seen for flattened `Option<enum>`). That `{}` is not a
+/// value that may be anything: it applies to the enclosing object itself, which already
+/// has a type and properties of its own, and under `exact` the keys it lets through are
+/// still caught by `unevaluatedProperties` on that object. Written as `{"type": "object"}`
+/// it says exactly that and accepts the same instances, so the "no silent `{}`" lint does
+/// not refuse a shape serde writes. An `anyOf` whose branches all constrain nothing is
+/// left alone: the lint must still refuse it.
+fn type_none_branches_of_flattened_options(node: &mut Value) {
+    fn walk(node: &mut Value, applies_to_object: bool) {
+        if let Some(obj) = node.as_object_mut() {
+            if applies_to_object || (obj.contains_key("properties") && may_be_object(obj)) {
+                if let Some(Value::Array(branches)) = obj.get_mut("anyOf") {
+                    if branches.iter().any(|b| !constrains_nothing(b)) {
+                        for branch in branches.iter_mut().filter(|b| constrains_nothing(b)) {
+                            *branch = serde_json::json!({ "type": "object" });
+                        }
+                    }
+                }
+                // Each flattened field becomes one `allOf` member applied to the same object.
+                for member in obj.get_mut("allOf").and_then(Value::as_array_mut).into_iter().flatten() {
+                    walk(member, true);
+                }
+            }
+        }
+        for_each_child_mut(node, &mut |child| walk(child, false));
+    }
+    walk(node, false);
 }
 
 /// Keywords that describe but never constrain.
