@@ -219,16 +219,17 @@ fn could_accept(root: &Value, schema: &Value, value: &Value) -> bool {
         }
     }
     if let Value::Array(items) = value {
-        if let Some(min) = obj.get("minItems").and_then(Value::as_u64) {
-            if (items.len() as u64) < min {
-                return false;
-            }
+        let len = items.len() as u64;
+        if obj.get("minItems").and_then(Value::as_u64).is_some_and(|min| len < min)
+            || obj.get("maxItems").and_then(Value::as_u64).is_some_and(|max| len > max)
+        {
+            return false;
         }
-        if obj.get("prefixItems").is_none() {
-            if let Some(item_schema) = obj.get("items") {
-                if items.iter().any(|item| !could_accept(root, item_schema, item)) {
-                    return false;
-                }
+        let prefix = branches(schema, "prefixItems");
+        for (i, item) in items.iter().enumerate() {
+            let item_schema = prefix.get(i).or_else(|| obj.get("items"));
+            if item_schema.is_some_and(|sub| !could_accept(root, sub, item)) {
+                return false;
             }
         }
     }
@@ -350,10 +351,10 @@ struct Gen<'a> {
     skipped: BTreeSet<String>,
 }
 
-/// A value of another JSON type than `value`, following the seed's examples
+/// Values of other JSON types than `value`, following the seed's examples first
 /// (integer→string, string→number, boolean→string, array→object, object→array, …),
 /// that `types` does not allow.
-fn retyped(value: &Value, types: &BTreeSet<String>) -> Option<Value> {
+fn retyped(value: &Value, types: &BTreeSet<String>) -> Vec<Value> {
     let as_text = Value::String(value.to_string());
     let as_array = match value {
         Value::Object(map) => Value::Array(map.values().cloned().collect()),
@@ -373,7 +374,7 @@ fn retyped(value: &Value, types: &BTreeSet<String>) -> Option<Value> {
         Value::Object(_) => vec![as_array, json!("{}"), json!(0)],
         Value::Null => vec![json!("null"), json!(0), json!(false), json!([]), json!({})],
     };
-    candidates.into_iter().find(|c| !type_allows(types, c))
+    candidates.into_iter().filter(|c| !type_allows(types, c)).collect()
 }
 
 impl<'a> Gen<'a> {
@@ -412,13 +413,17 @@ impl<'a> Gen<'a> {
 
         let types = view.iter().filter_map(|s| type_set(s)).reduce(|a, b| a.intersection(&b).cloned().collect());
         if let Some(types) = &types {
-            match retyped(value, types) {
-                Some(other) => {
-                    let mutated = edited(self.instance, path, |v| *v = other);
-                    self.mutation("change-type", path, mutated);
-                }
+            // The first retyped value the schema provably rejects: under an `anyOf` the
+            // seed's preferred type may be another branch's (an untagged `u64 | String`).
+            let candidates = retyped(value, types);
+            let mutated = candidates
+                .into_iter()
+                .map(|other| edited(self.instance, path, |v| *v = other))
+                .find(|mutated| !could_accept(root, root, mutated));
+            match mutated {
+                Some(mutated) => self.mutation("change-type", path, mutated),
                 None => {
-                    self.skipped.insert(format!("change-type at {at}: every JSON type is allowed"));
+                    self.skipped.insert(format!("change-type at {at}: no other JSON type is provably invalid"));
                 }
             }
         }
@@ -492,6 +497,12 @@ impl<'a> Gen<'a> {
                     expect: Expect::Reject,
                     value: mutated,
                 }),
+                Compatibility::Additive if view.iter().any(|s| is_variant_envelope(s)) => {
+                    // `{"variant": {…}}` of an externally tagged enum: the key is the
+                    // discriminant, serde writes exactly one, and schemars closes it even
+                    // under `additive` (discriminants stay strict).
+                    self.skipped.insert(format!("unknown-key-additive at {at}: externally tagged enum envelope"));
+                }
                 Compatibility::Additive => self.control("unknown-key-additive", path, mutated),
             }
         }
@@ -533,6 +544,17 @@ impl<'a> Gen<'a> {
             path.pop();
         }
     }
+}
+
+/// Whether `schema` is the one-key object serde writes for a variant of an externally
+/// tagged enum: one property, required, nothing else allowed.
+fn is_variant_envelope(schema: &Value) -> bool {
+    let props = schema.get("properties").and_then(Value::as_object);
+    let required = schema.get("required").and_then(Value::as_array);
+    schema.get("additionalProperties") == Some(&Value::Bool(false))
+        && props.is_some_and(|p| p.len() == 1)
+        && required
+            .is_some_and(|r| r.len() == 1 && props.is_some_and(|p| r[0].as_str().is_some_and(|k| p.contains_key(k))))
 }
 
 /// The values an `enum` or `const` allows.
@@ -658,15 +680,18 @@ impl Tally {
     }
 }
 
-#[test]
-fn every_contract_rejects_generated_mutations_and_accepts_clean_controls() {
-    let instances = samples();
-    let contracts = contracts();
-    let names: BTreeSet<&str> = contracts.iter().map(|c| c.name()).collect();
-    let sampled: BTreeSet<&str> = instances.keys().copied().collect();
-    assert_eq!(names, sampled, "every contract needs real samples here, and every sample set a contract");
+/// What one run over a set of contracts found.
+#[derive(Default)]
+struct Outcome {
+    total: Tally,
+    failures: Vec<String>,
+    kinds: BTreeMap<&'static str, usize>,
+    skipped: BTreeSet<String>,
+}
 
-    println!("serde_json preserve_order in this build: {}", serde_json_preserves_order());
+/// Generates and validates every case for every `(contract, instances)`, printing one row
+/// per contract and the total.
+fn run(sets: &[(&OutputContract, Vec<Value>)]) -> Outcome {
     println!(
         "{:<18} {:<9} {:>7} {:>9} {:>8} {:>6} {:>13} {:>13} {:>13} {:>7}",
         "contract",
@@ -682,88 +707,92 @@ fn every_contract_rejects_generated_mutations_and_accepts_clean_controls() {
     );
     // `MUTATIONS_VERBOSE=1` lists every case and its verdict.
     let verbose = std::env::var_os("MUTATIONS_VERBOSE").is_some();
-    let mut total = Tally::default();
-    let mut failures = Vec::new();
-    let mut kinds: BTreeMap<&str, usize> = BTreeMap::new();
-    for contract in &contracts {
+    let mut outcome = Outcome::default();
+    for (contract, instances) in sets {
+        let name = contract.name();
         let mut tally = Tally::default();
         let mut skipped = BTreeSet::new();
-        for instance in &instances[contract.name()] {
-            assert!(!instance.is_null(), "sample of {} is null", contract.name());
+        for instance in instances {
             tally.samples += 1;
             let (cases, skips) = generate(contract, instance);
             skipped.extend(skips);
             for case in cases {
-                *kinds.entry(case.kind).or_default() += 1;
+                *outcome.kinds.entry(case.kind).or_default() += 1;
                 let verdict = contract.validate(&case.value);
                 if verbose {
                     let got = if verdict.is_ok() { "accepted" } else { "rejected" };
-                    println!("    {} {:?} {} `{}`: {got}", contract.name(), case.expect, case.kind, case.at);
+                    println!("    {name} {:?} {} `{}`: {got}", case.expect, case.kind, case.at);
                 }
+                let (kind, at) = (case.kind, &case.at);
                 match (case.expect, verdict) {
                     (Expect::Reject, Ok(())) => {
                         tally.mutations += 1;
                         tally.false_accepts += 1;
-                        failures.push(format!(
-                            "FALSE ACCEPT {} {} at `{}`: {}",
-                            contract.name(),
-                            case.kind,
-                            case.at,
-                            case.value
-                        ));
+                        outcome.failures.push(format!("FALSE ACCEPT {name} {kind} at `{at}`: {}", case.value));
                     }
                     (Expect::Reject, Err(report)) => {
                         tally.mutations += 1;
-                        if !report.violations().iter().any(|v| is_ancestor_or_self(v.pointer(), &case.at)) {
+                        if !report.violations().iter().any(|v| is_ancestor_or_self(v.pointer(), at)) {
                             tally.misattributed += 1;
-                            failures.push(format!(
-                                "MISATTRIBUTED {} {} at `{}`: {report}",
-                                contract.name(),
-                                case.kind,
-                                case.at
-                            ));
+                            outcome.failures.push(format!("MISATTRIBUTED {name} {kind} at `{at}`: {report}"));
                         }
                     }
                     (Expect::Accept, verdict) => {
                         tally.controls += 1;
                         if !could_accept(contract.schema(), contract.schema(), &case.value) {
-                            failures.push(format!(
-                                "CONTROL NOT VALID BY LENIENT CHECK {} {} at `{}`",
-                                contract.name(),
-                                case.kind,
-                                case.at
-                            ));
+                            outcome.failures.push(format!("CONTROL INVALID BY LENIENT CHECK {name} {kind} at `{at}`"));
                         }
                         if let Err(report) = verdict {
                             tally.false_rejects += 1;
-                            failures.push(format!(
-                                "FALSE REJECT {} {} at `{}`: {report}",
-                                contract.name(),
-                                case.kind,
-                                case.at
-                            ));
+                            outcome.failures.push(format!("FALSE REJECT {name} {kind} at `{at}`: {report}"));
                         }
                     }
                 }
             }
         }
         tally.skipped = skipped.len();
-        println!("{}", tally.row(contract.name(), contract.compatibility().as_str()));
+        println!("{}", tally.row(name, contract.compatibility().as_str()));
         for reason in &skipped {
             println!("    skipped: {reason}");
         }
-        assert!(tally.mutations > 0 && tally.controls > 0, "{}: no cases generated", contract.name());
-        total.add(&tally);
+        assert!(tally.mutations > 0 && tally.controls > 0, "{name}: no cases generated");
+        outcome.total.add(&tally);
+        outcome.skipped.extend(skipped.into_iter().map(|reason| format!("{name}: {reason}")));
     }
-    println!("{}", total.row("TOTAL", ""));
-    println!("cases by kind: {kinds:?}");
-    for failure in &failures {
+    println!("{}", outcome.total.row("TOTAL", ""));
+    println!("cases by kind: {:?}", outcome.kinds);
+    for failure in &outcome.failures {
         println!("{failure}");
     }
+    outcome
+}
 
-    // Every kind of case the brief names must have been generated at least once, so a
-    // walker regression cannot silently drop a whole experiment.
-    for kind in [
+impl Outcome {
+    fn assert_clean(&self, kinds: &[&str]) {
+        // Each listed kind must have been generated at least once, so a walker regression
+        // cannot silently drop a whole experiment.
+        for kind in kinds {
+            assert!(self.kinds.contains_key(kind), "no `{kind}` case was generated");
+        }
+        let failures = self.failures.join("\n");
+        assert_eq!(self.total.false_accepts, 0, "false accepts:\n{failures}");
+        assert_eq!(self.total.false_rejects, 0, "false rejects:\n{failures}");
+        assert!(self.failures.is_empty(), "{failures}");
+    }
+}
+
+#[test]
+fn every_contract_rejects_generated_mutations_and_accepts_clean_controls() {
+    let mut instances = samples();
+    let contracts = contracts();
+    let names: BTreeSet<&str> = contracts.iter().map(|c| c.name()).collect();
+    let sampled: BTreeSet<&str> = instances.keys().copied().collect();
+    assert_eq!(names, sampled, "every contract needs real samples here, and every sample set a contract");
+
+    println!("serde_json preserve_order in this build: {}", serde_json_preserves_order());
+    let sets: Vec<(&OutputContract, Vec<Value>)> =
+        contracts.iter().map(|c| (*c, instances.remove(c.name()).unwrap_or_default())).collect();
+    run(&sets).assert_clean(&[
         "delete-required",
         "change-type",
         "unknown-enum",
@@ -773,12 +802,140 @@ fn every_contract_rejects_generated_mutations_and_accepts_clean_controls() {
         "reordered-keys",
         "empty-array",
         "null-where-allowed",
-    ] {
-        assert!(kinds.contains_key(kind), "no `{kind}` case was generated");
+    ]);
+}
+
+// ------------------------------------------------------------ the generator itself
+
+/// Shapes the demo contracts do not have, to show that the generator handles them: a
+/// nullable struct (`anyOf` with null), a field serde may omit, a map, externally and
+/// adjacently tagged enums, an untagged enum whose branches overlap in JSON types, and a
+/// tuple (`prefixItems`). Each is emitted under both compatibilities.
+mod shapes {
+    #![allow(unreachable_pub, reason = "one macro body serves both contracts")]
+
+    use std::collections::BTreeMap;
+
+    use contract_runtime::ToolOutput;
+    use schemars::JsonSchema;
+    use serde::Serialize;
+
+    #[derive(Clone, Debug, Serialize, JsonSchema)]
+    pub struct Owner {
+        pub login: String,
+        pub admin: bool,
     }
-    assert_eq!(total.false_accepts, 0, "false accepts:\n{}", failures.join("\n"));
-    assert_eq!(total.false_rejects, 0, "false rejects:\n{}", failures.join("\n"));
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+
+    #[derive(Clone, Copy, Debug, Serialize, JsonSchema)]
+    #[serde(rename_all = "snake_case")]
+    pub enum Reason {
+        Done,
+        WontFix,
+    }
+
+    /// Externally tagged: `"reopened"`, `{"opened": {…}}`, `{"closed": {…}}`.
+    #[derive(Clone, Debug, Serialize, JsonSchema)]
+    #[serde(rename_all = "snake_case")]
+    pub enum Event {
+        Opened { by: String },
+        Closed { reason: Reason, at_ms: u64 },
+        Reopened,
+    }
+
+    /// Adjacently tagged.
+    #[derive(Clone, Debug, Serialize, JsonSchema)]
+    #[serde(tag = "kind", content = "data", rename_all = "snake_case")]
+    pub enum Step {
+        Build { target: String },
+        Test(u32),
+        Idle,
+    }
+
+    /// Untagged: a count or a label.
+    #[derive(Clone, Debug, Serialize, JsonSchema)]
+    #[serde(untagged)]
+    pub enum Amount {
+        Count(u64),
+        Label(String),
+    }
+
+    macro_rules! shape {
+        ($name:ident, $compatibility:tt) => {
+            #[derive(Clone, Debug, Serialize, JsonSchema, ToolOutput)]
+            #[tool_output(version = "1.0.0", compatibility = $compatibility)]
+            pub struct $name {
+                pub owner: Option<Owner>,
+                #[serde(skip_serializing_if = "Option::is_none")]
+                pub note: Option<String>,
+                pub counts: BTreeMap<String, u32>,
+                pub events: Vec<Event>,
+                pub step: Step,
+                pub amount: Amount,
+                pub pair: (u8, String),
+            }
+
+            impl $name {
+                pub fn instances() -> Vec<Self> {
+                    let full = Self {
+                        owner: Some(Owner { login: "ada".to_owned(), admin: true }),
+                        note: Some("first run".to_owned()),
+                        counts: BTreeMap::from([("passed".to_owned(), 12), ("failed".to_owned(), 1)]),
+                        events: vec![
+                            Event::Opened { by: "ada".to_owned() },
+                            Event::Closed { reason: Reason::WontFix, at_ms: 1_764_000_000_000 },
+                            Event::Reopened,
+                        ],
+                        step: Step::Build { target: "x86_64".to_owned() },
+                        amount: Amount::Count(3),
+                        pair: (7, "seven".to_owned()),
+                    };
+                    let sparse = Self {
+                        owner: None,
+                        note: None,
+                        counts: BTreeMap::new(),
+                        events: vec![],
+                        step: Step::Test(42),
+                        amount: Amount::Label("many".to_owned()),
+                        pair: (0, String::new()),
+                    };
+                    let idle = Self {
+                        step: Step::Idle,
+                        events: vec![Event::Reopened, Event::Closed { reason: Reason::Done, at_ms: 0 }],
+                        ..sparse.clone()
+                    };
+                    vec![full, sparse, idle]
+                }
+            }
+        };
+    }
+
+    shape!(ShapesExact, "exact");
+    shape!(ShapesAdditive, "additive");
+}
+
+#[test]
+fn generator_handles_shapes_the_demo_lacks() {
+    use shapes::{ShapesAdditive, ShapesExact};
+    fn values<T: serde::Serialize>(items: &[T]) -> Vec<Value> {
+        items.iter().map(|item| serde_json::to_value(item).expect("an instance serializes")).collect()
+    }
+    let sets = vec![
+        (ShapesExact::contract(), values(&ShapesExact::instances())),
+        (ShapesAdditive::contract(), values(&ShapesAdditive::instances())),
+    ];
+    let outcome = run(&sets);
+    outcome.assert_clean(&[
+        "delete-required",
+        "delete-optional",
+        "change-type",
+        "unknown-enum",
+        "unknown-key-exact",
+        "unknown-key-additive",
+        "empty-array",
+        "null-where-allowed",
+    ]);
+    // The tuple must keep its two items, so emptying it is not a clean control.
+    assert!(outcome.skipped.iter().any(|r| r.contains("empty-array at /pair")), "{:?}", outcome.skipped);
 }
 
 // ------------------------------------------------------------------------ seed 001
@@ -842,8 +999,14 @@ fn seed_001_samples_against_search_tickets() {
         "every seed sample has a verdict"
     );
 
+    // The seed's own schema, compiled as it stands, must give the seed's verdicts too:
+    // our contract and the advertised seed schema agree on every sample.
+    let seed_schema: Value = serde_json::from_str(SEED_001_OUTPUT_SCHEMA).expect("seed schema is JSON");
+    let seed_validator = jsonschema::draft202012::new(&seed_schema).expect("seed schema compiles");
+
     for (name, sample) in &samples {
         let verdict = verdicts[name].as_str().expect("a verdict is a string");
+        assert_eq!(seed_validator.is_valid(sample), verdict == "pass", "{name} against seed 001's own schema");
         let result = contract.validate(sample);
         println!("{name}: expected {verdict}, got {}", if result.is_ok() { "pass" } else { "fail" });
         match verdict {
