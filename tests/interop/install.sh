@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Installs the pinned official MCP clients the interop tests drive, into ignored folders:
+#   node_modules/  @modelcontextprotocol/sdk from package.json + package-lock.json (npm ci)
+#   .venv/         mcp from requirements.txt (every transitive dependency pinned)
+# Idempotent: a stamp per ecosystem records what was installed, so a second run that has
+# nothing to do returns at once. Needs only node/npm and python3 (with venv and pip).
+set -euo pipefail
+cd "$(dirname "$0")"
+
+need() {
+    command -v "$1" >/dev/null 2>&1 || { echo "install.sh: \`$1\` is required for the interop tests" >&2; exit 1; }
+}
+
+stamp_of() {
+    # What an install depends on: the lock/requirements file and the tool version.
+    { cat "$@"; "$TOOL" --version; } | sha256sum | cut -d' ' -f1
+}
+
+need node
+need npm
+TOOL=node
+node_stamp="$(stamp_of package.json package-lock.json)"
+if [ "$(cat node_modules/.tool-contracts-stamp 2>/dev/null || true)" != "$node_stamp" ]; then
+    echo "install.sh: installing the TypeScript SDK client (npm ci)" >&2
+    npm ci --no-audit --no-fund --loglevel=error >&2
+    echo "$node_stamp" > node_modules/.tool-contracts-stamp
+fi
+
+PYTHON="${PYTHON:-python3}"
+need "$PYTHON"
+TOOL="$PYTHON"
+py_stamp="$(stamp_of requirements.txt)"
+if [ "$(cat .venv/.tool-contracts-stamp 2>/dev/null || true)" != "$py_stamp" ]; then
+    echo "install.sh: installing the Python SDK client (pip, into .venv)" >&2
+    rm -rf .venv
+    "$PYTHON" -m venv .venv
+    .venv/bin/python -m pip install --quiet --disable-pip-version-check --no-input -r requirements.txt >&2
+    echo "$py_stamp" > .venv/.tool-contracts-stamp
+fi
+
+node -e "const p=require('./node_modules/@modelcontextprotocol/sdk/package.json');console.error('install.sh: @modelcontextprotocol/sdk '+p.version)"
+.venv/bin/python -c "import sys; from importlib.metadata import version; print('install.sh: mcp ' + version('mcp'), file=sys.stderr)"
