@@ -448,21 +448,19 @@ enum Mode {
 /// `unevaluatedProperties: false` on the outermost object where serde composes.
 fn close_objects(root: &mut Value) {
     // Pass 1: in which modes is each definition reached?
-    let mut seen: HashSet<(String, Mode)> = HashSet::new();
-    let mut work = vec![];
-    let mut refs = Vec::new();
-    visit(&mut root.clone(), Mode::Closing, false, &HashSet::new(), &mut refs);
-    work.append(&mut refs);
-    while let Some((reference, mode)) = work.pop() {
-        if !seen.insert((reference.clone(), mode)) {
-            continue;
-        }
-        if let Some(target) = resolve(root, &reference) {
-            visit(&mut target.clone(), mode, false, &HashSet::new(), &mut refs);
-            work.append(&mut refs);
-        }
+    let seen = reached_modes(root);
+    // The root schema is always the outermost object of the result, but it can also be
+    // a composed branch: `#[serde(tag = "k")] enum Entry { Nested(Root), … }` inside
+    // `Root` composes the root with the tag through `$ref: "#"`. A definition in that
+    // position is left open and closed at each use instead; the root has no use to close
+    // it at, so its body moves into `$defs` and the root becomes one closing use of it.
+    if seen.contains(&("#".to_owned(), Mode::Open)) && hoist_root(root) {
+        close_objects(root);
+        return;
     }
     let open: HashSet<String> = seen.iter().filter(|(_, m)| *m == Mode::Open).map(|(r, _)| r.clone()).collect();
+    // Pass 2 records references too; they are not needed any more.
+    let mut refs = Vec::new();
 
     // Pass 2: apply, the root first, then each definition in the mode it needs.
     let defs: Vec<String> = root
@@ -484,6 +482,66 @@ fn close_objects(root: &mut Value) {
     if let (Some(obj), Some(defs)) = (root.as_object_mut(), root_defs) {
         obj.insert("$defs".to_owned(), defs);
     }
+}
+
+/// Every `$ref` reachable from the root, with each mode it is reached in.
+fn reached_modes(root: &Value) -> HashSet<(String, Mode)> {
+    let mut seen: HashSet<(String, Mode)> = HashSet::new();
+    let mut work = vec![];
+    let mut refs = Vec::new();
+    visit(&mut root.clone(), Mode::Closing, false, &HashSet::new(), &mut refs);
+    work.append(&mut refs);
+    while let Some((reference, mode)) = work.pop() {
+        if !seen.insert((reference.clone(), mode)) {
+            continue;
+        }
+        if let Some(target) = resolve(root, &reference) {
+            visit(&mut target.clone(), mode, false, &HashSet::new(), &mut refs);
+            work.append(&mut refs);
+        }
+    }
+    seen
+}
+
+/// Moves the root's body into `$defs` (named after its title) and points the root and
+/// every `$ref: "#"` at it. `$schema` stays at the root; `title` and `description` are
+/// kept on both. Returns `false` when the root is not an object schema.
+fn hoist_root(root: &mut Value) -> bool {
+    fn point_at(node: &mut Value, reference: &str) {
+        if let Some(obj) = node.as_object_mut() {
+            if obj.get("$ref").and_then(Value::as_str) == Some("#") {
+                obj.insert("$ref".to_owned(), Value::String(reference.to_owned()));
+            }
+        }
+        for_each_child_mut(node, &mut |child| point_at(child, reference));
+    }
+    let Some(obj) = root.as_object_mut() else { return false };
+    let mut defs = match obj.remove("$defs") {
+        Some(Value::Object(defs)) => defs,
+        _ => Map::new(),
+    };
+    let base = obj.get("title").and_then(Value::as_str).unwrap_or("Root").to_owned();
+    // `$defs` is finite, so one of its length + 1 candidates is free.
+    let name = std::iter::once(base.clone())
+        .chain((2..=defs.len() + 1).map(|i| format!("{base}{i}")))
+        .find(|n| !defs.contains_key(n))
+        .unwrap_or(base);
+    let reference = format!("#/$defs/{}", escape_pointer_token(&name));
+    let mut kept = Map::new();
+    for key in ["$schema", "title", "description"] {
+        if let Some(value) = obj.get(key) {
+            kept.insert(key.to_owned(), value.clone());
+        }
+    }
+    obj.remove("$schema");
+    let mut body = Value::Object(std::mem::take(obj));
+    point_at(&mut body, &reference);
+    defs.values_mut().for_each(|def| point_at(def, &reference));
+    defs.insert(name, body);
+    *obj = kept;
+    obj.insert("$ref".to_owned(), Value::String(reference));
+    obj.insert("$defs".to_owned(), Value::Object(defs));
+    true
 }
 
 /// Visits one schema node in `mode`. With `apply`, closes objects; always records the

@@ -1322,6 +1322,96 @@ recursive_flattened_def {
         ], &[])]
     }
 }
+
+internal_newtype_shared_and_recursive {
+    #[derive(Serialize, JsonSchema)]
+    pub struct Inner { pub name: String, pub children: Vec<Root>, pub twin: Option<Box<Inner>> }
+
+    /// The newtype variant's struct is composed with the tag (left open) and also used
+    /// as a plain field (closed at that use), and it recurses back to the root.
+    #[derive(Serialize, JsonSchema, ToolOutput)]
+    #[tool_output(version = "1.0.0", compatibility = $c)]
+    #[serde(tag = "kind")]
+    pub enum Root { Wrapped(Inner), Leaf { n: u8 } }
+
+    pub fn cases() -> Vec<Case> {
+        let inner = |n: &str| Inner { name: n.into(), children: vec![], twin: None };
+        vec![case("internal_newtype_shared_and_recursive", vec![
+            Root::Leaf { n: 1 },
+            Root::Wrapped(inner("a")),
+            Root::Wrapped(Inner { name: "b".into(), children: vec![Root::Leaf { n: 2 }, Root::Wrapped(inner("c"))], twin: Some(Box::new(inner("d"))) }),
+        ], &[])]
+    }
+}
+
+composed_values_everywhere {
+    #[derive(Serialize, JsonSchema)]
+    pub struct Meta { pub source: String }
+
+    #[derive(Serialize, JsonSchema)]
+    #[serde(tag = "type")]
+    pub enum Kind { A, B { b: u8 } }
+
+    #[derive(Serialize, JsonSchema)]
+    pub struct Item { pub id: u32, #[serde(flatten)] pub meta: Meta, #[serde(flatten)] pub kind: Kind }
+
+    /// A composed struct as array item, map value, optional field and tuple member.
+    #[derive(Serialize, JsonSchema, ToolOutput)]
+    #[tool_output(version = "1.0.0", compatibility = $c)]
+    pub struct Root { pub list: Vec<Item>, pub by_id: BTreeMap<String, Item>, pub first: Option<Item>, pub pair: (Item, u8) }
+
+    pub fn cases() -> Vec<Case> {
+        let item = |i, kind| Item { id: i, meta: Meta { source: "s".into() }, kind };
+        vec![case("composed_values_everywhere", vec![
+            Root { list: vec![], by_id: BTreeMap::new(), first: None, pair: (item(0, Kind::A), 0) },
+            Root { list: vec![item(1, Kind::A), item(2, Kind::B { b: 1 })], by_id: [("k".to_owned(), item(3, Kind::B { b: 2 }))].into(), first: Some(item(4, Kind::A)), pair: (item(5, Kind::B { b: 3 }), 1) },
+        ], &["/by_id"])]
+    }
+}
+
+generic_flatten_enum {
+    #[derive(Serialize, JsonSchema)]
+    #[serde(tag = "op")]
+    pub enum Op { Put { key: String }, Drop }
+
+    #[derive(Serialize, JsonSchema)]
+    pub struct Envelope<T> { pub seq: u64, #[serde(flatten)] pub body: T }
+
+    #[derive(Serialize, JsonSchema)]
+    pub struct Outer<T> { pub at: u32, #[serde(flatten)] pub inner: T }
+
+    /// A generic flattened parameter that is an internally tagged enum, nested twice.
+    #[derive(Serialize, JsonSchema, ToolOutput)]
+    #[tool_output(version = "1.0.0", compatibility = $c)]
+    pub struct Root { pub ops: Vec<Envelope<Op>>, pub last: Outer<Envelope<Op>> }
+
+    pub fn cases() -> Vec<Case> {
+        vec![case("generic_flatten_enum", vec![
+            Root { ops: vec![], last: Outer { at: 1, inner: Envelope { seq: 2, body: Op::Drop } } },
+            Root { ops: vec![Envelope { seq: 1, body: Op::Put { key: "k".into() } }, Envelope { seq: 2, body: Op::Drop }], last: Outer { at: 3, inner: Envelope { seq: 4, body: Op::Put { key: String::new() } } } },
+        ], &[])]
+    }
+}
+
+root_as_internal_newtype {
+    #[derive(Serialize, JsonSchema)]
+    #[serde(tag = "k")]
+    pub enum Entry { Nested(Root), Leaf { v: u8 } }
+
+    /// The root struct is also the content of an internally tagged newtype variant: the
+    /// root schema is the outermost object and, through `$ref: "#"`, a composed branch.
+    #[derive(Serialize, JsonSchema, ToolOutput)]
+    #[tool_output(version = "1.0.0", compatibility = $c)]
+    pub struct Root { pub name: String, pub entries: Vec<Entry> }
+
+    pub fn cases() -> Vec<Case> {
+        let leaf = |n: &str| Root { name: n.into(), entries: vec![] };
+        vec![case("root_as_internal_newtype", vec![
+            leaf("a"),
+            Root { name: "a".into(), entries: vec![Entry::Leaf { v: 1 }, Entry::Nested(leaf("b")), Entry::Nested(Root { name: "c".into(), entries: vec![Entry::Nested(leaf("d"))] })] },
+        ], &[])]
+    }
+}
     } };
 }
 
