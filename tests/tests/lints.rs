@@ -1,0 +1,347 @@
+//! No silent `{}` (issue 2, item 4; DESIGN.md decision 4) and portable formats
+//! (decision 5). Every refusal has a clean control built the same way that must pass.
+
+#![allow(dead_code, reason = "types here exist for their schemas; most are never constructed")]
+
+use std::collections::{BTreeMap, HashMap};
+
+use contract_runtime::{snapshot, ContractError, OutputContract, ToolOutput};
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde_json::Value;
+
+/// The refusal of `T`, or a panic naming what was accepted.
+fn refusal<T: ToolOutput>() -> ContractError {
+    match T::try_contract() {
+        Ok(contract) => panic!("`{}` must be refused, got {}", contract.type_name(), contract.id()),
+        Err(err) => err,
+    }
+}
+
+fn accepted<T: ToolOutput>() -> &'static OutputContract {
+    T::try_contract().unwrap_or_else(|err| panic!("must be accepted: {err}"))
+}
+
+// ------------------------------------------------------------------ a `Value` field
+
+#[derive(Serialize, JsonSchema, ToolOutput)]
+#[tool_output(version = "1.0.0", compatibility = "exact")]
+struct RawPayload {
+    url: String,
+    payload: Value,
+}
+
+#[derive(Serialize, JsonSchema, ToolOutput)]
+#[tool_output(version = "1.0.0", compatibility = "exact")]
+struct TypedPayload {
+    url: String,
+    payload: BTreeMap<String, u32>,
+}
+
+#[derive(Serialize, JsonSchema, ToolOutput)]
+#[tool_output(version = "1.0.0", compatibility = "exact", name = "opaque_payload")]
+struct OpaquePayload {
+    url: String,
+    #[tool_output(opaque)]
+    payload: Value,
+}
+
+#[test]
+fn a_value_field_without_opaque_is_refused_naming_type_field_and_pointer() {
+    let err = refusal::<RawPayload>();
+    let message = err.to_string();
+    assert_eq!(err.type_name(), "RawPayload");
+    assert_eq!(err.pointer(), Some("/properties/payload"));
+    for part in ["`RawPayload`", "`payload`", "`/properties/payload`", "#[tool_output(opaque)]"] {
+        assert!(message.contains(part), "message lacks {part}: {message}");
+    }
+    // Clean control: the same struct with a concrete type.
+    assert!(accepted::<TypedPayload>().opaque_pointers().is_empty());
+}
+
+#[test]
+fn a_declared_opaque_field_is_accepted_and_listed_in_the_inventory() {
+    let contract = accepted::<OpaquePayload>();
+    assert_eq!(contract.opaque_pointers(), ["/payload"]);
+    // The opaque value may be anything, the rest stays closed under `exact`.
+    for payload in [serde_json::json!(null), serde_json::json!([1, "a"]), serde_json::json!({ "any": { "thing": 1 } })]
+    {
+        let value = serde_json::to_value(OpaquePayload { url: "u".into(), payload }).expect("serializes");
+        assert!(contract.validate(&value).is_ok(), "{value}");
+    }
+    assert!(contract.validate(&serde_json::json!({ "url": "u", "payload": 1, "extra": 1 })).is_err());
+
+    let files = snapshot::render(&contract_runtime::contracts![OpaquePayload, TypedPayload]).expect("renders");
+    let entry = snapshot::inventory_entry(&files, "opaque_payload").expect("listed in the inventory");
+    assert_eq!(entry["opaque"], serde_json::json!(["/payload"]));
+    // Clean control: a contract without opaque fields lists none.
+    let entry = snapshot::inventory_entry(&files, "typed_payload").expect("listed in the inventory");
+    assert_eq!(entry["opaque"], serde_json::json!([]));
+}
+
+// ------------------------------------------------------------------ nested `Value` fields
+
+#[derive(Serialize, JsonSchema)]
+struct RawPage {
+    url: String,
+    metadata: Value,
+}
+
+#[derive(Serialize, JsonSchema)]
+struct OpaquePage {
+    url: String,
+    #[schemars(transform = contract_runtime::opaque)]
+    metadata: Value,
+}
+
+#[derive(Serialize, JsonSchema, ToolOutput)]
+#[tool_output(version = "1.0.0", compatibility = "additive")]
+struct RawPages {
+    pages: Vec<RawPage>,
+}
+
+#[derive(Serialize, JsonSchema, ToolOutput)]
+#[tool_output(version = "1.0.0", compatibility = "additive", name = "opaque_pages")]
+struct OpaquePages {
+    pages: Vec<OpaquePage>,
+    by_key: BTreeMap<String, OpaquePage>,
+}
+
+#[test]
+fn a_nested_value_field_needs_the_opaque_transform() {
+    let err = refusal::<RawPages>();
+    let message = err.to_string();
+    assert_eq!(err.pointer(), Some("/$defs/RawPage/properties/metadata"));
+    for part in ["`RawPages`", "`metadata`", "`/$defs/RawPage/properties/metadata`", "contract_runtime::opaque"] {
+        assert!(message.contains(part), "message lacks {part}: {message}");
+    }
+
+    // Clean control: the transform declares it opaque, at every place the type is used.
+    let contract = accepted::<OpaquePages>();
+    assert_eq!(contract.opaque_pointers(), ["/by_key/*/metadata", "/pages/*/metadata"]);
+    let files = snapshot::render(&contract_runtime::contracts![OpaquePages]).expect("renders");
+    let entry = snapshot::inventory_entry(&files, "opaque_pages").expect("listed in the inventory");
+    assert_eq!(entry["opaque"], serde_json::json!(["/by_key/*/metadata", "/pages/*/metadata"]));
+}
+
+// ------------------------------------------------------------------ maps, options, roots
+
+#[derive(Serialize, JsonSchema, ToolOutput)]
+#[tool_output(version = "1.0.0", compatibility = "exact")]
+struct ValueMap {
+    labels: HashMap<String, Value>,
+}
+
+#[derive(Serialize, JsonSchema, ToolOutput)]
+#[tool_output(version = "1.0.0", compatibility = "exact")]
+struct TypedMap {
+    labels: HashMap<String, String>,
+}
+
+#[derive(Serialize, JsonSchema, ToolOutput)]
+#[tool_output(version = "1.0.0", compatibility = "exact")]
+struct FlattenedValueMap {
+    id: u32,
+    #[serde(flatten)]
+    rest: BTreeMap<String, Value>,
+}
+
+#[derive(Serialize, JsonSchema, ToolOutput)]
+#[tool_output(version = "1.0.0", compatibility = "exact")]
+struct FlattenedTypedMap {
+    id: u32,
+    #[serde(flatten)]
+    rest: BTreeMap<String, bool>,
+}
+
+#[derive(Serialize, JsonSchema, ToolOutput)]
+#[tool_output(version = "1.0.0", compatibility = "exact")]
+struct MaybeValue {
+    extra: Option<Value>,
+}
+
+#[derive(Serialize, JsonSchema, ToolOutput)]
+#[tool_output(version = "1.0.0", compatibility = "exact")]
+struct MaybeNumber {
+    extra: Option<u32>,
+}
+
+/// A flattened `Option` of an enum whose every variant is a `Value`: the `None` branch
+/// that schema.rs types as an object must not hide the permissive variant.
+#[derive(Serialize, JsonSchema)]
+enum Loose {
+    Anything(Value),
+}
+
+#[derive(Serialize, JsonSchema, ToolOutput)]
+#[tool_output(version = "1.0.0", compatibility = "exact")]
+struct FlattenedLoose {
+    id: u32,
+    #[serde(flatten)]
+    loose: Option<Loose>,
+}
+
+#[derive(Serialize, JsonSchema)]
+enum Strict {
+    Count(u32),
+}
+
+#[derive(Serialize, JsonSchema, ToolOutput)]
+#[tool_output(version = "1.0.0", compatibility = "exact")]
+struct FlattenedStrict {
+    id: u32,
+    #[serde(flatten)]
+    strict: Option<Strict>,
+}
+
+#[test]
+fn maps_and_options_of_value_are_refused() {
+    let err = refusal::<ValueMap>();
+    assert!(err.to_string().contains("`labels`"), "{err}");
+    assert!(err.pointer().is_some_and(|p| p.starts_with("/properties/labels/")), "{err}");
+    accepted::<TypedMap>();
+
+    let err = refusal::<FlattenedValueMap>();
+    assert!(err.to_string().contains("`FlattenedValueMap`"), "{err}");
+    accepted::<FlattenedTypedMap>();
+
+    let err = refusal::<MaybeValue>();
+    assert!(err.to_string().contains("`MaybeValue`"), "{err}");
+    assert!(err.pointer().is_some_and(|p| p.starts_with("/properties/extra")), "{err}");
+    accepted::<MaybeNumber>();
+
+    let err = refusal::<FlattenedLoose>();
+    assert!(err.to_string().contains("`FlattenedLoose`"), "{err}");
+    let strict = accepted::<FlattenedStrict>();
+    for value in [FlattenedStrict { id: 1, strict: None }, FlattenedStrict { id: 2, strict: Some(Strict::Count(3)) }] {
+        assert!(strict.validate_output(&value).is_ok());
+    }
+}
+
+#[derive(Serialize, JsonSchema, ToolOutput)]
+#[tool_output(version = "1.0.0", compatibility = "additive")]
+#[serde(transparent)]
+struct Anything(Value);
+
+#[derive(Serialize, JsonSchema, ToolOutput)]
+#[tool_output(version = "1.0.0", compatibility = "additive")]
+#[serde(transparent)]
+struct Numbers(Vec<u32>);
+
+#[derive(Serialize, JsonSchema, ToolOutput)]
+#[tool_output(version = "1.0.0", compatibility = "additive")]
+#[serde(untagged)]
+enum EitherAnything {
+    Text(String),
+    Other(Value),
+}
+
+#[derive(Serialize, JsonSchema, ToolOutput)]
+#[tool_output(version = "1.0.0", compatibility = "additive")]
+#[serde(untagged)]
+enum EitherTyped {
+    Text(String),
+    Other(u32),
+}
+
+#[test]
+fn a_root_that_accepts_anything_is_refused() {
+    let err = refusal::<Anything>();
+    assert_eq!(err.pointer(), Some(""));
+    assert!(err.to_string().contains("`Anything`") && err.to_string().contains("root"), "{err}");
+    accepted::<Numbers>();
+
+    // An untagged branch that accepts anything makes the whole root accept anything.
+    let err = refusal::<EitherAnything>();
+    assert!(err.to_string().contains("`EitherAnything`"), "{err}");
+    accepted::<EitherTyped>();
+}
+
+// ------------------------------------------------------------------ formats
+
+/// Formats defined by JSON Schema 2020-12.
+const STANDARD_FORMATS: &[&str] = &[
+    "date-time",
+    "date",
+    "time",
+    "duration",
+    "email",
+    "idn-email",
+    "hostname",
+    "idn-hostname",
+    "ipv4",
+    "ipv6",
+    "uri",
+    "uri-reference",
+    "iri",
+    "iri-reference",
+    "uuid",
+    "uri-template",
+    "json-pointer",
+    "relative-json-pointer",
+    "regex",
+];
+
+fn formats(schema: &Value, out: &mut Vec<String>) {
+    match schema {
+        Value::Object(map) => {
+            for (key, value) in map {
+                match (key.as_str(), value) {
+                    ("format", Value::String(format)) => out.push(format.clone()),
+                    _ => formats(value, out),
+                }
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|v| formats(v, out)),
+        _ => {}
+    }
+}
+
+#[derive(Serialize, JsonSchema, ToolOutput)]
+#[tool_output(version = "1.0.0", compatibility = "exact")]
+struct Numeric {
+    a: u8,
+    b: i64,
+    c: f32,
+    d: f64,
+    e: u64,
+    at: chrono::DateTime<chrono::Utc>,
+}
+
+#[test]
+fn only_standard_formats_are_advertised() {
+    // The control first: schemars itself writes non-standard formats for these types, so
+    // the check below is not vacuous.
+    let raw = contract_runtime::schema::settings().into_generator().into_root_schema_for::<Numeric>().to_value();
+    let mut raw_formats = Vec::new();
+    formats(&raw, &mut raw_formats);
+    for nonstandard in ["uint8", "int64", "float", "double", "uint64"] {
+        assert!(
+            raw_formats.iter().any(|f| f == nonstandard),
+            "schemars no longer writes `{nonstandard}`: {raw_formats:?}"
+        );
+    }
+
+    let mut contracts: Vec<&OutputContract> =
+        qe_server::all_contracts().into_iter().map(|c| c.expect("demo contracts build")).collect();
+    contracts.push(accepted::<Numeric>());
+    contracts.push(accepted::<OpaquePayload>());
+    contracts.push(accepted::<OpaquePages>());
+    let mut seen = Vec::new();
+    for contract in &contracts {
+        let mut found = Vec::new();
+        formats(contract.schema(), &mut found);
+        for format in &found {
+            assert!(STANDARD_FORMATS.contains(&format.as_str()), "`{}` advertises format `{format}`", contract.name());
+        }
+        seen.extend(found);
+    }
+    // Standard formats survive (`date-time`); the others are gone, and where schemars
+    // writes bounds they stay. It writes them only for 8- and 16-bit integers and for
+    // `minimum: 0` on unsigned ones: a 32- or 64-bit width is not advertised at all.
+    assert!(seen.iter().any(|f| f == "date-time"), "{seen:?}");
+    let numeric = accepted::<Numeric>().schema();
+    assert_eq!(numeric["properties"]["a"], serde_json::json!({ "type": "integer", "minimum": 0, "maximum": 255 }));
+    assert_eq!(numeric["properties"]["b"], serde_json::json!({ "type": "integer" }));
+    assert_eq!(numeric["properties"]["e"], serde_json::json!({ "type": "integer", "minimum": 0 }));
+}
