@@ -1412,6 +1412,52 @@ root_as_internal_newtype {
         ], &[])]
     }
 }
+
+internal_newtype_odd_contents {
+    #[derive(Serialize, JsonSchema)]
+    pub enum Action { Move { dx: i8 }, Stop }
+
+    #[derive(Serialize, JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    pub struct Strict { pub code: u16 }
+
+    #[derive(Serialize, JsonSchema)]
+    pub struct Inner { pub size: u8 }
+
+    #[derive(Serialize, JsonSchema)]
+    #[serde(transparent)]
+    pub struct Wrapper { pub inner: Inner }
+
+    /// Internally tagged newtype variants around an externally tagged enum, a struct with
+    /// `deny_unknown_fields`, and a transparent wrapper of a struct.
+    #[derive(Serialize, JsonSchema, ToolOutput)]
+    #[tool_output(version = "1.0.0", compatibility = $c)]
+    #[serde(tag = "t")]
+    pub enum Root { Act(Action), Strict(Strict), Wrapped(Wrapper) }
+
+    pub fn cases() -> Vec<Case> {
+        vec![case("internal_newtype_odd_contents", vec![
+            Root::Act(Action::Move { dx: -1 }), Root::Strict(Strict { code: 1 }), Root::Wrapped(Wrapper { inner: Inner { size: 2 } }),
+        ], &[])]
+    }
+}
+
+flatten_option_adjacent {
+    #[derive(Serialize, JsonSchema)]
+    #[serde(tag = "t", content = "c")]
+    pub enum Change { Set(String), Clear }
+
+    /// A flattened `Option` of an adjacently tagged enum.
+    #[derive(Serialize, JsonSchema, ToolOutput)]
+    #[tool_output(version = "1.0.0", compatibility = $c)]
+    pub struct Root { pub id: u32, #[serde(flatten, skip_serializing_if = "Option::is_none")] pub change: Option<Change> }
+
+    pub fn cases() -> Vec<Case> {
+        vec![case("flatten_option_adjacent", vec![
+            Root { id: 1, change: None }, Root { id: 2, change: Some(Change::Clear) }, Root { id: 3, change: Some(Change::Set("s".into())) },
+        ], &[])]
+    }
+}
     } };
 }
 
