@@ -9,6 +9,9 @@ pub(crate) fn run(args: &[&str]) -> Result<(), String> {
     run_cmd("cargo", &["fmt", "--all", "--", "--check"])?;
     crate::schemas::run(&["--check"])?;
     run_cmd("cargo", &["clippy", "--workspace", "--all-targets", "--all-features", "--", "-D", "warnings"])?;
+    // The interop tests drive the official TypeScript and Python MCP clients; install the
+    // pinned versions first (idempotent, and fast when they are already there).
+    run_cmd("bash", &["tests/interop/install.sh"])?;
     run_cmd("cargo", &["test", "--workspace", "--all-features"])?;
     println!("ci: all checks passed");
     Ok(())

@@ -1,0 +1,858 @@
+//! The demo server driven by clients nobody on this project wrote (issue 4; seed 000
+//! experiments 7, 8 and 10; seed 001's harness), transport parity, and bad input.
+//!
+//! - The official TypeScript SDK client (draft-07 Ajv, validates after `listTools`) and
+//!   the official Python SDK client (`jsonschema` 2020-12; `auto` adopts protocol
+//!   2026-07-28, `legacy` keeps the 2025 handshake) connect over stdio and streamable
+//!   HTTP, list the tools and make every call in `tests/interop/calls.json`.
+//! - The same calls over stdio, HTTP and the in-process pipeline give identical results.
+//! - Malformed, oversized and unknown requests, foreign `Host`/`Origin` headers and
+//!   clients that vanish mid-call get errors or a clean close, and the server goes on
+//!   serving.
+//!
+//! The clients are installed by `tests/interop/install.sh` (idempotent), which these
+//! tests run themselves; the server binary is built with `cargo build -p qe-server
+//! --features server`. Every wait on a process or socket has a deadline.
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::{mpsc, Mutex, OnceLock};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use contract_runtime::pipeline::{CallContext, Pipeline};
+use contract_runtime::wire::{advertised_output_schema, contract_meta, unqualified_meta, ProtocolVersion, META_KEY};
+use contract_runtime::{OutputContract, ToolOutput};
+use qe_server::contracts::FleetStatus;
+use qe_server::tools;
+use serde_json::{json, Value};
+
+/// How long one client run (connect, list, 18 calls, close) may take.
+const CLIENT_DEADLINE: Duration = Duration::from_secs(120);
+/// How long any single socket or pipe read may wait.
+const IO_DEADLINE: Duration = Duration::from_secs(20);
+/// The 2025 handshake revision every raw driver here speaks.
+const LEGACY: &str = "2025-11-25";
+const MODERN: &str = "2026-07-28";
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("tests/ sits in the workspace").to_path_buf()
+}
+
+// ------------------------------------------------------------------ processes
+
+/// Builds the server binary once per test process and returns its path.
+fn server_binary() -> &'static Path {
+    static BIN: OnceLock<PathBuf> = OnceLock::new();
+    BIN.get_or_init(|| {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+        let out = Command::new(cargo)
+            .current_dir(root())
+            .args(["build", "-p", "qe-server", "--features", "server", "--bin", "qe-server"])
+            .args(["--message-format=json-render-diagnostics"])
+            .stderr(Stdio::inherit())
+            .output()
+            .expect("cargo runs");
+        assert!(out.status.success(), "building the qe-server binary failed");
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+            .filter(|msg| msg["reason"] == "compiler-artifact" && msg["target"]["name"] == "qe-server")
+            .find_map(|msg| msg["executable"].as_str().map(PathBuf::from))
+            .expect("cargo reports the qe-server executable")
+    })
+}
+
+/// Installs the pinned clients once per test process (`tests/interop/install.sh`).
+fn clients_installed() {
+    static DONE: OnceLock<()> = OnceLock::new();
+    DONE.get_or_init(|| {
+        let script = root().join("tests/interop/install.sh");
+        let out = run_to_end(Command::new("bash").arg(script), Duration::from_secs(600));
+        assert!(out.status.success(), "tests/interop/install.sh failed:\n{}", out.stderr);
+    });
+}
+
+struct Finished {
+    status: ExitStatus,
+    stdout: String,
+    stderr: String,
+}
+
+/// Runs a command to completion, killing it at `deadline`.
+fn run_to_end(cmd: &mut Command, deadline: Duration) -> Finished {
+    let mut child = cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawn");
+    let drain = |mut pipe: Box<dyn Read + Send>| {
+        thread::spawn(move || {
+            let mut text = String::new();
+            let _ = pipe.read_to_string(&mut text);
+            text
+        })
+    };
+    let stdout = drain(Box::new(child.stdout.take().expect("piped stdout")));
+    let stderr = drain(Box::new(child.stderr.take().expect("piped stderr")));
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("try_wait") {
+            break status;
+        }
+        if start.elapsed() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{cmd:?} did not finish within {deadline:?}");
+        }
+        thread::sleep(Duration::from_millis(20));
+    };
+    Finished { status, stdout: stdout.join().unwrap_or_default(), stderr: stderr.join().unwrap_or_default() }
+}
+
+/// `qe-server --http 127.0.0.1:0 --broken`, killed on drop.
+struct HttpServer {
+    child: Child,
+    addr: SocketAddr,
+}
+
+impl HttpServer {
+    fn start() -> Self {
+        let mut child = Command::new(server_binary())
+            .args(["--http", "127.0.0.1:0", "--broken"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn qe-server --http");
+        let (tx, rx) = mpsc::channel();
+        let stderr = child.stderr.take().expect("piped stderr");
+        // Keep draining stderr for the server's life so it never blocks on a full pipe.
+        thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if let Some(url) = line.strip_prefix("qe-server: listening on http://") {
+                    let _ = tx.send(url.trim_end_matches("/mcp").to_owned());
+                }
+            }
+        });
+        let addr = rx.recv_timeout(IO_DEADLINE).expect("the server announces its address");
+        Self { child, addr: addr.parse().expect("a socket address") }
+    }
+
+    fn url(&self) -> String {
+        format!("http://{}/mcp", self.addr)
+    }
+
+    fn assert_alive(&mut self) {
+        assert!(self.child.try_wait().expect("try_wait").is_none(), "the HTTP server exited");
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `qe-server --broken` over stdio, driven line by line.
+struct StdioServer {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: mpsc::Receiver<String>,
+}
+
+impl StdioServer {
+    fn start() -> Self {
+        let mut child = Command::new(server_binary())
+            .arg("--broken")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn qe-server");
+        let stdout = child.stdout.take().expect("piped stdout");
+        let (tx, rx) = mpsc::channel();
+        thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Self { stdin: child.stdin.take(), child, lines: rx }
+    }
+
+    fn send_raw(&mut self, line: &str) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        stdin.write_all(line.as_bytes()).expect("write");
+        stdin.write_all(b"\n").expect("write");
+        stdin.flush().expect("flush");
+    }
+
+    fn send(&mut self, message: &Value) {
+        self.send_raw(&message.to_string());
+    }
+
+    /// The next message, or `None` after `wait` of silence or when stdout closed.
+    fn recv(&self, wait: Duration) -> Option<Value> {
+        let line = self.lines.recv_timeout(wait).ok()?;
+        Some(serde_json::from_str(&line).unwrap_or_else(|_| panic!("the server wrote a line that is not JSON: {line}")))
+    }
+
+    /// Sends a request and waits for the response with its id.
+    fn request(&mut self, id: u64, method: &str, params: &Value) -> Value {
+        self.send(&json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }));
+        let deadline = Instant::now() + IO_DEADLINE;
+        while let Some(left) = deadline.checked_duration_since(Instant::now()) {
+            match self.recv(left) {
+                Some(msg) if msg["id"] == json!(id) => return msg,
+                Some(_) => {}
+                None => break,
+            }
+        }
+        panic!("no response to `{method}` (id {id}) within {IO_DEADLINE:?}");
+    }
+
+    fn initialize(&mut self) {
+        let reply = self.request(0, "initialize", &initialize_params());
+        assert_eq!(reply["result"]["protocolVersion"], LEGACY, "{reply}");
+        self.send(&json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }));
+    }
+
+    /// Closes stdin (the client goes away) and waits for the process to end.
+    fn hang_up(mut self, wait: Duration) -> ExitStatus {
+        drop(self.stdin.take());
+        let start = Instant::now();
+        loop {
+            if let Some(status) = self.child.try_wait().expect("try_wait") {
+                return status;
+            }
+            if start.elapsed() > wait {
+                let _ = self.child.kill();
+                let _ = self.child.wait();
+                panic!("the stdio server did not exit within {wait:?} after its client hung up");
+            }
+            thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for StdioServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn initialize_params() -> Value {
+    json!({
+        "protocolVersion": LEGACY,
+        "capabilities": {},
+        "clientInfo": { "name": "tool-contracts-raw", "version": "1.0.0" }
+    })
+}
+
+// ------------------------------------------------------------------ raw HTTP
+
+#[derive(Debug)]
+struct HttpReply {
+    status: u16,
+    headers: BTreeMap<String, String>,
+    body: String,
+}
+
+impl HttpReply {
+    /// The JSON-RPC messages in the body: plain JSON, or SSE `data:` lines.
+    fn messages(&self) -> Vec<Value> {
+        if let Ok(value) = serde_json::from_str::<Value>(&self.body) {
+            return vec![value];
+        }
+        self.body
+            .lines()
+            .filter_map(|line| line.strip_prefix("data:"))
+            .filter_map(|data| serde_json::from_str::<Value>(data.trim()).ok())
+            .collect()
+    }
+
+    fn response(&self, id: u64) -> Value {
+        self.messages()
+            .into_iter()
+            .find(|m| m["id"] == json!(id))
+            .unwrap_or_else(|| panic!("no JSON-RPC response with id {id} in {self:?}"))
+    }
+}
+
+/// One HTTP/1.1 request on a fresh connection (`Connection: close`), read to the end.
+/// `headers` may override `Host`.
+fn http(addr: SocketAddr, method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> HttpReply {
+    let mut stream = TcpStream::connect_timeout(&addr, IO_DEADLINE).expect("connect");
+    stream.set_read_timeout(Some(IO_DEADLINE)).expect("read timeout");
+    stream.set_write_timeout(Some(IO_DEADLINE)).expect("write timeout");
+    let mut head = format!("{method} {path} HTTP/1.1\r\n");
+    if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
+        head.push_str(&format!("Host: {addr}\r\n"));
+    }
+    for (k, v) in headers {
+        head.push_str(&format!("{k}: {v}\r\n"));
+    }
+    head.push_str(&format!(
+        "Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    ));
+    stream.write_all(head.as_bytes()).expect("write head");
+    // A server may answer (413, 403) and close before it has read a large body.
+    let _ = stream.write_all(body);
+    let mut raw = Vec::new();
+    if let Err(err) = stream.read_to_end(&mut raw) {
+        assert!(!raw.is_empty(), "reading the HTTP response failed: {err}");
+    }
+    parse_http(&raw)
+}
+
+fn parse_http(raw: &[u8]) -> HttpReply {
+    let text = String::from_utf8_lossy(raw);
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or_else(|| panic!("not an HTTP response: {text:?}"));
+    let mut lines = head.lines();
+    let status = lines
+        .next()
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("no status line in {head:?}"));
+    let headers: BTreeMap<String, String> = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_owned()))
+        .collect();
+    let body = if headers.get("transfer-encoding").is_some_and(|v| v.contains("chunked")) {
+        dechunk(body)
+    } else {
+        body.to_owned()
+    };
+    HttpReply { status, headers, body }
+}
+
+fn dechunk(mut body: &str) -> String {
+    let mut out = String::new();
+    while let Some((size, rest)) = body.split_once("\r\n") {
+        let Ok(size) = usize::from_str_radix(size.trim(), 16) else { break };
+        if size == 0 || rest.len() < size {
+            break;
+        }
+        out.push_str(&rest[..size]);
+        body = rest[size..].trim_start_matches("\r\n");
+    }
+    out
+}
+
+fn post_json(addr: SocketAddr, headers: &[(&str, &str)], message: &Value) -> HttpReply {
+    http(addr, "POST", "/mcp", headers, message.to_string().as_bytes())
+}
+
+/// A 2025-era streamable HTTP session: `initialize`, then `notifications/initialized`.
+struct HttpSession {
+    addr: SocketAddr,
+    id: String,
+}
+
+impl HttpSession {
+    fn open(addr: SocketAddr) -> Self {
+        let init = post_json(
+            addr,
+            &[],
+            &json!({ "jsonrpc": "2.0", "id": 0, "method": "initialize", "params": initialize_params() }),
+        );
+        assert_eq!(init.status, 200, "{init:?}");
+        assert_eq!(init.response(0)["result"]["protocolVersion"], LEGACY);
+        let id = init.headers.get("mcp-session-id").expect("a session id").clone();
+        let session = Self { addr, id };
+        let note = session.post(&json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }));
+        assert_eq!(note.status, 202, "{note:?}");
+        session
+    }
+
+    fn post(&self, message: &Value) -> HttpReply {
+        post_json(self.addr, &[("Mcp-Session-Id", &self.id), ("MCP-Protocol-Version", LEGACY)], message)
+    }
+
+    fn request(&self, id: u64, method: &str, params: &Value) -> Value {
+        let reply = self.post(&json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }));
+        assert_eq!(reply.status, 200, "{reply:?}");
+        reply.response(id)
+    }
+}
+
+// ------------------------------------------------------------------ the calls
+
+#[derive(Clone, Debug)]
+struct Call {
+    name: String,
+    arguments: Value,
+    expect: String,
+}
+
+fn calls() -> Vec<Call> {
+    let text = std::fs::read_to_string(root().join("tests/interop/calls.json")).expect("calls.json");
+    let doc: Value = serde_json::from_str(&text).expect("calls.json is JSON");
+    doc["calls"]
+        .as_array()
+        .expect("a `calls` array")
+        .iter()
+        .map(|c| Call {
+            name: c["name"].as_str().expect("name").to_owned(),
+            arguments: c["arguments"].clone(),
+            expect: c["expect"].as_str().expect("expect").to_owned(),
+        })
+        .collect()
+}
+
+/// The contract each contracted tool is bound to.
+fn contract_of(tool: &str) -> Option<&'static OutputContract> {
+    if tool == tools::BROKEN_TOOL {
+        return Some(FleetStatus::contract());
+    }
+    qe_server::all_contracts().into_iter().map(|c| c.expect("contract builds")).find(|c| c.name() == tool)
+}
+
+fn args<T: serde::de::DeserializeOwned>(value: &Value) -> T {
+    serde_json::from_value(value.clone()).expect("valid arguments")
+}
+
+/// The result of `call` through the in-process pipeline, as the MCP `CallToolResult`
+/// JSON, for a peer on `protocol`. The same tool functions the server runs.
+fn in_process(call: &Call, protocol: &str) -> Value {
+    let pipeline = Pipeline::default();
+    let ctx = CallContext::new(call.name.clone(), call.arguments.clone()).with_protocol(ProtocolVersion::new(protocol));
+    let a = &call.arguments;
+    let result = match call.name.as_str() {
+        "fleet_status" => pipeline.call_sync(&ctx, tools::fleet_status),
+        "task_status" => pipeline.call_sync(&ctx, || tools::task_status(&args(a))),
+        "pipeline_status" => pipeline.call_sync(&ctx, || tools::pipeline_status(&args(a))),
+        "quality_assess" => pipeline.call_sync(&ctx, || tools::quality_assess(&args(a))),
+        "security_scan" => pipeline.call_sync(&ctx, || tools::security_scan(&args(a))),
+        "qe/coverage_gaps" => pipeline.call_sync(&ctx, || tools::coverage_gaps(&args(a))),
+        "search_tickets" => pipeline.call_sync(&ctx, || tools::search_tickets(&args(a))),
+        "scrape_page" => pipeline.call_sync(&ctx, || tools::scrape_page(&args(a))),
+        "broken_fleet_status" => pipeline.process(&ctx, FleetStatus::contract(), &tools::broken_fleet_status()),
+        other => panic!("no in-process path for `{other}`"),
+    };
+    result.to_json()
+}
+
+/// Calls that the in-process pipeline can replay: those whose arguments are valid
+/// (argument checking belongs to the transport adapter) and that have a contract.
+fn replayable(call: &Call) -> bool {
+    call.expect != "invalid_arguments" && call.expect != "uncontracted"
+}
+
+/// The error code in an `isError` result's text block.
+fn error_code(result: &Value) -> Option<String> {
+    let text = result["content"][0]["text"].as_str()?;
+    let body: Value = serde_json::from_str(text).ok()?;
+    body["error"]["code"].as_str().map(str::to_owned)
+}
+
+/// `value` with every number as an `f64`: JavaScript has one number type, so the
+/// TypeScript client hands back `80` for the `80.0` the server wrote. Equal after
+/// this, equal as JSON numbers.
+fn numbers_as_f64(value: &Value) -> Value {
+    match value {
+        Value::Number(n) => n.as_f64().and_then(serde_json::Number::from_f64).map_or(Value::Null, Value::Number),
+        Value::Array(items) => Value::Array(items.iter().map(numbers_as_f64).collect()),
+        Value::Object(map) => Value::Object(map.iter().map(|(k, v)| (k.clone(), numbers_as_f64(v))).collect()),
+        other => other.clone(),
+    }
+}
+
+/// What must be identical across transports: structuredContent, isError, the error
+/// code and the contract identity.
+fn essence(result: &Value) -> Value {
+    json!({
+        "structuredContent": numbers_as_f64(&result.get("structuredContent").cloned().unwrap_or(Value::Null)),
+        "isError": result["isError"].as_bool().unwrap_or(false),
+        "errorCode": error_code(result),
+        "contract": result["_meta"][META_KEY].clone(),
+    })
+}
+
+fn checked_in_schema(tool: &str) -> Value {
+    let file = root().join("schemas").join(contract_runtime::snapshot::file_name(tool));
+    serde_json::from_str(&std::fs::read_to_string(&file).expect("checked-in schema")).expect("schema is JSON")
+}
+
+// ------------------------------------------------------------------ client summaries
+
+/// Runs one client and returns its summary and everything it printed on stderr.
+fn run_client(program: &str, args: &[String]) -> (Value, String) {
+    clients_installed();
+    let dir = root().join("tests/interop");
+    let out = run_to_end(Command::new(program).current_dir(&dir).args(args), CLIENT_DEADLINE);
+    let summary: Value =
+        out.stdout.lines().rev().find_map(|l| serde_json::from_str(l).ok()).unwrap_or_else(|| {
+            panic!("{program} {args:?} printed no summary (status {}):\n{}", out.status, out.stderr)
+        });
+    assert!(out.status.success(), "{program} {args:?} failed ({}): {}\n{}", out.status, summary["fatal"], out.stderr);
+    (summary, out.stderr)
+}
+
+fn ts_client(transport: &str, target: &str) -> (Value, String) {
+    let mut args = vec!["ts_client.mjs".to_owned(), transport.to_owned(), target.to_owned()];
+    if transport == "stdio" {
+        args.push("--broken".to_owned());
+    }
+    run_client("node", &args)
+}
+
+fn py_client(transport: &str, target: &str, mode: &str) -> (Value, String) {
+    let python = root().join("tests/interop/.venv/bin/python");
+    let mut args = vec!["py_client.py".to_owned(), transport.to_owned(), target.to_owned()];
+    if transport == "stdio" {
+        args.push("--broken".to_owned());
+    }
+    args.extend(["--mode".to_owned(), mode.to_owned()]);
+    run_client(python.to_str().expect("utf-8 path"), &args)
+}
+
+/// Every check a client summary must pass; returns the essence of each call for the
+/// cross-transport comparison.
+fn check_summary(summary: &Value, stderr: &str, protocol: &str) -> Vec<Value> {
+    let who = format!("{} over {} ({protocol})", summary["client"], summary["transport"]);
+    assert_eq!(summary["protocolVersion"], protocol, "{who}: negotiated protocol");
+
+    // No warning about unknown formats or keywords, anywhere the client could print one.
+    let console = summary["console"].to_string().to_lowercase() + &stderr.to_lowercase();
+    for warning in ["unknown format", "unknown keyword", "strict mode"] {
+        assert!(!console.contains(warning), "{who} printed `{warning}`:\n{console}");
+    }
+
+    // The client's validator is live: it accepts the clean control and rejects the two
+    // seed-001 faults.
+    assert_eq!(
+        summary["validatorControl"],
+        json!({ "good": true, "extraKey": false, "badEnum": false }),
+        "{who}: validator control"
+    );
+
+    // tools/list: what is served is what was reviewed (experiment 8).
+    let version = ProtocolVersion::new(protocol);
+    let listed = summary["tools"].as_array().expect("tools");
+    for tool in listed {
+        let name = tool["name"].as_str().expect("tool name");
+        match contract_of(name) {
+            Some(contract) => {
+                let file = checked_in_schema(contract.name());
+                assert_eq!(contract.schema(), &file, "{name}: the contract differs from schemas/");
+                let expected = advertised_output_schema(contract, &version);
+                assert_eq!(tool["outputSchema"], expected, "{who}: {name} advertises another schema");
+                if expected["type"] == file["type"] {
+                    assert_eq!(tool["outputSchema"], file, "{who}: {name} differs from its checked-in file");
+                } else {
+                    // Wrapped for a 2025 peer: the checked-in root under `result`, same `$defs`.
+                    assert_eq!(tool["outputSchema"]["properties"]["result"]["type"], file["type"], "{who}: {name}");
+                    assert_eq!(tool["outputSchema"]["$defs"], file["$defs"], "{who}: {name}");
+                }
+                assert_eq!(tool["meta"][META_KEY], contract_meta(contract), "{who}: {name} contract identity");
+                if summary["client"] == "typescript" {
+                    assert_eq!(tool["validatorCompiled"], true, "{who}: the SDK compiled no validator for {name}");
+                }
+            }
+            None => {
+                assert_eq!(tool["outputSchema"], Value::Null, "{who}: {name} is uncontracted yet has a schema");
+                assert_eq!(tool["meta"][META_KEY], unqualified_meta(), "{who}: {name} must say qualified: false");
+            }
+        }
+    }
+    let mut names: Vec<&str> = listed.iter().filter_map(|t| t["name"].as_str()).collect();
+    names.sort_unstable();
+    let mut expected: Vec<String> =
+        qe_server::all_contracts().into_iter().map(|c| c.expect("builds").name().to_owned()).collect();
+    expected.extend([tools::BROKEN_TOOL.to_owned(), tools::UNCONTRACTED_TOOL.to_owned()]);
+    expected.sort_unstable();
+    assert_eq!(names, expected, "{who}: tools/list");
+
+    // tools/call.
+    let mut essences = Vec::new();
+    let calls = summary["calls"].as_array().expect("calls");
+    assert_eq!(calls.len(), self::calls().len(), "{who}: every call was made");
+    for call in calls {
+        let name = call["name"].as_str().expect("name");
+        let expect = call["expect"].as_str().expect("expect");
+        let at = format!("{who}: {name} {}", call["arguments"]);
+        assert_eq!(call["threw"], Value::Null, "{at}: the client threw");
+        let result = &call["result"];
+        match expect {
+            "success" => {
+                assert_eq!(result["isError"], false, "{at}: {result}");
+                let contract = contract_of(name).expect("contracted");
+                let structured = result.get("structuredContent").expect("structuredContent");
+                let text: Value =
+                    serde_json::from_str(result["content"][0]["text"].as_str().expect("text")).expect("JSON text");
+                assert_eq!(
+                    numbers_as_f64(&text),
+                    numbers_as_f64(structured),
+                    "{at}: the text block is not the structured JSON"
+                );
+                let natural =
+                    if structured.is_object() && version.needs_object_root() && contract.schema()["type"] != "object" {
+                        &structured["result"]
+                    } else {
+                        structured
+                    };
+                assert!(contract.validate(natural).is_ok(), "{at}: breaks its contract");
+                assert_eq!(result["_meta"][META_KEY], contract_meta(contract), "{at}: contract identity");
+            }
+            "uncontracted" => {
+                assert_eq!(result["isError"], false, "{at}: {result}");
+                assert_eq!(result["_meta"][META_KEY], unqualified_meta(), "{at}");
+            }
+            code => {
+                assert_eq!(result["isError"], true, "{at}: {result}");
+                assert_eq!(error_code(result).as_deref(), Some(code), "{at}: {result}");
+                assert!(result.get("structuredContent").is_none(), "{at}: an error carries structuredContent");
+            }
+        }
+        // The array-root tool, natural or wrapped by era.
+        if name == "search_tickets" && expect == "success" {
+            let sc = &result["structuredContent"];
+            if version.needs_object_root() {
+                assert!(sc["result"].is_array(), "{at}: a 2025 peer gets {{\"result\": [...]}}, got {sc}");
+            } else {
+                assert!(sc.is_array(), "{at}: a 2026-07-28 peer gets the array itself, got {sc}");
+            }
+        }
+        essences.push(json!({ "name": name, "arguments": call["arguments"], "essence": essence(result) }));
+    }
+    let unknown = &summary["unknownTool"]["threw"];
+    assert_eq!(unknown["code"], -32602, "{who}: an unknown tool is a JSON-RPC error, got {unknown}");
+    essences
+}
+
+/// Asserts the essences from several transports agree with each other and, for
+/// replayable calls, with the in-process pipeline (experiment 7).
+fn assert_parity(protocol: &str, runs: &[(&str, Vec<Value>)]) {
+    let (first_name, first) = &runs[0];
+    for (name, run) in &runs[1..] {
+        assert_eq!(run, first, "{name} and {first_name} differ ({protocol})");
+    }
+    for (call, seen) in calls().iter().zip(first) {
+        if replayable(call) {
+            let local = essence(&in_process(call, protocol));
+            assert_eq!(
+                seen["essence"], local,
+                "{} {}: wire and in-process pipeline differ ({protocol})",
+                call.name, call.arguments
+            );
+        }
+    }
+}
+
+// ------------------------------------------------------------------ the tests
+
+/// Clients share one machine's two cores; running them one at a time keeps each
+/// client's own timeouts meaningful.
+static CLIENTS: Mutex<()> = Mutex::new(());
+
+#[test]
+fn typescript_sdk_client_validates_every_contracted_result_over_stdio_and_http() {
+    let _one_at_a_time = CLIENTS.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let bin = server_binary().to_str().expect("utf-8 path").to_owned();
+    let (stdio, stdio_err) = ts_client("stdio", &bin);
+    assert_eq!(stdio["sdk"], "1.32.2");
+    let stdio = check_summary(&stdio, &stdio_err, LEGACY);
+
+    let mut server = HttpServer::start();
+    let (http, http_err) = ts_client("http", &server.url());
+    let http = check_summary(&http, &http_err, LEGACY);
+    server.assert_alive();
+
+    assert_parity(LEGACY, &[("typescript/stdio", stdio), ("typescript/http", http)]);
+}
+
+#[test]
+fn python_sdk_client_validates_every_contracted_result_in_both_protocol_eras() {
+    let _one_at_a_time = CLIENTS.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let bin = server_binary().to_str().expect("utf-8 path").to_owned();
+    let mut server = HttpServer::start();
+    // `auto` probes server/discover and adopts 2026-07-28; `legacy` keeps the handshake.
+    for (mode, protocol) in [("auto", MODERN), ("legacy", LEGACY)] {
+        let (stdio, stdio_err) = py_client("stdio", &bin, mode);
+        assert_eq!(stdio["sdk"], "2.3.0");
+        let stdio = check_summary(&stdio, &stdio_err, protocol);
+        let (http, http_err) = py_client("http", &server.url(), mode);
+        let http = check_summary(&http, &http_err, protocol);
+        server.assert_alive();
+        assert_parity(protocol, &[("python/stdio", stdio), ("python/http", http)]);
+    }
+}
+
+#[test]
+fn stdio_http_and_in_process_give_identical_results() {
+    let server = HttpServer::start();
+    let session = HttpSession::open(server.addr);
+    let mut stdio = StdioServer::start();
+    stdio.initialize();
+
+    let stdio_list = stdio.request(1, "tools/list", &json!({}));
+    let http_list = session.request(1, "tools/list", &json!({}));
+    assert_eq!(stdio_list["result"], http_list["result"], "tools/list differs between stdio and HTTP");
+
+    for (i, call) in calls().iter().enumerate() {
+        let id = 10 + u64::try_from(i).expect("few calls");
+        let params = json!({ "name": call.name, "arguments": call.arguments });
+        let over_stdio = stdio.request(id, "tools/call", &params);
+        let over_http = session.request(id, "tools/call", &params);
+        let at = format!("{} {}", call.name, call.arguments);
+        // The whole result, byte for byte in JSON terms, not only its essence.
+        assert_eq!(over_stdio["result"], over_http["result"], "{at}: stdio and HTTP differ");
+        if replayable(call) {
+            let local = in_process(call, LEGACY);
+            let wire = &over_stdio["result"];
+            for key in ["content", "structuredContent", "isError", "_meta"] {
+                assert_eq!(wire.get(key), local.get(key), "{at}: `{key}` differs from the in-process pipeline");
+            }
+        } else {
+            assert_eq!(
+                error_code(&over_stdio["result"]).as_deref().unwrap_or("none"),
+                if call.expect == "uncontracted" { "none" } else { call.expect.as_str() },
+                "{at}"
+            );
+        }
+    }
+    assert!(stdio.hang_up(IO_DEADLINE).success(), "the stdio server must exit cleanly when its client leaves");
+}
+
+#[test]
+fn unknown_method_before_initialize_is_a_json_rpc_error_and_the_session_goes_on() {
+    // stdio: a method nobody knows, before initialize, then the handshake still works.
+    let mut stdio = StdioServer::start();
+    let reply = stdio.request(1, "vendor/probe", &json!({}));
+    assert!(reply["error"]["code"].is_i64(), "expected a JSON-RPC error, got {reply}");
+    assert!(reply.get("result").is_none(), "{reply}");
+    stdio.initialize();
+    let listed = stdio.request(2, "tools/list", &json!({}));
+    assert!(listed["result"]["tools"].is_array(), "{listed}");
+    // The Python client's probe: answered (rmcp 3.11 implements `server/discover`), never ignored.
+    let mut probe = StdioServer::start();
+    let discover = probe.request(
+        3,
+        "server/discover",
+        &json!({ "_meta": {
+            "io.modelcontextprotocol/protocolVersion": MODERN,
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientInfo": { "name": "raw", "version": "1" }
+        }}),
+    );
+    assert!(discover.get("result").is_some() || discover.get("error").is_some(), "{discover}");
+    assert!(stdio.hang_up(IO_DEADLINE).success());
+
+    // HTTP: the same, and then a normal session on the same server.
+    let server = HttpServer::start();
+    let unknown =
+        post_json(server.addr, &[], &json!({ "jsonrpc": "2.0", "id": 7, "method": "vendor/probe", "params": {} }));
+    assert!((200..500).contains(&unknown.status), "{unknown:?}");
+    if unknown.status == 200 {
+        assert!(unknown.response(7)["error"]["code"].is_i64(), "{unknown:?}");
+    }
+    let session = HttpSession::open(server.addr);
+    let after_init = session.request(8, "vendor/probe", &json!({}));
+    assert_eq!(after_init["error"]["code"], -32601, "{after_init}");
+    assert!(session.request(9, "tools/list", &json!({}))["result"]["tools"].is_array());
+}
+
+#[test]
+fn stdio_survives_malformed_invalid_and_oversized_input_and_a_client_that_leaves_mid_call() {
+    let mut stdio = StdioServer::start();
+    stdio.initialize();
+    // Not JSON at all: there is no id to answer, so nothing may come back for it.
+    stdio.send_raw("{this is not json");
+    // JSON, but not a valid request: answered with a JSON-RPC error.
+    stdio.send_raw(r#"{"jsonrpc":"2.0","id":41,"method":"tools/call","params":"oops"}"#);
+    let invalid = stdio.recv(IO_DEADLINE).expect("an answer to the invalid request");
+    assert!(invalid["error"]["code"].is_i64(), "{invalid}");
+    // An oversized line (20 MiB): dropped, never buffered without bound, never a crash.
+    let huge = format!(
+        r#"{{"jsonrpc":"2.0","id":42,"method":"tools/call","params":{{"name":"search_tickets","arguments":{{"query":"{}"}}}}}}"#,
+        "a".repeat(20 << 20)
+    );
+    stdio.send_raw(&huge);
+    // The control: a normal call right after is served normally.
+    let ok = stdio.request(43, "tools/call", &json!({ "name": "fleet_status", "arguments": {} }));
+    assert_eq!(ok["result"]["isError"], false, "{ok}");
+    // Nothing was ever answered for the unparseable line or for id 42 with a success.
+    while let Some(extra) = stdio.recv(Duration::from_millis(200)) {
+        assert!(extra["id"] != json!(42) || extra.get("error").is_some(), "the oversized request succeeded: {extra}");
+    }
+
+    // A client that sends a call and leaves before reading the answer.
+    stdio.send(&json!({ "jsonrpc": "2.0", "id": 44, "method": "tools/call", "params": { "name": "security_scan", "arguments": {} } }));
+    assert!(stdio.hang_up(IO_DEADLINE).success(), "the stdio server must exit cleanly when its client leaves");
+
+    // The next client gets a fresh, working server.
+    let mut next = StdioServer::start();
+    next.initialize();
+    let listed = next.request(1, "tools/list", &json!({}));
+    assert!(listed["result"]["tools"].is_array(), "{listed}");
+}
+
+#[test]
+fn http_rejects_a_foreign_host_or_origin_and_accepts_loopback_ones() {
+    let server = HttpServer::start();
+    let init = json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": initialize_params() });
+    let port = server.addr.port().to_string();
+    // Controls first: loopback Host and a loopback browser Origin are served.
+    for host in [format!("127.0.0.1:{port}"), format!("localhost:{port}")] {
+        let reply = post_json(server.addr, &[("Host", &host)], &init);
+        assert_eq!(reply.status, 200, "Host {host}: {reply:?}");
+    }
+    let ok_origin = format!("http://localhost:{port}");
+    assert_eq!(post_json(server.addr, &[("Origin", &ok_origin)], &init).status, 200);
+    // DNS rebinding: a foreign Host or Origin is refused with a 4xx and no JSON-RPC body.
+    for host in ["evil.example.com", "10.0.0.7:8000", "attacker.localhost.example:80"] {
+        let reply = post_json(server.addr, &[("Host", host)], &init);
+        assert!((400..500).contains(&reply.status), "Host {host} was served: {reply:?}");
+        assert!(reply.messages().is_empty(), "Host {host}: {reply:?}");
+    }
+    for origin in ["http://evil.example.com", "https://localhost.evil.example.com", "null"] {
+        let reply = post_json(server.addr, &[("Origin", origin)], &init);
+        assert!((400..500).contains(&reply.status), "Origin {origin} was served: {reply:?}");
+    }
+}
+
+#[test]
+fn http_survives_bad_input_and_clients_that_vanish_and_keeps_serving() {
+    let mut server = HttpServer::start();
+    let addr = server.addr;
+    // Malformed JSON, an array, and an oversized body: 4xx, no crash.
+    let malformed = http(addr, "POST", "/mcp", &[], b"{not json");
+    assert!((400..500).contains(&malformed.status), "{malformed:?}");
+    let oversized = vec![b'x'; qe_server::server::MAX_REQUEST_BODY_BYTES + 1];
+    let too_big = http(addr, "POST", "/mcp", &[], &oversized);
+    assert_eq!(too_big.status, 413, "{too_big:?}");
+    // Another path is not the MCP endpoint.
+    assert_eq!(http(addr, "POST", "/other", &[], b"{}").status, 404);
+    // A client that sends half a request and leaves; one that connects and says nothing.
+    {
+        let mut half = TcpStream::connect_timeout(&addr, IO_DEADLINE).expect("connect");
+        half.write_all(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 500\r\n\r\n{\"jsonrpc\":")
+            .expect("write");
+        let _silent = TcpStream::connect_timeout(&addr, IO_DEADLINE).expect("connect");
+    }
+    // A client that leaves in the middle of a call.
+    let session = HttpSession::open(addr);
+    {
+        let body = json!({ "jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": { "name": "scrape_page", "arguments": { "url": "https://docs.example.com/guide" } } }).to_string();
+        let mut gone = TcpStream::connect_timeout(&addr, IO_DEADLINE).expect("connect");
+        let head = format!(
+            "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMcp-Session-Id: {}\r\nMCP-Protocol-Version: {LEGACY}\r\nContent-Length: {}\r\n\r\n{body}",
+            session.id,
+            body.len()
+        );
+        gone.write_all(head.as_bytes()).expect("write");
+    }
+    // The server is still up, the old session still works, and a new client is served.
+    server.assert_alive();
+    let again = session.request(6, "tools/call", &json!({ "name": "fleet_status", "arguments": {} }));
+    assert_eq!(again["result"]["isError"], false, "{again}");
+    let fresh = HttpSession::open(addr);
+    let listed = fresh.request(1, "tools/list", &json!({}));
+    assert_eq!(listed["result"]["tools"].as_array().map(Vec::len), Some(10), "{listed}");
+    server.assert_alive();
+}
