@@ -10,11 +10,13 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
 
-/// The refusal of `T`, or a panic naming what was accepted.
+/// The refusal of `T`, or a panic naming what was accepted. Only the "accepts anything"
+/// lints carry a schema pointer, so a refusal for another reason fails here too.
 fn refusal<T: ToolOutput>() -> ContractError {
     match T::try_contract() {
         Ok(contract) => panic!("`{}` must be refused, got {}", contract.type_name(), contract.id()),
-        Err(err) => err,
+        Err(err) if err.pointer().is_some() && err.to_string().contains("accepts any JSON value") => err,
+        Err(err) => panic!("refused for another reason than the lint: {err}"),
     }
 }
 
@@ -156,6 +158,22 @@ struct FlattenedTypedMap {
 
 #[derive(Serialize, JsonSchema, ToolOutput)]
 #[tool_output(version = "1.0.0", compatibility = "exact")]
+struct FlattenedValue {
+    id: u32,
+    #[serde(flatten)]
+    rest: Value,
+}
+
+#[derive(Serialize, JsonSchema, ToolOutput)]
+#[tool_output(version = "1.0.0", compatibility = "exact")]
+struct FlattenedMaybeValueMap {
+    id: u32,
+    #[serde(flatten)]
+    rest: Option<BTreeMap<String, Value>>,
+}
+
+#[derive(Serialize, JsonSchema, ToolOutput)]
+#[tool_output(version = "1.0.0", compatibility = "exact")]
 struct MaybeValue {
     extra: Option<Value>,
 }
@@ -203,6 +221,10 @@ fn maps_and_options_of_value_are_refused() {
 
     let err = refusal::<FlattenedValueMap>();
     assert!(err.to_string().contains("`FlattenedValueMap`"), "{err}");
+    let err = refusal::<FlattenedValue>();
+    assert!(err.to_string().contains("`FlattenedValue`"), "{err}");
+    let err = refusal::<FlattenedMaybeValueMap>();
+    assert!(err.to_string().contains("`FlattenedMaybeValueMap`"), "{err}");
     accepted::<FlattenedTypedMap>();
 
     let err = refusal::<MaybeValue>();
