@@ -109,6 +109,20 @@ fn canonical_bytes_do_not_depend_on_serde_json_preserve_order() {
         "serde_json's preserve_order is not on in the fixture, so the test would prove nothing: {probe}"
     );
 
+    assert_eq!(
+        probe["naive_differs"], true,
+        "with preserve_order on, printing a raw schemars schema with serde_json alone should not give \
+         canonical bytes; if it does, this test no longer exercises the canonicalizer's sort: {probe}"
+    );
+    // And in this build, without the feature, the same naive printing is already sorted,
+    // which is exactly why a workspace-only test could never catch a missing sort.
+    let raw = contract_runtime::schema::settings()
+        .into_generator()
+        .into_root_schema_for::<qe_server::contracts::FleetStatus>()
+        .to_value();
+    let naive = serde_json::to_string_pretty(&raw).expect("a schema serializes") + "\n";
+    assert_eq!(naive, contract_runtime::schema::canonical_string(&raw), "without preserve_order serde_json sorts keys");
+
     let mut printed: BTreeMap<String, String> = BTreeMap::new();
     for line in lines.iter().filter(|l| l["kind"] == "contract" || l["kind"] == "inventory") {
         let file = line["file"].as_str().expect("a file name").to_owned();
