@@ -448,15 +448,15 @@ enum Mode {
 /// `unevaluatedProperties: false` on the outermost object where serde composes.
 fn close_objects(root: &mut Value) {
     // Pass 1: in which modes is each definition reached?
-    let seen = reached_modes(root);
+    let mut seen = reached_modes(root);
     // The root schema is always the outermost object of the result, but it can also be
     // a composed branch: `#[serde(tag = "k")] enum Entry { Nested(Root), … }` inside
     // `Root` composes the root with the tag through `$ref: "#"`. A definition in that
     // position is left open and closed at each use instead; the root has no use to close
     // it at, so its body moves into `$defs` and the root becomes one closing use of it.
     if seen.contains(&("#".to_owned(), Mode::Open)) && hoist_root(root) {
-        close_objects(root);
-        return;
+        // No `$ref: "#"` is left after the hoist, so this is not repeated.
+        seen = reached_modes(root);
     }
     let open: HashSet<String> = seen.iter().filter(|(_, m)| *m == Mode::Open).map(|(r, _)| r.clone()).collect();
     // Pass 2 records references too; they are not needed any more.
