@@ -131,8 +131,11 @@ struct Shared {
     contracts: BTreeMap<String, &'static OutputContract>,
     pipeline: Pipeline,
     /// Compiled `inputSchema` validators, by tool name, with the schema they came from.
-    inputs: Mutex<HashMap<String, (Arc<JsonObject>, Arc<jsonschema::Validator>)>>,
+    inputs: Mutex<HashMap<String, CompiledInput>>,
 }
+
+/// A tool's `inputSchema` and its compiled validator.
+type CompiledInput = (Arc<JsonObject>, Arc<jsonschema::Validator>);
 
 impl<H: Clone> Clone for ContractedServer<H> {
     fn clone(&self) -> Self {
@@ -257,12 +260,9 @@ impl<H: ServerHandler> ContractedServer<H> {
     /// Checks the arguments of a call against the tool's `inputSchema`; the message
     /// names each failing pointer and keyword, never the values.
     fn check_arguments(&self, tool: &Tool, arguments: &Value) -> Result<(), String> {
-        let validator = match self.input_validator(tool) {
-            Ok(validator) => validator,
-            // A broken input schema is the server's problem, not the caller's; let the
-            // handler's own deserialization decide.
-            Err(_) => return Ok(()),
-        };
+        // A broken input schema is the server's problem, not the caller's; let the
+        // handler's own deserialization decide.
+        let Ok(validator) = self.input_validator(tool) else { return Ok(()) };
         if validator.is_valid(arguments) {
             return Ok(());
         }

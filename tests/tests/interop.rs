@@ -15,6 +15,7 @@
 //! --features server`. Every wait on a process or socket has a deadline.
 
 use std::collections::BTreeMap;
+use std::fmt::Write as _;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
@@ -290,15 +291,16 @@ fn http(addr: SocketAddr, method: &str, path: &str, headers: &[(&str, &str)], bo
     stream.set_write_timeout(Some(IO_DEADLINE)).expect("write timeout");
     let mut head = format!("{method} {path} HTTP/1.1\r\n");
     if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
-        head.push_str(&format!("Host: {addr}\r\n"));
+        let _ = write!(head, "Host: {addr}\r\n");
     }
     for (k, v) in headers {
-        head.push_str(&format!("{k}: {v}\r\n"));
+        let _ = write!(head, "{k}: {v}\r\n");
     }
-    head.push_str(&format!(
+    let _ = write!(
+        head,
         "Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
         body.len()
-    ));
+    );
     stream.write_all(head.as_bytes()).expect("write head");
     // A server may answer (413, 403) and close before it has read a large body.
     let _ = stream.write_all(body);
@@ -536,28 +538,25 @@ fn check_summary(summary: &Value, stderr: &str, protocol: &str) -> Vec<Value> {
     let listed = summary["tools"].as_array().expect("tools");
     for tool in listed {
         let name = tool["name"].as_str().expect("tool name");
-        match contract_of(name) {
-            Some(contract) => {
-                let file = checked_in_schema(contract.name());
-                assert_eq!(contract.schema(), &file, "{name}: the contract differs from schemas/");
-                let expected = advertised_output_schema(contract, &version);
-                assert_eq!(tool["outputSchema"], expected, "{who}: {name} advertises another schema");
-                if expected["type"] == file["type"] {
-                    assert_eq!(tool["outputSchema"], file, "{who}: {name} differs from its checked-in file");
-                } else {
-                    // Wrapped for a 2025 peer: the checked-in root under `result`, same `$defs`.
-                    assert_eq!(tool["outputSchema"]["properties"]["result"]["type"], file["type"], "{who}: {name}");
-                    assert_eq!(tool["outputSchema"]["$defs"], file["$defs"], "{who}: {name}");
-                }
-                assert_eq!(tool["meta"][META_KEY], contract_meta(contract), "{who}: {name} contract identity");
-                if summary["client"] == "typescript" {
-                    assert_eq!(tool["validatorCompiled"], true, "{who}: the SDK compiled no validator for {name}");
-                }
+        if let Some(contract) = contract_of(name) {
+            let file = checked_in_schema(contract.name());
+            assert_eq!(contract.schema(), &file, "{name}: the contract differs from schemas/");
+            let expected = advertised_output_schema(contract, &version);
+            assert_eq!(tool["outputSchema"], expected, "{who}: {name} advertises another schema");
+            if expected["type"] == file["type"] {
+                assert_eq!(tool["outputSchema"], file, "{who}: {name} differs from its checked-in file");
+            } else {
+                // Wrapped for a 2025 peer: the checked-in root under `result`, same `$defs`.
+                assert_eq!(tool["outputSchema"]["properties"]["result"]["type"], file["type"], "{who}: {name}");
+                assert_eq!(tool["outputSchema"]["$defs"], file["$defs"], "{who}: {name}");
             }
-            None => {
-                assert_eq!(tool["outputSchema"], Value::Null, "{who}: {name} is uncontracted yet has a schema");
-                assert_eq!(tool["meta"][META_KEY], unqualified_meta(), "{who}: {name} must say qualified: false");
+            assert_eq!(tool["meta"][META_KEY], contract_meta(contract), "{who}: {name} contract identity");
+            if summary["client"] == "typescript" {
+                assert_eq!(tool["validatorCompiled"], true, "{who}: the SDK compiled no validator for {name}");
             }
+        } else {
+            assert_eq!(tool["outputSchema"], Value::Null, "{who}: {name} is uncontracted yet has a schema");
+            assert_eq!(tool["meta"][META_KEY], unqualified_meta(), "{who}: {name} must say qualified: false");
         }
     }
     let mut names: Vec<&str> = listed.iter().filter_map(|t| t["name"].as_str()).collect();
