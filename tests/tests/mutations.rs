@@ -624,11 +624,16 @@ fn generate(contract: &OutputContract, instance: &Value) -> (Vec<Case>, BTreeSet
         Gen { root, compatibility: contract.compatibility(), instance, cases: Vec::new(), skipped: BTreeSet::new() };
     generator.control("sample", &[], instance.clone());
 
-    // Reordered keys. Without serde_json's `preserve_order` (the workspace's build;
-    // checked below), `Map` is a `BTreeMap`: rebuilding a `Value` in another order would
-    // re-sort it and prove nothing. So the reordered document is written as JSON text by
-    // hand and parsed with `from_str`, which is what a server or client receiving that
-    // text does. The verdict must not depend on the order on the wire.
+    // Reordered keys. Without serde_json's `preserve_order` (the workspace's build; the
+    // test prints which), `Map` is a `BTreeMap`: rebuilding a `Value` in another order
+    // would re-sort it and prove nothing. So the reordered document is written as JSON
+    // text by hand (every object's keys in reverse order) and parsed with `from_str`,
+    // which is what a peer receiving that text does; the verdict must not depend on the
+    // order on the wire. In this build the parsed value is sorted again, so the control
+    // pins that parsing path; in a build where feature unification switches
+    // `preserve_order` on, the parsed value keeps the reversed order and the validator
+    // sees it as such. (The schema bytes under that feature are covered by
+    // `preserve_order.rs`.)
     let mut text = String::new();
     reversed_text(instance, &mut text);
     let reparsed: Value = serde_json::from_str(&text).expect("reordered text is JSON");
