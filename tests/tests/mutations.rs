@@ -697,7 +697,15 @@ struct Outcome {
 /// Generates and validates every case for every `(contract, instances)`, printing one row
 /// per contract and the total.
 fn run(sets: &[(&OutputContract, Vec<Value>)]) -> Outcome {
-    println!(
+    // One print at the end, so tests running in parallel do not interleave their tables.
+    let mut out = String::new();
+    macro_rules! outln {
+        ($($arg:tt)*) => {{
+            out.push_str(&format!($($arg)*));
+            out.push('\n');
+        }};
+    }
+    outln!(
         "{:<18} {:<9} {:>7} {:>9} {:>8} {:>6} {:>13} {:>13} {:>13} {:>7}",
         "contract",
         "compat",
@@ -726,7 +734,7 @@ fn run(sets: &[(&OutputContract, Vec<Value>)]) -> Outcome {
                 let verdict = contract.validate(&case.value);
                 if verbose {
                     let got = if verdict.is_ok() { "accepted" } else { "rejected" };
-                    println!("    {name} {:?} {} `{}`: {got}", case.expect, case.kind, case.at);
+                    outln!("    {name} {:?} {} `{}`: {got}", case.expect, case.kind, case.at);
                 }
                 let (kind, at) = (case.kind, &case.at);
                 match (case.expect, verdict) {
@@ -756,19 +764,20 @@ fn run(sets: &[(&OutputContract, Vec<Value>)]) -> Outcome {
             }
         }
         tally.skipped = skipped.len();
-        println!("{}", tally.row(name, contract.compatibility().as_str()));
+        outln!("{}", tally.row(name, contract.compatibility().as_str()));
         for reason in &skipped {
-            println!("    skipped: {reason}");
+            outln!("    skipped: {reason}");
         }
         assert!(tally.mutations > 0 && tally.controls > 0, "{name}: no cases generated");
         outcome.total.add(&tally);
         outcome.skipped.extend(skipped.into_iter().map(|reason| format!("{name}: {reason}")));
     }
-    println!("{}", outcome.total.row("TOTAL", ""));
-    println!("cases by kind: {:?}", outcome.kinds);
+    outln!("{}", outcome.total.row("TOTAL", ""));
+    outln!("cases by kind: {:?}", outcome.kinds);
     for failure in &outcome.failures {
-        println!("{failure}");
+        outln!("{failure}");
     }
+    print!("{out}");
     outcome
 }
 
