@@ -1,6 +1,7 @@
 //! The contract of one tool's successful result: identity, canonical schema, validator.
 
 use std::fmt;
+use std::sync::{Arc, OnceLock};
 
 use serde::Serialize;
 use serde_json::Value;
@@ -136,6 +137,7 @@ pub struct OutputContract {
     opaque: Vec<String>,
     completeness: Vec<String>,
     validator: jsonschema::Validator,
+    result_meta: OnceLock<Arc<crate::wire::ResultMeta>>,
 }
 
 impl fmt::Debug for OutputContract {
@@ -180,6 +182,7 @@ impl OutputContract {
             opaque: generated.opaque,
             completeness: generated.completeness,
             validator,
+            result_meta: OnceLock::new(),
         })
     }
 
@@ -250,6 +253,11 @@ impl OutputContract {
     #[must_use]
     pub fn completeness_pointers(&self) -> &[String] {
         &self.completeness
+    }
+
+    /// The `_meta` object every result of this contract carries, built once.
+    pub(crate) fn result_meta(&self) -> Arc<crate::wire::ResultMeta> {
+        Arc::clone(self.result_meta.get_or_init(|| Arc::new(crate::wire::ResultMeta::for_contract(self))))
     }
 
     /// The compiled validator, for callers that need the raw `jsonschema` API.

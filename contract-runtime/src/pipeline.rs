@@ -17,8 +17,8 @@ use crate::cache::{CacheKey, CachedResult, ResultCache};
 use crate::contract::{OutputContract, ToolOutput};
 use crate::redact::{sanitize, values_at};
 use crate::wire::{
-    contract_meta, root_shape, CacheStatus, ErrorCode, ProtocolVersion, RootShape, ToolCallResult, ToolError,
-    ToolFailure, WireViolation, META_KEY,
+    root_shape, CacheStatus, ErrorCode, ProtocolVersion, RootShape, ToolCallResult, ToolError, ToolFailure,
+    WireViolation,
 };
 
 /// The error type middleware returns.
@@ -268,6 +268,15 @@ impl Pipeline {
             Ok(value) => value,
             Err(err) => return serialization_failure(contract, &err.to_string()),
         };
+        if self.middleware.is_empty() {
+            // Nothing can change the value after serialization, so the text block is
+            // written straight from the typed result: one cheap pass instead of a second
+            // walk of the value tree. Same JSON; key order may differ from the value's.
+            let Ok(text) = serde_json::to_string(output) else {
+                return serialization_failure(contract, "the result serialized once but not twice");
+            };
+            return self.accept(ctx, contract, value, Some(text));
+        }
         for middleware in &self.middleware {
             let outcome = catch_unwind(AssertUnwindSafe(|| middleware.after_result(ctx.tool(), &mut value)));
             let message = match outcome {
@@ -279,7 +288,7 @@ impl Pipeline {
             let error = ToolError::new(ErrorCode::MiddlewareError, sanitize(&message, &secrets));
             return ToolCallResult::failure(error, Vec::new(), Some(meta(contract)));
         }
-        self.accept(ctx, contract, value)
+        self.accept(ctx, contract, value, None)
     }
 
     fn finish<T: Serialize, E: ToolFailure>(
@@ -305,11 +314,17 @@ impl Pipeline {
 
     /// Validates a serialized result, checks completeness, admits it to the cache and
     /// builds the success.
-    fn accept(&self, ctx: &CallContext, contract: &OutputContract, value: Value) -> ToolCallResult {
+    fn accept(
+        &self,
+        ctx: &CallContext,
+        contract: &OutputContract,
+        value: Value,
+        text: Option<String>,
+    ) -> ToolCallResult {
         if let Err(failure) = check(contract, &value) {
             return *failure;
         }
-        let text = value.to_string();
+        let text = text.unwrap_or_else(|| value.to_string());
         if let (Some(cache), true) = (&self.cache, ctx.cacheable) {
             cache.put(
                 CacheKey::new(ctx.tool(), ctx.arguments()),
@@ -433,8 +448,8 @@ fn emit(
     }
 }
 
-fn meta(contract: &OutputContract) -> Value {
-    json!({ META_KEY: contract_meta(contract) })
+fn meta(contract: &OutputContract) -> Arc<crate::wire::ResultMeta> {
+    contract.result_meta()
 }
 
 fn serialization_failure(contract: &OutputContract, message: &str) -> ToolCallResult {

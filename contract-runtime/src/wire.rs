@@ -3,6 +3,7 @@
 //! (decision 9).
 
 use std::fmt;
+use std::sync::Arc;
 
 use serde::Serialize;
 use serde_json::{json, Map, Value};
@@ -263,6 +264,26 @@ pub fn contract_meta(contract: &OutputContract) -> Value {
     })
 }
 
+/// A result's `_meta` object and its serialized form, built once per contract and
+/// shared by every result of it.
+#[derive(Debug, PartialEq)]
+pub(crate) struct ResultMeta {
+    value: Value,
+    json: String,
+}
+
+impl ResultMeta {
+    pub(crate) fn new(value: Value) -> Self {
+        let json = value.to_string();
+        Self { value, json }
+    }
+
+    /// `{META_KEY: contract_meta(contract)}`.
+    pub(crate) fn for_contract(contract: &OutputContract) -> Self {
+        Self::new(json!({ META_KEY: contract_meta(contract) }))
+    }
+}
+
 /// The `_meta` value of an uncontracted tool: visibly unqualified, never "validated".
 #[must_use]
 pub fn unqualified_meta() -> Value {
@@ -402,18 +423,18 @@ pub struct ToolCallResult {
     pub(crate) text: String,
     pub(crate) structured: Option<Value>,
     pub(crate) error: Option<(ToolError, Vec<WireViolation>)>,
-    pub(crate) meta: Option<Value>,
+    pub(crate) meta: Option<Arc<ResultMeta>>,
     pub(crate) cache: CacheStatus,
 }
 
 impl ToolCallResult {
     /// A success whose `text` is the compact JSON of `structured`.
-    pub(crate) fn success(structured: Value, text: String, meta: Option<Value>, cache: CacheStatus) -> Self {
+    pub(crate) fn success(structured: Value, text: String, meta: Option<Arc<ResultMeta>>, cache: CacheStatus) -> Self {
         Self { text, structured: Some(structured), error: None, meta, cache }
     }
 
     /// An error result. `error`'s message must already be sanitized.
-    pub(crate) fn failure(error: ToolError, violations: Vec<WireViolation>, meta: Option<Value>) -> Self {
+    pub(crate) fn failure(error: ToolError, violations: Vec<WireViolation>, meta: Option<Arc<ResultMeta>>) -> Self {
         let mut body = json!({
             "code": error.code().as_str(),
             "message": error.message(),
@@ -426,11 +447,12 @@ impl ToolCallResult {
         Self { text, structured: None, error: Some((error, violations)), meta, cache: CacheStatus::Bypass }
     }
 
-    /// An `invalid_arguments` error result (SEP-1303), sanitized.
+    /// An `invalid_arguments` error result (SEP-1303), sanitized; `meta` is the whole
+    /// `_meta` object to attach, if any.
     #[must_use]
     pub fn invalid_arguments(message: &str, meta: Option<Value>) -> Self {
         let error = ToolError::new(ErrorCode::InvalidArguments, crate::redact::sanitize(message, &[]));
-        Self::failure(error, Vec::new(), meta)
+        Self::failure(error, Vec::new(), meta.map(|m| Arc::new(ResultMeta::new(m))))
     }
 
     /// Whether this is an error result (`isError: true`).
@@ -472,7 +494,7 @@ impl ToolCallResult {
     /// The result's `_meta` object, holding [`META_KEY`] when the tool has a contract.
     #[must_use]
     pub fn meta(&self) -> Option<&Value> {
-        self.meta.as_ref()
+        self.meta.as_deref().map(|m| &m.value)
     }
 
     /// Whether the result was served from the cache.
@@ -491,7 +513,7 @@ impl ToolCallResult {
         }
         out.insert("isError".to_owned(), Value::Bool(self.is_error()));
         if let Some(meta) = &self.meta {
-            out.insert("_meta".to_owned(), meta.clone());
+            out.insert("_meta".to_owned(), meta.value.clone());
         }
         Value::Object(out)
     }
@@ -513,7 +535,7 @@ impl ToolCallResult {
         out.extend_from_slice(if self.is_error() { b",\"isError\":true" } else { b",\"isError\":false" });
         if let Some(meta) = &self.meta {
             out.extend_from_slice(b",\"_meta\":");
-            let _ = serde_json::to_writer(&mut out, meta);
+            out.extend_from_slice(meta.json.as_bytes());
         }
         out.push(b'}');
         out
