@@ -25,7 +25,10 @@ use serde_json::Value;
 /// assert!(lying.check().is_err());
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[schemars(transform = mark_completeness)]
+#[schemars(
+    transform = mark_completeness,
+    description = "How complete the result is: whether it is everything there is, how many items it carries of how many known, and who, if anyone, cut it short."
+)]
 pub struct Completeness {
     /// Whether the result is everything there is.
     pub disposition: Disposition,

@@ -251,11 +251,31 @@ const STANDARD_FORMATS: &[&str] = &[
 
 fn strip_nonstandard_formats(node: &mut Value) {
     if let Some(obj) = node.as_object_mut() {
-        if obj.get("format").and_then(Value::as_str).is_some_and(|f| !STANDARD_FORMATS.contains(&f)) {
-            obj.remove("format");
+        if let Some(format) = obj.get("format").and_then(Value::as_str).map(str::to_owned) {
+            if !STANDARD_FORMATS.contains(&format.as_str()) {
+                obj.remove("format");
+                // The width the format named becomes bounds, which every validator
+                // understands; schemars writes them itself only for 8- and 16-bit types.
+                if let Some((min, max)) = integer_bounds(&format) {
+                    obj.entry("minimum").or_insert(min);
+                    obj.entry("maximum").or_insert(max);
+                }
+            }
         }
     }
     for_each_child_mut(node, &mut strip_nonstandard_formats);
+}
+
+/// The range of the integer formats schemars writes for 32- and 64-bit types (`uint`
+/// and `int` are `usize` and `isize`, 64-bit on every target we build for).
+fn integer_bounds(format: &str) -> Option<(Value, Value)> {
+    Some(match format {
+        "int32" => (i32::MIN.into(), i32::MAX.into()),
+        "uint32" => (0.into(), u32::MAX.into()),
+        "int64" | "int" => (i64::MIN.into(), i64::MAX.into()),
+        "uint64" | "uint" => (0.into(), u64::MAX.into()),
+        _ => return None,
+    })
 }
 
 /// serde writes nothing for a flattened `Option<T>` that is `None`, and schemars says so

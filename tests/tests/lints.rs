@@ -358,12 +358,16 @@ fn only_standard_formats_are_advertised() {
         }
         seen.extend(found);
     }
-    // Standard formats survive (`date-time`); the others are gone, and where schemars
-    // writes bounds they stay. It writes them only for 8- and 16-bit integers and for
-    // `minimum: 0` on unsigned ones: a 32- or 64-bit width is not advertised at all.
+    // Standard formats survive (`date-time`); the others are gone, and the integer
+    // widths they named are advertised as bounds instead (schemars writes bounds itself
+    // only for 8- and 16-bit integers).
     assert!(seen.iter().any(|f| f == "date-time"), "{seen:?}");
     let numeric = accepted::<Numeric>().schema();
     assert_eq!(numeric["properties"]["a"], serde_json::json!({ "type": "integer", "minimum": 0, "maximum": 255 }));
-    assert_eq!(numeric["properties"]["b"], serde_json::json!({ "type": "integer" }));
-    assert_eq!(numeric["properties"]["e"], serde_json::json!({ "type": "integer", "minimum": 0 }));
+    assert_eq!(
+        numeric["properties"]["b"],
+        serde_json::json!({ "type": "integer", "minimum": i64::MIN, "maximum": i64::MAX })
+    );
+    assert_eq!(numeric["properties"]["e"], serde_json::json!({ "type": "integer", "minimum": 0, "maximum": u64::MAX }));
+    assert_eq!(numeric["properties"]["c"], serde_json::json!({ "type": "number" }));
 }

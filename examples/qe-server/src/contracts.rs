@@ -24,7 +24,7 @@ pub fn all_contracts() -> Vec<Result<&'static OutputContract, ContractError>> {
 
 /// Health of the agent fleet.
 #[derive(Clone, Debug, Serialize, JsonSchema, ToolOutput)]
-#[tool_output(version = "1.2.0", compatibility = "additive")]
+#[tool_output(version = "1.3.0", compatibility = "additive")]
 pub struct FleetStatus {
     /// Every agent known to the coordinator.
     pub agents: Vec<Agent>,
@@ -75,7 +75,7 @@ pub enum AgentState {
 /// The state of one orchestrated task. The state is an internally tagged enum flattened
 /// into the result, so the contract closes the outer object with `unevaluatedProperties`.
 #[derive(Clone, Debug, Serialize, JsonSchema, ToolOutput)]
-#[tool_output(version = "2.0.0", compatibility = "exact")]
+#[tool_output(version = "2.1.0", compatibility = "exact")]
 pub struct TaskStatus {
     pub task_id: String,
     #[serde(flatten)]
@@ -100,7 +100,7 @@ pub enum TaskState {
 
 /// A CI pipeline run and its stages.
 #[derive(Clone, Debug, Serialize, JsonSchema, ToolOutput)]
-#[tool_output(version = "1.0.0", compatibility = "exact")]
+#[tool_output(version = "1.1.0", compatibility = "exact")]
 pub struct PipelineStatus {
     pub pipeline_id: String,
     pub status: RunStatus,
@@ -171,7 +171,7 @@ pub struct Metric {
 
 /// Findings of a static security scan.
 #[derive(Clone, Debug, Serialize, JsonSchema, ToolOutput)]
-#[tool_output(version = "1.0.0", compatibility = "exact")]
+#[tool_output(version = "1.1.0", compatibility = "exact")]
 pub struct SecurityScan {
     pub scan_id: String,
     pub target: String,
@@ -218,7 +218,7 @@ pub struct SeverityCounts {
 /// Files whose line coverage falls below the threshold. A slash-named tool: its schema
 /// is stored as `schemas/qe__coverage_gaps.json`.
 #[derive(Clone, Debug, Serialize, JsonSchema, ToolOutput)]
-#[tool_output(name = "qe/coverage_gaps", version = "1.1.0", compatibility = "additive")]
+#[tool_output(name = "qe/coverage_gaps", version = "1.2.0", compatibility = "additive")]
 pub struct CoverageGaps {
     pub threshold: f64,
     pub overall_line_coverage: f64,
@@ -272,7 +272,7 @@ pub enum TicketStatus {
 /// values are declared opaque.
 #[derive(Clone, Debug, Serialize, JsonSchema, ToolOutput)]
 #[serde(rename_all = "camelCase")]
-#[tool_output(version = "1.1.0", compatibility = "additive")]
+#[tool_output(version = "1.2.0", compatibility = "additive")]
 pub struct ScrapePage {
     pub url: String,
     pub status_code: u16,
