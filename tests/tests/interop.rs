@@ -731,9 +731,19 @@ fn stdio_http_and_in_process_give_identical_results() {
     assert!(stdio.hang_up(IO_DEADLINE).success(), "the stdio server must exit cleanly when its client leaves");
 }
 
+/// `_meta` of a 2026-07-28 request, which carries its own lifecycle (no `initialize`).
+fn modern_meta() -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": MODERN,
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": { "name": "tool-contracts-raw", "version": "1.0.0" }
+    })
+}
+
 #[test]
 fn unknown_method_before_initialize_is_a_json_rpc_error_and_the_session_goes_on() {
-    // stdio: a method nobody knows, before initialize, then the handshake still works.
+    // stdio, 2025 style: a method nobody knows before `initialize` is a JSON-RPC error
+    // (rmcp asks for the 2026 request metadata), and the handshake still works after it.
     let mut stdio = StdioServer::start();
     let reply = stdio.request(1, "vendor/probe", &json!({}));
     assert!(reply["error"]["code"].is_i64(), "expected a JSON-RPC error, got {reply}");
@@ -741,39 +751,46 @@ fn unknown_method_before_initialize_is_a_json_rpc_error_and_the_session_goes_on(
     stdio.initialize();
     let listed = stdio.request(2, "tools/list", &json!({}));
     assert!(listed["result"]["tools"].is_array(), "{listed}");
-    // The Python client's probe: answered (rmcp 3.11 implements `server/discover`), never ignored.
-    let mut probe = StdioServer::start();
-    let discover = probe.request(
-        3,
-        "server/discover",
-        &json!({ "_meta": {
-            "io.modelcontextprotocol/protocolVersion": MODERN,
-            "io.modelcontextprotocol/clientCapabilities": {},
-            "io.modelcontextprotocol/clientInfo": { "name": "raw", "version": "1" }
-        }}),
-    );
-    assert!(discover.get("result").is_some() || discover.get("error").is_some(), "{discover}");
     assert!(stdio.hang_up(IO_DEADLINE).success());
 
-    // HTTP: the same, and then a normal session on the same server.
+    // stdio, 2026 style: the same probe with full request metadata is "method not found";
+    // the Python client's own probe, `server/discover`, is answered (rmcp 3.11 implements
+    // it), so the client adopts 2026-07-28 instead of falling back.
+    let mut probe = StdioServer::start();
+    let unknown = probe.request(3, "vendor/probe", &json!({ "_meta": modern_meta() }));
+    assert_eq!(unknown["error"]["code"], -32601, "{unknown}");
+    let discover = probe.request(4, "server/discover", &json!({ "_meta": modern_meta() }));
+    let versions = discover["result"]["supportedVersions"].as_array().expect("a discover result");
+    assert!(versions.contains(&json!(MODERN)) && versions.contains(&json!(LEGACY)), "{discover}");
+
+    // HTTP, 2025 style: no session yet, so a 4xx and no JSON-RPC result.
     let server = HttpServer::start();
     let unknown =
         post_json(server.addr, &[], &json!({ "jsonrpc": "2.0", "id": 7, "method": "vendor/probe", "params": {} }));
-    assert!((200..500).contains(&unknown.status), "{unknown:?}");
-    if unknown.status == 200 {
-        assert!(unknown.response(7)["error"]["code"].is_i64(), "{unknown:?}");
-    }
+    assert_eq!(unknown.status, 400, "{unknown:?}");
+    assert!(unknown.messages().iter().all(|m| m.get("result").is_none()), "{unknown:?}");
+    // HTTP, 2026 style: a JSON-RPC "method not found".
+    let modern = post_json(
+        server.addr,
+        &[("MCP-Protocol-Version", MODERN), ("Mcp-Method", "vendor/probe")],
+        &json!({ "jsonrpc": "2.0", "id": 8, "method": "vendor/probe", "params": { "_meta": modern_meta() } }),
+    );
+    assert!((400..500).contains(&modern.status), "{modern:?}");
+    assert_eq!(modern.response(8)["error"]["code"], -32601, "{modern:?}");
+    // The control: a normal session on the same server, where the same method is an error too.
     let session = HttpSession::open(server.addr);
-    let after_init = session.request(8, "vendor/probe", &json!({}));
+    let after_init = session.request(9, "vendor/probe", &json!({}));
     assert_eq!(after_init["error"]["code"], -32601, "{after_init}");
-    assert!(session.request(9, "tools/list", &json!({}))["result"]["tools"].is_array());
+    assert!(session.request(10, "tools/list", &json!({}))["result"]["tools"].is_array());
 }
 
 #[test]
 fn stdio_survives_malformed_invalid_and_oversized_input_and_a_client_that_leaves_mid_call() {
     let mut stdio = StdioServer::start();
     stdio.initialize();
-    // Not JSON at all: there is no id to answer, so nothing may come back for it.
+    // Not JSON at all: there is no id to answer, and rmcp (like the other official SDKs)
+    // ignores such a line rather than risk an error storm with a peer that echoes
+    // (rust-sdk#938). What matters is that the server goes on serving.
     stdio.send_raw("{this is not json");
     // JSON, but not a valid request: answered with a JSON-RPC error.
     stdio.send_raw(r#"{"jsonrpc":"2.0","id":41,"method":"tools/call","params":"oops"}"#);
