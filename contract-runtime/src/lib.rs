@@ -15,6 +15,7 @@
 pub mod cache;
 pub mod completeness;
 pub mod contract;
+pub mod evolution;
 pub mod finite;
 pub mod pipeline;
 pub mod redact;
