@@ -6,9 +6,11 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use semver::Version;
 use serde_json::{json, Value};
 
 use crate::contract::{ContractError, OutputContract};
+use crate::evolution::{self, Change, Policy, Verdict};
 use crate::schema::canonical_string;
 
 /// The inventory file name inside the schemas folder.
@@ -88,75 +90,643 @@ pub struct WriteSummary {
 /// Regenerates `dir`: writes every contract's schema and the inventory, removes orphan
 /// `.json` files, leaves files that are already up to date untouched.
 ///
+/// Refuses (and writes nothing) when a contract's declared version is too small for how
+/// its schema changed against the checked-in file, when a version decreased, or when a
+/// checked-in file cannot be read as a schema; see [`review`] and [`Review::write`].
+///
 /// # Errors
 ///
-/// A contract that failed to build, or an I/O error naming the file.
+/// A contract that failed to build, a version policy breach (each change with the
+/// version it needs), an unreadable checked-in file, or an I/O error naming the file.
 pub fn write(dir: &Path, contracts: &[Result<&OutputContract, ContractError>]) -> Result<WriteSummary, SnapshotError> {
-    let expected = render(contracts)?;
-    let io = |path: &Path, err: std::io::Error| SnapshotError { problems: vec![format!("{}: {err}", path.display())] };
-    std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
-    let mut summary = WriteSummary::default();
-    for (name, contents) in &expected {
-        let path = dir.join(name);
-        match std::fs::read_to_string(&path) {
-            Ok(current) if normalize(&current) == *contents => summary.unchanged.push(name.clone()),
-            _ => {
-                std::fs::write(&path, contents).map_err(|e| io(&path, e))?;
-                summary.written.push(name.clone());
-            }
-        }
-    }
-    for name in json_files(dir).map_err(|e| io(dir, e))? {
-        if !expected.contains_key(&name) {
-            let path = dir.join(&name);
-            std::fs::remove_file(&path).map_err(|e| io(&path, e))?;
-            summary.removed.push(name);
-        }
-    }
-    Ok(summary)
+    review(dir, contracts)?.write(dir)
 }
 
 /// Compares `dir` with what the contracts produce, without writing anything.
 ///
 /// # Errors
 ///
-/// [`SnapshotError`] listing every stale file (with a unified diff), missing file and
-/// orphan file, ending with the command that fixes them.
+/// [`SnapshotError`] listing every stale file (with a unified diff and, for a schema,
+/// each change classified with the version it needs), missing file and orphan file,
+/// ending with the command that fixes them.
 pub fn check(dir: &Path, contracts: &[Result<&OutputContract, ContractError>]) -> Result<(), SnapshotError> {
+    review(dir, contracts)?.check()
+}
+
+/// Reads the checked-in folder and compares it with the contracts: which files drifted,
+/// how each contract's schema changed (classified by [`evolution::diff`]) and whether its
+/// declared version covers the change ([`evolution::version_policy`]). The old schema is
+/// the checked-in `<name>.json`, the old version its entry in the checked-in
+/// `inventory.json`. Nothing is written.
+///
+/// # Errors
+///
+/// Only when a contract failed to build or two contracts clash, as in [`render`];
+/// problems with the checked-in files are part of the review.
+///
+/// # Examples
+///
+/// ```
+/// use contract_runtime::{contracts, snapshot, ToolOutput};
+///
+/// #[derive(serde::Serialize, schemars::JsonSchema, ToolOutput)]
+/// #[tool_output(version = "1.0.0", compatibility = "exact")]
+/// struct Ping { ok: bool }
+///
+/// let dir = std::env::temp_dir().join(format!("review-doc-{}", std::process::id()));
+/// let all = contracts![Ping];
+/// let review = snapshot::review(&dir, &all).unwrap();
+/// assert!(!review.is_up_to_date()); // nothing is checked in yet
+/// assert!(review.policy_ok());      // a new contract needs no bump
+/// review.write(&dir).unwrap();
+/// assert!(snapshot::review(&dir, &all).unwrap().is_up_to_date());
+/// # std::fs::remove_dir_all(&dir).unwrap();
+/// ```
+pub fn review(dir: &Path, contracts: &[Result<&OutputContract, ContractError>]) -> Result<Review, SnapshotError> {
     let expected = render(contracts)?;
     let shown = display_dir(dir);
-    let mut problems = Vec::new();
+    let inventory = CheckedInInventory::read(dir, &shown);
+    let mut files = Vec::new();
     for (name, contents) in &expected {
         let path = dir.join(name);
-        match std::fs::read_to_string(&path) {
+        let state = match std::fs::read_to_string(&path) {
             Ok(current) => {
                 let current = normalize(&current);
-                if current != *contents {
-                    problems.push(format!(
-                        "{shown}/{name} is not up to date:\n{}",
-                        unified_diff(&current, contents, &format!("{shown}/{name}"))
-                    ));
+                if current == *contents {
+                    FileState::UpToDate
+                } else {
+                    FileState::Stale(unified_diff(&current, contents, &format!("{shown}/{name}")))
                 }
             }
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
-                problems.push(format!("{shown}/{name} is missing"));
-            }
-            Err(err) => problems.push(format!("{shown}/{name}: {err}")),
-        }
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => FileState::Missing,
+            Err(err) => FileState::Unreadable(format!("{shown}/{name}: {err}")),
+        };
+        files.push((name.clone(), state));
     }
     match json_files(dir) {
         Ok(names) => {
             for name in names.into_iter().filter(|n| !expected.contains_key(n)) {
-                problems.push(format!("{shown}/{name} is not produced by any contract (orphan file)"));
+                files.push((name, FileState::Orphan));
             }
         }
-        Err(err) => problems.push(format!("{shown}: {err}")),
+        Err(err) => files.push((String::new(), FileState::Unreadable(format!("{shown}: {err}")))),
     }
-    if problems.is_empty() {
-        Ok(())
-    } else {
-        problems.push("run `cargo xtask schemas` and commit".to_owned());
+    let reviews = contracts
+        .iter()
+        .filter_map(|c| c.as_ref().ok())
+        .map(|contract| review_contract(dir, &shown, &inventory, contract))
+        .collect();
+    Ok(Review { shown, expected, files, contracts: reviews })
+}
+
+fn review_contract(
+    dir: &Path,
+    shown: &str,
+    inventory: &CheckedInInventory,
+    contract: &OutputContract,
+) -> ContractReview {
+    let file = file_name(contract.name());
+    let mut review = ContractReview {
+        name: contract.name().to_owned(),
+        file: file.clone(),
+        type_name: contract.type_name().to_owned(),
+        status: Status::New,
+        old_version: None,
+        new_version: contract.version().clone(),
+        changes: Vec::new(),
+        policy: Policy::Ok,
+        problem: None,
+    };
+    let shown_file = format!("{shown}/{file}");
+    let text = match std::fs::read_to_string(dir.join(&file)) {
+        Ok(text) => normalize(&text),
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return review,
+        Err(err) => return review.unreadable(format!("{shown_file}: {err}")),
+    };
+    let generated = String::from_utf8_lossy(contract.canonical_bytes());
+    if text != generated {
+        let old: Value = match serde_json::from_str(&text) {
+            Ok(old) => old,
+            Err(err) => {
+                return review.unreadable(format!(
+                    "{shown_file}: line {} column {}: not valid JSON ({})",
+                    err.line(),
+                    err.column(),
+                    strip_position(&err.to_string())
+                ));
+            }
+        };
+        if let Err(problem) = evolution::check_schema(&old) {
+            let line = line_of(&text, problem.pointer()).map_or_else(String::new, |l| format!(" (near line {l})"));
+            return review.unreadable(format!("{shown_file}: not a JSON Schema {problem}{line}"));
+        }
+        review.changes = evolution::diff(&old, contract.schema());
+    }
+    review.status = if review.changes.is_empty() { Status::Unchanged } else { Status::Changed };
+    match inventory.version_of(contract.name()) {
+        Ok(Some(old_version)) => {
+            review.policy = evolution::version_policy(&old_version, contract.version(), &review.changes);
+            review.old_version = Some(old_version);
+        }
+        // An unchanged schema needs no bump, so its old version is not needed.
+        Ok(None) | Err(_) if review.changes.is_empty() => {}
+        Ok(None) => {
+            return review.unreadable(format!(
+                "{shown}/{INVENTORY} has no entry for `{}`, so the checked-in version of {shown_file} is unknown",
+                contract.name()
+            ));
+        }
+        Err(problem) => return review.unreadable(problem.clone()),
+    }
+    review
+}
+
+/// The checked-in inventory: the version each contract had.
+enum CheckedInInventory {
+    Missing,
+    Read(BTreeMap<String, Version>),
+    Bad(String),
+}
+
+impl CheckedInInventory {
+    fn read(dir: &Path, shown: &str) -> Self {
+        let shown_file = format!("{shown}/{INVENTORY}");
+        let text = match std::fs::read_to_string(dir.join(INVENTORY)) {
+            Ok(text) => text,
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Self::Missing,
+            Err(err) => return Self::Bad(format!("{shown_file}: {err}")),
+        };
+        let value: Value = match serde_json::from_str(&text) {
+            Ok(value) => value,
+            Err(err) => {
+                return Self::Bad(format!(
+                    "{shown_file}: line {} column {}: not valid JSON ({})",
+                    err.line(),
+                    err.column(),
+                    strip_position(&err.to_string())
+                ));
+            }
+        };
+        let bad = |pointer: &str, what: &str| {
+            let line = line_of(&text, pointer).map_or_else(String::new, |l| format!(" (near line {l})"));
+            Self::Bad(format!("{shown_file}: at {pointer}{line}: {what}"))
+        };
+        let Some(entries) = value.get("contracts").and_then(Value::as_array) else {
+            return bad("/contracts", "expected a list of contracts");
+        };
+        let mut versions = BTreeMap::new();
+        for (i, entry) in entries.iter().enumerate() {
+            let Some(name) = entry.get("name").and_then(Value::as_str) else {
+                return bad(&format!("/contracts/{i}/name"), "expected the contract name");
+            };
+            let version = entry.get("version").and_then(Value::as_str).map(Version::parse);
+            let Some(Ok(version)) = version else {
+                return bad(&format!("/contracts/{i}/version"), "expected a semver version such as \"1.2.0\"");
+            };
+            versions.insert(name.to_owned(), version);
+        }
+        Self::Read(versions)
+    }
+
+    fn version_of(&self, name: &str) -> Result<Option<Version>, String> {
+        match self {
+            Self::Missing => Ok(None),
+            Self::Read(versions) => Ok(versions.get(name).cloned()),
+            Self::Bad(problem) => Err(problem.clone()),
+        }
+    }
+}
+
+/// serde_json appends " at line L column C" to its messages; the caller says it first.
+fn strip_position(message: &str) -> &str {
+    message.find(" at line ").map_or(message, |i| &message[..i])
+}
+
+/// About where the value at `pointer` sits in `text` (1-based line): each object key
+/// on the way is searched after the previous one, so the line is exact for canonical
+/// files and a best effort for others; array indices are not followed.
+fn line_of(text: &str, pointer: &str) -> Option<usize> {
+    let mut from = 0;
+    for token in pointer.split('/').skip(1) {
+        if token.parse::<usize>().is_ok() {
+            continue;
+        }
+        let key = serde_json::to_string(&token.replace("~1", "/").replace("~0", "~")).ok()?;
+        let at = text[from..].find(&format!("{key}:"))?;
+        from += at + key.len();
+    }
+    Some(text[..from].matches('\n').count() + 1)
+}
+
+/// What the checked-in copy of one generated file looks like.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum FileState {
+    UpToDate,
+    /// The unified diff from the checked-in text to the generated text.
+    Stale(String),
+    Missing,
+    Orphan,
+    Unreadable(String),
+}
+
+impl FileState {
+    fn as_str(&self) -> &'static str {
+        match self {
+            FileState::UpToDate => "up_to_date",
+            FileState::Stale(_) => "stale",
+            FileState::Missing => "missing",
+            FileState::Orphan => "orphan",
+            FileState::Unreadable(_) => "unreadable",
+        }
+    }
+}
+
+/// How a contract's schema relates to its checked-in copy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// Nothing is checked in for this contract yet.
+    New,
+    /// The schema is the same as the checked-in one.
+    Unchanged,
+    /// The schema differs from the checked-in one; see [`ContractReview::changes`].
+    Changed,
+    /// The checked-in schema or inventory could not be read; see
+    /// [`ContractReview::problem`].
+    Unreadable,
+}
+
+impl Status {
+    /// `"new"`, `"unchanged"`, `"changed"` or `"unreadable"`.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::New => "new",
+            Status::Unchanged => "unchanged",
+            Status::Changed => "changed",
+            Status::Unreadable => "unreadable",
+        }
+    }
+}
+
+/// One contract in a [`Review`]: its classified changes and the version verdict.
+#[derive(Clone, Debug)]
+pub struct ContractReview {
+    name: String,
+    file: String,
+    type_name: String,
+    status: Status,
+    old_version: Option<Version>,
+    new_version: Version,
+    changes: Vec<Change>,
+    policy: Policy,
+    problem: Option<String>,
+}
+
+impl ContractReview {
+    fn unreadable(mut self, problem: String) -> Self {
+        self.status = Status::Unreadable;
+        self.changes.clear();
+        self.problem = Some(problem);
+        self
+    }
+
+    /// The tool name.
+    #[must_use]
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The schema's file name inside the schemas folder.
+    #[must_use]
+    pub fn file(&self) -> &str {
+        &self.file
+    }
+
+    /// The Rust type the contract is derived from.
+    #[must_use]
+    pub fn type_name(&self) -> &str {
+        &self.type_name
+    }
+
+    /// New, unchanged, changed or unreadable.
+    #[must_use]
+    pub fn status(&self) -> Status {
+        self.status
+    }
+
+    /// The checked-in version, when there is one.
+    #[must_use]
+    pub fn old_version(&self) -> Option<&Version> {
+        self.old_version.as_ref()
+    }
+
+    /// The declared version.
+    #[must_use]
+    pub fn new_version(&self) -> &Version {
+        &self.new_version
+    }
+
+    /// Every classified change from the checked-in schema to the generated one.
+    #[must_use]
+    pub fn changes(&self) -> &[Change] {
+        &self.changes
+    }
+
+    /// The version policy outcome ([`Policy::Ok`] for a new or unreadable contract).
+    #[must_use]
+    pub fn policy(&self) -> &Policy {
+        &self.policy
+    }
+
+    /// Why the checked-in files could not be compared, naming the file and the line or
+    /// JSON pointer.
+    #[must_use]
+    pub fn problem(&self) -> Option<&str> {
+        self.problem.as_deref()
+    }
+
+    /// Whether the contract may be written: policy met and checked-in files readable.
+    #[must_use]
+    pub fn is_ok(&self) -> bool {
+        self.policy.is_ok() && self.problem.is_none()
+    }
+
+    /// `fleet_status 1.2.0 → 1.3.0`, `task_status 2.0.0 (unchanged)` or
+    /// `ping 1.0.0 (new)`.
+    #[must_use]
+    pub fn header(&self) -> String {
+        match &self.old_version {
+            Some(old) if *old == self.new_version => format!("{} {old} (unchanged)", self.name),
+            Some(old) => format!("{} {old} → {}", self.name, self.new_version),
+            None => format!("{} {} (new)", self.name, self.new_version),
+        }
+    }
+
+    /// The smallest version each change needs, and whether the declared one is enough.
+    fn needs(&self, change: &Change) -> (Version, bool) {
+        match &self.old_version {
+            Some(old) => {
+                let bump = change.verdict().bump();
+                (evolution::minimum_version(old, bump), evolution::satisfies(old, &self.new_version, bump))
+            }
+            None => (self.new_version.clone(), true),
+        }
+    }
+
+    /// One review line per change, such as
+    /// `task_status 2.0.0 (unchanged): - required /properties/state: BREAKING, needs 3.0.0`,
+    /// plus a line for a decreased version or an unreadable file.
+    #[must_use]
+    pub fn lines(&self) -> Vec<String> {
+        let header = self.header();
+        let mut lines = Vec::new();
+        if let Some(problem) = &self.problem {
+            lines.push(format!("{}: cannot classify the change: {problem}", self.name));
+        }
+        if self.policy == Policy::Decreased {
+            lines.push(format!("{header}: version decreased; a version never decreases"));
+        }
+        for change in &self.changes {
+            let verdict = match change.verdict() {
+                Verdict::Breaking => "BREAKING",
+                other => other.as_str(),
+            };
+            let (needs, ok) = self.needs(change);
+            let outcome = if ok { "ok".to_owned() } else { format!("needs {needs}") };
+            lines.push(format!("{header}: {change}: {verdict}, {outcome}"));
+        }
+        lines
+    }
+
+    /// What to do about a breach, naming the attribute to write; `None` when ok.
+    #[must_use]
+    pub fn fix(&self) -> Option<String> {
+        match (&self.policy, &self.problem) {
+            (_, Some(_)) => Some(format!(
+                "restore {} from version control (`git checkout -- <schemas dir>/{}`) or repair it, then run again",
+                self.file, self.file
+            )),
+            (Policy::TooSmall { required, needs }, None) => Some(format!(
+                "set `#[tool_output(version = \"{needs}\")]` (or later) on `{}`: {} needs a {required} bump from {}",
+                self.type_name,
+                self.name,
+                self.old_version.as_ref().map_or_else(String::new, ToString::to_string)
+            )),
+            (Policy::Decreased, None) => Some(format!(
+                "set `#[tool_output(version = ...)]` on `{}` to {} or later",
+                self.type_name,
+                self.old_version.as_ref().map_or_else(String::new, ToString::to_string)
+            )),
+            (Policy::Ok, None) => None,
+        }
+    }
+
+    fn to_json(&self) -> Value {
+        let changes: Vec<Value> = self
+            .changes
+            .iter()
+            .map(|change| {
+                let (needs, ok) = self.needs(change);
+                json!({
+                    "pointer": change.pointer(),
+                    "kind": change.kind().as_str(),
+                    "op": change.op().as_str(),
+                    "verdict": change.verdict().as_str(),
+                    "bump": change.verdict().bump().as_str(),
+                    "detail": change.detail(),
+                    "line": change.to_string(),
+                    "old": change.old_value(),
+                    "new": change.new_value(),
+                    "needs": needs.to_string(),
+                    "ok": ok,
+                })
+            })
+            .collect();
+        let (policy, needs) = match &self.policy {
+            _ if self.problem.is_some() => ("unreadable", None),
+            Policy::Ok => ("ok", None),
+            Policy::TooSmall { needs, .. } => ("too_small", Some(needs.to_string())),
+            Policy::Decreased => ("decreased", self.old_version.as_ref().map(ToString::to_string)),
+        };
+        json!({
+            "name": self.name,
+            "file": self.file,
+            "type": self.type_name,
+            "status": self.status.as_str(),
+            "old_version": self.old_version.as_ref().map(ToString::to_string),
+            "new_version": self.new_version.to_string(),
+            "verdict": evolution::verdict(&self.changes).map(Verdict::as_str),
+            "required_bump": evolution::required_bump(&self.changes).as_str(),
+            "policy": policy,
+            "needs": needs,
+            "ok": self.is_ok(),
+            "changes": changes,
+            "lines": self.lines(),
+            "fix": self.fix(),
+            "problem": self.problem,
+        })
+    }
+}
+
+/// The checked-in schemas folder compared with the contracts: drifted files, classified
+/// changes and version verdicts. Made by [`review`].
+#[derive(Clone, Debug)]
+pub struct Review {
+    shown: String,
+    expected: BTreeMap<String, String>,
+    files: Vec<(String, FileState)>,
+    contracts: Vec<ContractReview>,
+}
+
+impl Review {
+    /// Every contract, in the order given to [`review`].
+    #[must_use]
+    pub fn contracts(&self) -> &[ContractReview] {
+        &self.contracts
+    }
+
+    /// Whether every file in the folder is exactly what the contracts produce.
+    #[must_use]
+    pub fn is_up_to_date(&self) -> bool {
+        self.files.iter().all(|(_, state)| *state == FileState::UpToDate)
+    }
+
+    /// Whether every declared version covers its schema's change and every checked-in
+    /// file could be read: what [`Review::write`] requires.
+    #[must_use]
+    pub fn policy_ok(&self) -> bool {
+        self.contracts.iter().all(ContractReview::is_ok)
+    }
+
+    /// The classified list: one line per change of every changed contract, and one per
+    /// decreased version or unreadable file.
+    #[must_use]
+    pub fn lines(&self) -> Vec<String> {
+        self.contracts.iter().flat_map(ContractReview::lines).collect()
+    }
+
+    /// Passes when the folder is up to date.
+    ///
+    /// # Errors
+    ///
+    /// [`SnapshotError`] listing every stale file (with its unified diff followed by its
+    /// classified changes), missing, orphan and unreadable file, what to change for a
+    /// version breach, and the command that fixes the rest.
+    pub fn check(&self) -> Result<(), SnapshotError> {
+        let shown = &self.shown;
+        let mut problems = Vec::new();
+        for (name, state) in &self.files {
+            let contract = self.contracts.iter().find(|c| c.file == *name);
+            let lines = contract.map(ContractReview::lines).unwrap_or_default();
+            match state {
+                FileState::UpToDate => {}
+                FileState::Stale(diff) => {
+                    let mut message = format!("{shown}/{name} is not up to date:\n{diff}");
+                    if !lines.is_empty() {
+                        message.push_str(&lines.join("\n"));
+                    }
+                    problems.push(message.trim_end().to_owned());
+                }
+                FileState::Missing => {
+                    let new = contract.map_or_else(String::new, |c| format!(" (new contract {})", c.header()));
+                    problems.push(format!("{shown}/{name} is missing{new}"));
+                }
+                FileState::Orphan => {
+                    problems.push(format!("{shown}/{name} is not produced by any contract (orphan file)"));
+                }
+                FileState::Unreadable(problem) => problems.push(problem.clone()),
+            }
+        }
+        // A breach the files alone do not show, such as a lowered version.
+        for contract in &self.contracts {
+            let stale = self.files.iter().any(|(n, s)| *n == contract.file && matches!(s, FileState::Stale(_)));
+            if !stale && !contract.is_ok() {
+                problems.extend(contract.lines());
+            }
+        }
+        if problems.is_empty() {
+            return Ok(());
+        }
+        let fixes: Vec<String> = self.contracts.iter().filter_map(ContractReview::fix).collect();
+        if fixes.is_empty() {
+            problems.push("run `cargo xtask schemas` and commit".to_owned());
+        } else {
+            problems.extend(fixes.into_iter().map(|f| format!("fix: {f}")));
+            problems.push("then run `cargo xtask schemas` and commit".to_owned());
+        }
         Err(SnapshotError { problems })
+    }
+
+    /// Writes the folder as [`write`] describes, unless the policy is breached.
+    ///
+    /// # Errors
+    ///
+    /// When [`Review::policy_ok`] is false: every classified change with the version it
+    /// needs, and what to change; nothing is written. Otherwise an I/O error naming the
+    /// file.
+    pub fn write(&self, dir: &Path) -> Result<WriteSummary, SnapshotError> {
+        if !self.policy_ok() {
+            let mut problems =
+                vec![format!("refusing to write {}: a declared version does not cover its schema change", self.shown)];
+            problems.extend(self.lines());
+            problems.extend(self.contracts.iter().filter_map(ContractReview::fix).map(|f| format!("fix: {f}")));
+            problems.push("nothing was written".to_owned());
+            return Err(SnapshotError { problems });
+        }
+        let io =
+            |path: &Path, err: std::io::Error| SnapshotError { problems: vec![format!("{}: {err}", path.display())] };
+        std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
+        let mut summary = WriteSummary::default();
+        for (name, contents) in &self.expected {
+            let path = dir.join(name);
+            match std::fs::read_to_string(&path) {
+                Ok(current) if normalize(&current) == *contents => summary.unchanged.push(name.clone()),
+                _ => {
+                    std::fs::write(&path, contents).map_err(|e| io(&path, e))?;
+                    summary.written.push(name.clone());
+                }
+            }
+        }
+        for name in json_files(dir).map_err(|e| io(dir, e))? {
+            if !self.expected.contains_key(&name) {
+                let path = dir.join(&name);
+                std::fs::remove_file(&path).map_err(|e| io(&path, e))?;
+                summary.removed.push(name);
+            }
+        }
+        Ok(summary)
+    }
+
+    /// The machine-readable report, for bots that comment on pull requests: `ok`,
+    /// `up_to_date`, `policy_ok`, one entry per contract (status, versions, verdict,
+    /// required bump, policy, the version it needs, each change with pointer, kind,
+    /// verdict and needed version, the review lines and the fix) and one entry per file
+    /// (state and unified diff).
+    #[must_use]
+    pub fn to_json(&self) -> Value {
+        let files: Vec<Value> = self
+            .files
+            .iter()
+            .map(|(name, state)| {
+                let diff = match state {
+                    FileState::Stale(diff) => Some(diff.as_str()),
+                    _ => None,
+                };
+                let problem = match state {
+                    FileState::Unreadable(problem) => Some(problem.as_str()),
+                    _ => None,
+                };
+                json!({ "file": name, "status": state.as_str(), "diff": diff, "problem": problem })
+            })
+            .collect();
+        json!({
+            "ok": self.is_up_to_date() && self.policy_ok(),
+            "up_to_date": self.is_up_to_date(),
+            "policy_ok": self.policy_ok(),
+            "dir": self.shown,
+            "contracts": self.contracts.iter().map(ContractReview::to_json).collect::<Vec<_>>(),
+            "files": files,
+        })
     }
 }
 
