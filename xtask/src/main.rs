@@ -10,8 +10,11 @@ const USAGE: &str = "\
 usage: cargo xtask <command>
 
 commands:
-  schemas            regenerate schemas/ from the contracted result types
-  schemas --check    fail if schemas/ differs from what the types produce (CI)
+  schemas            regenerate schemas/ from the contracted result types; refuses a
+                     change whose declared version bump is too small
+  schemas --check    fail if schemas/ differs from what the types produce (CI), with a
+                     unified diff and each change classified
+  --format json      with either: print the machine-readable review (for PR bots)
   ci                 run every check: fmt, clippy, tests (with doc tests), schemas --check";
 
 fn main() -> ExitCode {
