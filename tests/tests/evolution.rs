@@ -1,0 +1,789 @@
+//! Schema evolution: every classification rule in both directions, the version policy,
+//! the review that `cargo xtask schemas [--check]` prints, unreadable checked-in files,
+//! contract identity, and an end-to-end run of the xtask on a copy of the workspace.
+//!
+//! Fixture pairs live in `tests/fixtures/evolution/<rule>/{old,new}.json`; the classified
+//! reports are insta snapshots in `tests/tests/snapshots-evolution/`.
+
+use std::collections::{BTreeSet, HashMap};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use contract_runtime::evolution::{self, Bump, Change, Policy, Verdict, Version};
+use contract_runtime::snapshot::{self, Status};
+use contract_runtime::{contracts, ContractId, ToolOutput};
+use serde_json::Value;
+
+const B: Option<Verdict> = Some(Verdict::Breaking);
+const A: Option<Verdict> = Some(Verdict::Additive);
+const C: Option<Verdict> = Some(Verdict::Cosmetic);
+const NONE: Option<Verdict> = None;
+
+type Rule = (&'static str, Option<Verdict>, Option<Verdict>, &'static [&'static str]);
+
+/// Every rule: its fixture directory, the verdict old → new, the verdict new → old (the
+/// mirror image), and the kinds of the old → new changes.
+const RULES: &[Rule] = &[
+    ("required_property_removed", B, A, &["required_property_removed"]),
+    ("required_became_optional", B, A, &["became_optional"]),
+    ("enum_value_added", B, A, &["enum_value_added"]),
+    ("enum_removed", B, A, &["enum_removed"]),
+    ("type_widened_integer_to_number", B, A, &["type_widened"]),
+    ("type_list_widened", B, A, &["type_widened"]),
+    ("type_changed", B, B, &["type_changed"]),
+    ("became_nullable_type_list", B, A, &["became_nullable"]),
+    ("became_nullable_any_of", B, A, &["became_nullable"]),
+    ("one_of_branch_added", B, A, &["branch_added"]),
+    ("any_of_branch_added", B, A, &["branch_added"]),
+    ("one_of_became_any_of", B, A, &["composition_changed"]),
+    ("maximum_relaxed", B, A, &["bound_relaxed"]),
+    ("minimum_relaxed", B, A, &["bound_relaxed"]),
+    ("exclusive_maximum_removed", B, A, &["bound_relaxed"]),
+    ("max_length_removed", B, A, &["bound_relaxed"]),
+    ("min_length_lowered", B, A, &["bound_relaxed"]),
+    ("min_items_lowered", B, A, &["bound_relaxed"]),
+    ("max_items_raised", B, A, &["bound_relaxed"]),
+    ("pattern_removed", B, A, &["constraint_removed"]),
+    ("pattern_changed", B, B, &["constraint_changed"]),
+    ("format_removed", B, A, &["constraint_removed"]),
+    ("multiple_of_narrowed", A, B, &["constraint_changed"]),
+    ("unique_items_removed", B, A, &["constraint_removed"]),
+    ("const_changed", B, B, &["const_changed"]),
+    ("const_removed", B, A, &["const_removed"]),
+    ("additional_properties_false_removed", B, A, &["object_opened"]),
+    ("unevaluated_properties_false_removed", B, A, &["object_opened"]),
+    ("closing_keyword_changed", B, A, &["closing_keyword_changed"]),
+    ("property_added_to_closed_object", B, A, &["property_added_to_closed_object"]),
+    ("property_added_to_composed_branch", B, A, &["property_added_to_closed_object"]),
+    ("optional_property_added_to_open_object", A, B, &["property_added"]),
+    ("property_renamed", B, B, &["property_added", "required_property_removed"]),
+    ("items_changed", B, A, &["enum_value_added"]),
+    ("annotations_changed", C, C, &["annotation_changed"]),
+    ("defs_renamed", C, C, &["text_only"]),
+    ("defs_renamed_with_change", B, A, &["enum_value_added"]),
+    ("recursive_definition", A, B, &["property_added"]),
+    ("unclassified_keyword", B, B, &["unclassified"]),
+    ("identical", NONE, NONE, &[]),
+];
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/evolution")
+}
+
+fn load(rule: &str, side: &str) -> Value {
+    let path = fixtures().join(rule).join(format!("{side}.json"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn show(verdict: Option<Verdict>) -> &'static str {
+    verdict.map_or("no change", Verdict::as_str)
+}
+
+/// The classified report of one direction, as a reviewer reads it.
+fn report(changes: &[Change]) -> String {
+    let mut out = format!("{} (bump: {})\n", show(evolution::verdict(changes)), evolution::required_bump(changes));
+    for change in changes {
+        let _ = writeln!(out, "  {change}: {}  [{}]", change.verdict(), change.kind());
+    }
+    out
+}
+
+fn assert_evolution_snapshot(name: &str, text: &str) {
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path("snapshots-evolution");
+    settings.set_prepend_module_to_snapshot(false);
+    settings.bind(|| insta::assert_snapshot!(format!("evolution__{name}"), text));
+}
+
+#[test]
+fn every_fixture_pair_is_in_the_rule_table() {
+    let on_disk: BTreeSet<String> = std::fs::read_dir(fixtures())
+        .expect("fixtures/evolution exists")
+        .map(|e| e.expect("readable entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    let in_table: BTreeSet<String> = RULES.iter().map(|r| r.0.to_owned()).collect();
+    assert_eq!(on_disk, in_table, "each fixture directory needs a row in RULES and the reverse");
+    for rule in &on_disk {
+        for side in ["old", "new"] {
+            let schema = load(rule, side);
+            evolution::check_schema(&schema).unwrap_or_else(|e| panic!("{rule}/{side}.json: {e}"));
+        }
+    }
+}
+
+#[test]
+fn every_rule_both_directions() {
+    let mut wrong = Vec::new();
+    for &(rule, forward, backward, kinds) in RULES {
+        let (old, new) = (load(rule, "old"), load(rule, "new"));
+        let there = evolution::diff(&old, &new);
+        let back = evolution::diff(&new, &old);
+        if evolution::verdict(&there) != forward {
+            wrong.push(format!(
+                "{rule}: old → new is {}, expected {}\n{}",
+                show(evolution::verdict(&there)),
+                show(forward),
+                report(&there)
+            ));
+        }
+        if evolution::verdict(&back) != backward {
+            wrong.push(format!(
+                "{rule}: new → old is {}, expected {}\n{}",
+                show(evolution::verdict(&back)),
+                show(backward),
+                report(&back)
+            ));
+        }
+        let found: BTreeSet<&str> = there.iter().map(|c| c.kind().as_str()).collect();
+        let expected: BTreeSet<&str> = kinds.iter().copied().collect();
+        if found != expected {
+            wrong.push(format!("{rule}: kinds {found:?}, expected {expected:?}"));
+        }
+        // Pointers never name a definition: they stay put when schemars renames one.
+        for change in there.iter().chain(&back) {
+            if change.pointer().contains("$defs") {
+                wrong.push(format!("{rule}: pointer {} names a $def", change.pointer()));
+            }
+        }
+        assert_evolution_snapshot(rule, &format!("old → new: {}new → old: {}", report(&there), report(&back)));
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn pointers_are_stable_across_def_renames() {
+    let changes = evolution::diff(&load("defs_renamed_with_change", "old"), &load("defs_renamed_with_change", "new"));
+    let lines: Vec<String> = changes.iter().map(ToString::to_string).collect();
+    assert_eq!(lines, ["+ /properties/agents/items/properties/role/enum (value \"reviewer\")"]);
+    // The rename alone changes no meaning, but it changes the bytes: a patch bump.
+    let renamed = evolution::diff(&load("defs_renamed", "old"), &load("defs_renamed", "new"));
+    assert_eq!(evolution::required_bump(&renamed), Bump::Patch);
+}
+
+#[test]
+fn recursion_is_guarded_and_reported_where_it_first_differs() {
+    let changes = evolution::diff(&load("recursive_definition", "old"), &load("recursive_definition", "new"));
+    let lines: Vec<String> = changes.iter().map(ToString::to_string).collect();
+    assert_eq!(lines, ["+ /properties/tree/properties/label (optional, open object)"]);
+}
+
+#[test]
+fn the_issue_examples_read_as_written() {
+    let removed = evolution::diff(&load("required_property_removed", "old"), &load("required_property_removed", "new"));
+    assert_eq!(removed[0].to_string(), "- required /properties/state");
+    let added = evolution::diff(
+        &load("optional_property_added_to_open_object", "old"),
+        &load("optional_property_added_to_open_object", "new"),
+    );
+    assert_eq!(added[0].to_string(), "+ /properties/region (optional, open object)");
+    // Removing an optional property from a closed object is safe, but readers lose it.
+    let dropped = evolution::diff(
+        &load("property_added_to_closed_object", "new"),
+        &load("property_added_to_closed_object", "old"),
+    );
+    assert_eq!(dropped[0].verdict(), Verdict::Additive);
+    assert!(dropped[0].detail().contains("warning"), "{}", dropped[0]);
+}
+
+// ------------------------------------------------------------------ version policy
+
+/// Changes whose worst verdict is `verdict`, taken from the fixtures.
+fn changes_of(verdict: Option<Verdict>) -> Vec<Change> {
+    let rule = match verdict {
+        Some(Verdict::Breaking) => "required_property_removed",
+        Some(Verdict::Additive) => "optional_property_added_to_open_object",
+        Some(Verdict::Cosmetic) => "annotations_changed",
+        None => "identical",
+    };
+    let changes = evolution::diff(&load(rule, "old"), &load(rule, "new"));
+    assert_eq!(evolution::verdict(&changes), verdict);
+    changes
+}
+
+#[test]
+fn version_policy_table() {
+    // (checked-in version, declared version, worst change, outcome)
+    let table: &[(&str, &str, Option<Verdict>, &str)] = &[
+        ("1.2.0", "1.2.0", NONE, "ok"),
+        ("1.2.0", "2.0.0", NONE, "ok"),
+        ("1.2.0", "1.2.0", C, "needs 1.2.1"),
+        ("1.2.0", "1.2.1", C, "ok"),
+        ("1.2.0", "1.3.0", C, "ok"),
+        ("1.2.0", "1.2.1", A, "needs 1.3.0"),
+        ("1.2.0", "1.3.0", A, "ok"),
+        ("1.2.0", "2.0.0", A, "ok"),
+        ("1.2.0", "1.2.0", B, "needs 2.0.0"),
+        ("1.2.0", "1.3.0", B, "needs 2.0.0"),
+        ("1.2.0", "1.9.9", B, "needs 2.0.0"),
+        ("1.2.0", "2.0.0", B, "ok"),
+        ("1.2.0", "2.0.0-rc.1", B, "ok"),
+        ("1.2.0", "1.1.0", NONE, "decreased"),
+        ("1.2.0", "1.1.9", B, "decreased"),
+        ("2.0.0", "2.0.0-rc.1", NONE, "decreased"),
+        ("1.2.0", "1.2.0+build.5", NONE, "ok"),
+        ("1.2.0", "1.2.0+build.5", C, "needs 1.2.1"),
+        // Below 1.0.0 a minor bump counts as major.
+        ("0.3.1", "0.3.1", C, "needs 0.3.2"),
+        ("0.3.1", "0.3.2", C, "ok"),
+        ("0.3.1", "0.3.2", A, "needs 0.4.0"),
+        ("0.3.1", "0.4.0", A, "ok"),
+        ("0.3.1", "0.3.2", B, "needs 0.4.0"),
+        ("0.3.1", "0.4.0", B, "ok"),
+        ("0.3.1", "1.0.0", B, "ok"),
+        ("0.0.3", "0.0.4", B, "needs 0.1.0"),
+    ];
+    let v = |s: &str| Version::parse(s).expect("valid version");
+    let mut wrong = Vec::new();
+    for &(old, new, verdict, expected) in table {
+        let outcome = match evolution::version_policy(&v(old), &v(new), &changes_of(verdict)) {
+            Policy::Ok => "ok".to_owned(),
+            Policy::TooSmall { needs, .. } => format!("needs {needs}"),
+            Policy::Decreased => "decreased".to_owned(),
+        };
+        if outcome != expected {
+            wrong.push(format!("{old} → {new} with {}: {outcome}, expected {expected}", show(verdict)));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn required_bump_follows_the_worst_verdict() {
+    assert_eq!(evolution::required_bump(&changes_of(NONE)), Bump::None);
+    assert_eq!(evolution::required_bump(&changes_of(C)), Bump::Patch);
+    assert_eq!(evolution::required_bump(&changes_of(A)), Bump::Minor);
+    assert_eq!(evolution::required_bump(&changes_of(B)), Bump::Major);
+    let mut mixed = changes_of(C);
+    mixed.extend(changes_of(B));
+    mixed.extend(changes_of(A));
+    assert_eq!(evolution::required_bump(&mixed), Bump::Major);
+}
+
+// ------------------------------------------------------------------ the review
+
+/// Successive versions of one contract, `fleet`, as a project would edit it.
+#[allow(dead_code)] // Only their schemas are used: the values are never built.
+mod fleet {
+    use contract_runtime::ToolOutput;
+    use schemars::JsonSchema;
+    use serde::Serialize;
+
+    pub(crate) mod v1 {
+        use super::{JsonSchema, Serialize, ToolOutput};
+        /// Health of the agent fleet.
+        #[derive(Serialize, JsonSchema, ToolOutput)]
+        #[tool_output(name = "fleet", version = "1.2.0", compatibility = "additive")]
+        pub(crate) struct Fleet {
+            pub(crate) healthy: u32,
+            pub(crate) degraded: u32,
+        }
+    }
+
+    /// `degraded` removed, version unchanged.
+    pub(crate) mod breaking_unbumped {
+        use super::{JsonSchema, Serialize, ToolOutput};
+        /// Health of the agent fleet.
+        #[derive(Serialize, JsonSchema, ToolOutput)]
+        #[tool_output(name = "fleet", version = "1.2.0", compatibility = "additive")]
+        pub(crate) struct Fleet {
+            pub(crate) healthy: u32,
+        }
+    }
+
+    /// `degraded` removed under a minor bump: still too small.
+    pub(crate) mod breaking_minor {
+        use super::{JsonSchema, Serialize, ToolOutput};
+        /// Health of the agent fleet.
+        #[derive(Serialize, JsonSchema, ToolOutput)]
+        #[tool_output(name = "fleet", version = "1.3.0", compatibility = "additive")]
+        pub(crate) struct Fleet {
+            pub(crate) healthy: u32,
+        }
+    }
+
+    /// `degraded` removed under a major bump.
+    pub(crate) mod breaking_major {
+        use super::{JsonSchema, Serialize, ToolOutput};
+        /// Health of the agent fleet.
+        #[derive(Serialize, JsonSchema, ToolOutput)]
+        #[tool_output(name = "fleet", version = "2.0.0", compatibility = "additive")]
+        pub(crate) struct Fleet {
+            pub(crate) healthy: u32,
+        }
+    }
+
+    /// An optional `region` added under a minor bump.
+    pub(crate) mod additive_minor {
+        use super::{JsonSchema, Serialize, ToolOutput};
+        /// Health of the agent fleet.
+        #[derive(Serialize, JsonSchema, ToolOutput)]
+        #[tool_output(name = "fleet", version = "1.3.0", compatibility = "additive")]
+        pub(crate) struct Fleet {
+            pub(crate) healthy: u32,
+            pub(crate) degraded: u32,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub(crate) region: Option<String>,
+        }
+    }
+
+    /// The v1 schema under a lower version.
+    pub(crate) mod decreased {
+        use super::{JsonSchema, Serialize, ToolOutput};
+        /// Health of the agent fleet.
+        #[derive(Serialize, JsonSchema, ToolOutput)]
+        #[tool_output(name = "fleet", version = "1.1.0", compatibility = "additive")]
+        pub(crate) struct Fleet {
+            pub(crate) healthy: u32,
+            pub(crate) degraded: u32,
+        }
+    }
+}
+
+/// A directory under the system temp dir, removed on drop.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(label: &str) -> Self {
+        static COUNTER: AtomicUsize = AtomicUsize::new(0);
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let path = std::env::temp_dir().join(format!("tool-contracts-evolution-{label}-{}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&path);
+        std::fs::create_dir_all(&path).expect("create temp dir");
+        Self(path)
+    }
+
+    fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A schemas folder with `fleet` 1.2.0 (v1) checked in.
+fn checked_in_v1() -> TempDir {
+    let dir = TempDir::new("schemas");
+    let summary = snapshot::write(dir.path(), &contracts![fleet::v1::Fleet]).expect("a new contract is written");
+    assert_eq!(summary.written, ["fleet.json", "inventory.json"]);
+    dir
+}
+
+fn read_all(dir: &Path) -> Vec<(String, String)> {
+    let mut files: Vec<(String, String)> = std::fs::read_dir(dir)
+        .expect("dir exists")
+        .map(|e| {
+            let path = e.expect("entry").path();
+            (
+                path.file_name().unwrap().to_string_lossy().into_owned(),
+                std::fs::read_to_string(&path).expect("readable"),
+            )
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+/// Review text with the temp dir replaced and the bodies of unified diffs collapsed, for
+/// snapshots: the schema text itself belongs to the schema snapshots, not to these.
+fn redact(text: &str, dir: &Path) -> String {
+    let text = text.replace(&dir.display().to_string(), "<schemas>");
+    let mut out = Vec::new();
+    let mut in_diff = false;
+    for line in text.lines() {
+        if line.starts_with("--- ") {
+            in_diff = true;
+            out.push("<unified diff>");
+            continue;
+        }
+        if in_diff && (line.starts_with([' ', '+', '-']) || line.starts_with("@@")) {
+            continue;
+        }
+        in_diff = false;
+        out.push(line);
+    }
+    out.join("\n")
+}
+
+#[test]
+fn unchanged_folder_passes_check_and_write() {
+    let dir = checked_in_v1();
+    let review = snapshot::review(dir.path(), &contracts![fleet::v1::Fleet]).unwrap();
+    assert!(review.is_up_to_date() && review.policy_ok());
+    assert!(review.lines().is_empty());
+    assert_eq!(review.contracts()[0].status(), Status::Unchanged);
+    review.check().unwrap();
+    let summary = review.write(dir.path()).unwrap();
+    assert!(summary.written.is_empty());
+}
+
+#[test]
+fn write_refuses_a_bump_that_is_too_small_and_names_the_needed_version() {
+    let dir = checked_in_v1();
+    let before = read_all(dir.path());
+
+    let review = snapshot::review(dir.path(), &contracts![fleet::breaking_unbumped::Fleet]).unwrap();
+    assert!(!review.policy_ok());
+    assert_eq!(review.lines(), ["fleet 1.2.0 (unchanged): - required /properties/degraded: BREAKING, needs 2.0.0"]);
+    let err = review.write(dir.path()).unwrap_err().to_string();
+    assert_evolution_snapshot("write_refused_unbumped", &redact(&err, dir.path()));
+    assert_eq!(read_all(dir.path()), before, "a refused write leaves the folder untouched");
+
+    // A minor bump is still too small for a breaking change.
+    let err = snapshot::write(dir.path(), &contracts![fleet::breaking_minor::Fleet]).unwrap_err().to_string();
+    assert!(err.contains("fleet 1.2.0 → 1.3.0: - required /properties/degraded: BREAKING, needs 2.0.0"), "{err}");
+    assert!(err.contains("fix: set `#[tool_output(version = \"2.0.0\")]` (or later) on `Fleet`"), "{err}");
+    assert_eq!(read_all(dir.path()), before);
+
+    // The control: the same change under a major bump is written, and then checks clean.
+    let summary = snapshot::write(dir.path(), &contracts![fleet::breaking_major::Fleet]).unwrap();
+    assert_eq!(summary.written, ["fleet.json", "inventory.json"]);
+    snapshot::check(dir.path(), &contracts![fleet::breaking_major::Fleet]).unwrap();
+    let inventory = std::fs::read_to_string(dir.path().join("inventory.json")).unwrap();
+    assert!(inventory.contains("\"version\": \"2.0.0\""), "{inventory}");
+}
+
+#[test]
+fn check_prints_the_unified_diff_and_the_classified_list() {
+    let dir = checked_in_v1();
+    // Additive under a minor bump: drift (so check fails) but the policy is met.
+    let err = snapshot::check(dir.path(), &contracts![fleet::additive_minor::Fleet]).unwrap_err().to_string();
+    assert!(err.contains("@@"), "a unified diff: {err}");
+    assert!(err.contains("fleet 1.2.0 → 1.3.0: + /properties/region (optional, open object): additive, ok"), "{err}");
+    assert!(!err.contains("fix:"), "{err}");
+    assert_evolution_snapshot("check_additive_bumped", &redact(&err, dir.path()));
+    // ... and write accepts it; the control check then passes.
+    snapshot::write(dir.path(), &contracts![fleet::additive_minor::Fleet]).unwrap();
+    snapshot::check(dir.path(), &contracts![fleet::additive_minor::Fleet]).unwrap();
+
+    let dir = checked_in_v1();
+    let err = snapshot::check(dir.path(), &contracts![fleet::breaking_unbumped::Fleet]).unwrap_err().to_string();
+    assert!(err.contains("fleet 1.2.0 (unchanged): - required /properties/degraded: BREAKING, needs 2.0.0"), "{err}");
+    assert_evolution_snapshot("check_breaking_unbumped", &redact(&err, dir.path()));
+}
+
+#[test]
+fn json_report_for_bots() {
+    let dir = checked_in_v1();
+    let review = snapshot::review(dir.path(), &contracts![fleet::breaking_unbumped::Fleet]).unwrap();
+    let report = review.to_json();
+    assert_eq!(report["ok"], false);
+    assert_eq!(report["policy_ok"], false);
+    let fleet = &report["contracts"][0];
+    assert_eq!(fleet["policy"], "too_small");
+    assert_eq!(fleet["needs"], "2.0.0");
+    assert_eq!(fleet["changes"][0]["kind"], "required_property_removed");
+    assert_eq!(fleet["changes"][0]["pointer"], "/properties/degraded");
+    assert!(report["files"][0]["diff"].as_str().is_some_and(|d| d.contains("@@")));
+    let mut shown = report.clone();
+    for file in shown["files"].as_array_mut().unwrap() {
+        if file["diff"].is_string() {
+            file["diff"] = Value::from("<unified diff>");
+        }
+    }
+    let text = contract_runtime::schema::canonical_string(&shown);
+    assert_evolution_snapshot("json_report_breaking_unbumped", &redact(&text, dir.path()));
+
+    // The control: an up-to-date folder reports ok.
+    let review = snapshot::review(dir.path(), &contracts![fleet::v1::Fleet]).unwrap();
+    assert_eq!(review.to_json()["ok"], true);
+}
+
+#[test]
+fn a_lower_version_is_refused_even_with_an_unchanged_schema() {
+    let dir = checked_in_v1();
+    let review = snapshot::review(dir.path(), &contracts![fleet::decreased::Fleet]).unwrap();
+    assert_eq!(review.contracts()[0].status(), Status::Unchanged);
+    assert_eq!(review.lines(), ["fleet 1.2.0 → 1.1.0: version decreased; a version never decreases"]);
+    let err = review.write(dir.path()).unwrap_err().to_string();
+    assert!(err.contains("nothing was written"), "{err}");
+    let err = review.check().unwrap_err().to_string();
+    assert!(err.contains("version decreased"), "{err}");
+}
+
+#[test]
+fn unreadable_checked_in_files_are_named_with_line_or_pointer() {
+    // Unparseable JSON: the file and the line.
+    let dir = checked_in_v1();
+    let file = dir.path().join("fleet.json");
+    let text = std::fs::read_to_string(&file).unwrap();
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines.insert(3, "<<<<<<< HEAD");
+    std::fs::write(&file, lines.join("\n")).unwrap();
+    let review = snapshot::review(dir.path(), &contracts![fleet::additive_minor::Fleet]).unwrap();
+    let problem = review.contracts()[0].problem().expect("unreadable").to_owned();
+    assert!(problem.contains("fleet.json: line 4 column 1: not valid JSON"), "{problem}");
+    let err = review.write(dir.path()).unwrap_err().to_string();
+    assert!(err.contains(&problem) && err.contains("nothing was written"), "{err}");
+    assert!(review.check().unwrap_err().to_string().contains(&problem));
+
+    // Valid JSON that is not a schema: the file, the pointer and the line.
+    let broken = text.replacen("\"type\": \"integer\"", "\"type\": 7", 1);
+    assert_ne!(broken, text);
+    std::fs::write(&file, &broken).unwrap();
+    let line = broken.lines().position(|l| l.contains("\"type\": 7")).unwrap() + 1;
+    let review = snapshot::review(dir.path(), &contracts![fleet::additive_minor::Fleet]).unwrap();
+    let problem = review.contracts()[0].problem().expect("not a schema");
+    assert!(
+        problem.contains(&format!(
+            "fleet.json: not a JSON Schema at /properties/degraded/type: expected a type name or a non-empty list of type names (near line {line})"
+        )),
+        "{problem}"
+    );
+    assert!(!review.policy_ok());
+
+    // The control: the intact file classifies and is written.
+    std::fs::write(&file, &text).unwrap();
+    let review = snapshot::review(dir.path(), &contracts![fleet::additive_minor::Fleet]).unwrap();
+    assert!(review.contracts()[0].problem().is_none());
+    review.write(dir.path()).unwrap();
+}
+
+#[test]
+fn an_unreadable_inventory_blocks_a_change_it_must_version() {
+    let dir = checked_in_v1();
+    let inventory = dir.path().join("inventory.json");
+    let good = std::fs::read_to_string(&inventory).unwrap();
+    let bad = good.replace("\"version\": \"1.2.0\"", "\"version\": \"1.2\"");
+    assert_ne!(bad, good);
+    std::fs::write(&inventory, &bad).unwrap();
+    let line = bad.lines().position(|l| l.contains("\"version\": \"1.2\"")).unwrap() + 1;
+    let review = snapshot::review(dir.path(), &contracts![fleet::additive_minor::Fleet]).unwrap();
+    let problem = review.contracts()[0].problem().expect("bad inventory");
+    assert!(
+        problem.contains(&format!(
+            "inventory.json: at /contracts/0/version (near line {line}): expected a semver version"
+        )),
+        "{problem}"
+    );
+    assert!(review.write(dir.path()).is_err());
+
+    // The control: with the inventory intact the same change is written.
+    std::fs::write(&inventory, &good).unwrap();
+    snapshot::write(dir.path(), &contracts![fleet::additive_minor::Fleet]).unwrap();
+}
+
+// ------------------------------------------------------------------ identity
+
+#[allow(dead_code)] // Only their contracts are used: the values are never built.
+mod identity {
+    use contract_runtime::ToolOutput;
+    use schemars::JsonSchema;
+    use serde::Serialize;
+
+    pub(crate) mod before {
+        use super::{JsonSchema, Serialize, ToolOutput};
+        #[derive(Serialize, JsonSchema, ToolOutput)]
+        #[tool_output(name = "health", version = "1.0.0", compatibility = "exact")]
+        pub(crate) struct Health {
+            pub(crate) healthy: u32,
+        }
+    }
+
+    /// The same name and version, another schema: a change shipped without a bump.
+    pub(crate) mod after {
+        use super::{JsonSchema, Serialize, ToolOutput};
+        #[derive(Serialize, JsonSchema, ToolOutput)]
+        #[tool_output(name = "health", version = "1.0.0", compatibility = "exact")]
+        pub(crate) struct Health {
+            pub(crate) healthy: u32,
+            pub(crate) note: String,
+        }
+    }
+}
+
+#[test]
+fn same_name_and_version_with_another_schema_is_another_contract() {
+    let before = identity::before::Health::contract();
+    let after = identity::after::Health::contract();
+    assert_eq!((before.name(), before.version()), (after.name(), after.version()));
+    assert_ne!(before.sha256(), after.sha256());
+    assert_ne!(before.id(), after.id());
+    assert_ne!(before.id().to_string(), after.id().to_string());
+
+    // A cache entry or a client validator keyed by identity cannot serve the other one.
+    let mut by_identity: HashMap<ContractId, &str> = HashMap::new();
+    by_identity.insert(before.id().clone(), "validated under `before`");
+    assert_eq!(by_identity.get(before.id()), Some(&"validated under `before`"), "the control hits");
+    assert_eq!(by_identity.get(after.id()), None);
+
+    // And the policy refuses to ship it under the unchanged version.
+    let changes = evolution::diff(before.schema(), after.schema());
+    assert_eq!(evolution::verdict(&changes), Some(Verdict::Breaking));
+    assert!(matches!(evolution::version_policy(before.version(), after.version(), &changes), Policy::TooSmall { .. }));
+}
+
+// ------------------------------------------------------------------ end to end
+
+/// Runs `cargo xtask <args>` in `root` with its own target dir; returns (success, stdout,
+/// stderr).
+fn xtask(root: &Path, target: &Path, args: &[&str]) -> (bool, String, String) {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    let output = Command::new(cargo)
+        .arg("xtask")
+        .args(args)
+        .current_dir(root)
+        .env("CARGO_TARGET_DIR", target)
+        .env("CARGO_TERM_COLOR", "never")
+        .env_remove("RUSTFLAGS")
+        .output()
+        .expect("cargo runs");
+    (
+        output.status.success(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+/// Copies the files git knows about (tracked, plus untracked ones not ignored) from the
+/// workspace into `to`.
+fn copy_workspace(from: &Path, to: &Path) {
+    let output = Command::new("git")
+        .args(["ls-files", "-z", "--cached", "--others", "--exclude-standard"])
+        .current_dir(from)
+        .output()
+        .expect("git runs");
+    assert!(output.status.success(), "git ls-files: {}", String::from_utf8_lossy(&output.stderr));
+    for name in output.stdout.split(|b| *b == 0).filter(|n| !n.is_empty()) {
+        let name = std::str::from_utf8(name).expect("utf-8 path");
+        let source = from.join(name);
+        if !source.is_file() {
+            continue; // listed but deleted in the work tree
+        }
+        let dest = to.join(name);
+        std::fs::create_dir_all(dest.parent().expect("has a parent")).expect("create dir");
+        std::fs::copy(&source, &dest).unwrap_or_else(|e| panic!("copy {name}: {e}"));
+    }
+}
+
+fn edit(file: &Path, from: &str, to: &str) {
+    let text = std::fs::read_to_string(file).expect("readable");
+    assert_eq!(text.matches(from).count(), 1, "`{from}` must occur once in {}", file.display());
+    std::fs::write(file, text.replacen(from, to, 1)).expect("writable");
+}
+
+fn checked_in_version(root: &Path, name: &str) -> Version {
+    let text = std::fs::read_to_string(root.join("schemas/inventory.json")).expect("inventory");
+    let inventory: Value = serde_json::from_str(&text).expect("inventory is JSON");
+    let entry = inventory["contracts"].as_array().unwrap().iter().find(|c| c["name"] == name).expect("entry");
+    Version::parse(entry["version"].as_str().unwrap()).unwrap()
+}
+
+#[test]
+fn xtask_refuses_a_breaking_change_until_the_version_is_bumped() {
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("workspace root").to_path_buf();
+    let target = workspace.join("target/e2e");
+    let copy = TempDir::new("workspace");
+    let root = copy.path();
+    copy_workspace(&workspace, root);
+
+    // A clean baseline, generated in the copy itself so that the test does not depend on
+    // the state of the real schemas/ folder; the control check passes.
+    std::fs::remove_dir_all(root.join("schemas")).expect("schemas/ is copied");
+    let (ok, out, err) = xtask(root, &target, &["schemas"]);
+    assert!(ok, "baseline write failed:\n{out}\n{err}");
+    let (ok, out, err) = xtask(root, &target, &["schemas", "--check"]);
+    assert!(ok, "baseline check failed:\n{out}\n{err}");
+    let fleet = checked_in_version(root, "fleet_status");
+    let quality = checked_in_version(root, "quality_assess");
+    let fleet_major = evolution::minimum_version(&fleet, Bump::Major);
+    let quality_minor = evolution::minimum_version(&quality, Bump::Minor);
+
+    // Edit two demo types: drop a required field (breaking) and bound another (additive).
+    let contracts = root.join("examples/qe-server/src/contracts.rs");
+    edit(
+        &contracts,
+        "    /// Agents that answered late or report errors.\n    pub degraded: u32,",
+        "    /// Agents that answered late or report errors.\n    #[serde(skip)]\n    pub degraded: u32,",
+    );
+    edit(
+        &contracts,
+        "    /// Weighted score, 0 to 100.\n    pub overall_score: f64,",
+        "    /// Weighted score, 0 to 100.\n    #[schemars(range(min = 0, max = 100))]\n    pub overall_score: f64,",
+    );
+    let schemas_before = read_all(&root.join("schemas"));
+
+    // --check fails, with the unified diff and the classified list.
+    let (ok, out, err) = xtask(root, &target, &["schemas", "--check"]);
+    assert!(!ok, "check must fail on drift:\n{out}\n{err}");
+    assert!(err.contains("schemas/fleet_status.json is not up to date") && err.contains("@@"), "{err}");
+    let breaking =
+        format!("fleet_status {fleet} (unchanged): - required /properties/degraded: BREAKING, needs {fleet_major}");
+    let additive = format!(
+        "quality_assess {quality} (unchanged): + /properties/overall_score/maximum (100 added, tightened): additive, needs {quality_minor}"
+    );
+    assert!(err.contains(&breaking), "expected `{breaking}` in:\n{err}");
+    assert!(err.contains(&additive), "expected `{additive}` in:\n{err}");
+
+    // --format json: the same findings, machine-readable, on stdout.
+    let (ok, out, err) = xtask(root, &target, &["schemas", "--check", "--format", "json"]);
+    assert!(!ok, "{err}");
+    let report: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
+    let entry =
+        |name: &str| report["contracts"].as_array().unwrap().iter().find(|c| c["name"] == name).unwrap().clone();
+    assert_eq!(entry("fleet_status")["needs"], fleet_major.to_string());
+    assert_eq!(entry("fleet_status")["changes"][0]["kind"], "required_property_removed");
+    assert_eq!(entry("quality_assess")["needs"], quality_minor.to_string());
+
+    // Writing is refused, says which change needs which version, and writes nothing.
+    let (ok, out, err) = xtask(root, &target, &["schemas"]);
+    assert!(!ok, "write must be refused:\n{out}\n{err}");
+    assert!(
+        err.contains("refusing to write") && err.contains(&breaking) && err.contains("nothing was written"),
+        "{err}"
+    );
+    assert_eq!(read_all(&root.join("schemas")), schemas_before);
+
+    // Bump both, the breaking one too little: still refused, naming only what is short.
+    let fleet_minor = evolution::minimum_version(&fleet, Bump::Minor);
+    set_version_of(&contracts, "FleetStatus", &fleet, &fleet_minor);
+    set_version_of(&contracts, "QualityAssess", &quality, &quality_minor);
+    let (ok, out, err) = xtask(root, &target, &["schemas"]);
+    assert!(!ok, "a minor bump is too small for a breaking change:\n{out}\n{err}");
+    assert!(
+        err.contains(&format!(
+            "fleet_status {fleet} → {fleet_minor}: - required /properties/degraded: BREAKING, needs {fleet_major}"
+        )),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!(
+            "quality_assess {quality} → {quality_minor}: + /properties/overall_score/maximum (100 added, tightened): additive, ok"
+        )),
+        "{err}"
+    );
+    assert_eq!(read_all(&root.join("schemas")), schemas_before);
+
+    // The right bump: written, and --check passes.
+    set_version_of(&contracts, "FleetStatus", &fleet_minor, &fleet_major);
+    let (ok, out, err) = xtask(root, &target, &["schemas"]);
+    assert!(ok, "write must pass after the major bump:\n{out}\n{err}");
+    assert!(out.contains("wrote schemas/fleet_status.json"), "{out}");
+    assert!(
+        out.contains(&format!("fleet_status {fleet} → {fleet_major}: - required /properties/degraded: BREAKING, ok")),
+        "{out}"
+    );
+    let (ok, out, err) = xtask(root, &target, &["schemas", "--check"]);
+    assert!(ok, "check must pass after the bump:\n{out}\n{err}");
+    assert_eq!(checked_in_version(root, "fleet_status"), fleet_major);
+    assert_eq!(checked_in_version(root, "quality_assess"), quality_minor);
+}
+
+/// Rewrites the `version = "…"` of the `#[tool_output(…)]` attribute right above
+/// `pub struct <ty>`.
+fn set_version_of(file: &Path, ty: &str, from: &Version, to: &Version) {
+    let text = std::fs::read_to_string(file).expect("readable");
+    let at =
+        text.find(&format!("pub struct {ty} ")).unwrap_or_else(|| panic!("`pub struct {ty}` in {}", file.display()));
+    let attr = text[..at].rfind("#[tool_output(").expect("a tool_output attribute above the struct");
+    let old = format!("version = \"{from}\"");
+    let offset = text[attr..at].find(&old).unwrap_or_else(|| panic!("`{old}` on {ty}"));
+    let mut edited = text.clone();
+    edited.replace_range(attr + offset..attr + offset + old.len(), &format!("version = \"{to}\""));
+    std::fs::write(file, edited).expect("writable");
+}
