@@ -39,7 +39,16 @@ const transport =
     : new StreamableHTTPClientTransport(new URL(target));
 const client = new Client({ name: 'tool-contracts-interop-ts', version: '1.0.0' });
 
-const summary = { client: 'typescript', sdk: '', transport: mode, protocolVersion: LATEST_PROTOCOL_VERSION };
+const summary = { client: 'typescript', sdk: '', transport: mode, requestedProtocolVersion: LATEST_PROTOCOL_VERSION };
+// Record the protocol version the server actually negotiated in its initialize result.
+const request = client.request.bind(client);
+client.request = async (req, ...rest) => {
+  const result = await request(req, ...rest);
+  if (req.method === 'initialize') {
+    summary.protocolVersion = result.protocolVersion;
+  }
+  return result;
+};
 try {
   const pkg = JSON.parse(
     readFileSync(new URL('./node_modules/@modelcontextprotocol/sdk/package.json', import.meta.url), 'utf8'),
