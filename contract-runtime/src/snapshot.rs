@@ -189,6 +189,7 @@ fn review_contract(
     let mut review = ContractReview {
         name: contract.name().to_owned(),
         file: file.clone(),
+        shown_file: format!("{shown}/{file}"),
         type_name: contract.type_name().to_owned(),
         status: Status::New,
         old_version: None,
@@ -197,7 +198,7 @@ fn review_contract(
         policy: Policy::Ok,
         problem: None,
     };
-    let shown_file = format!("{shown}/{file}");
+    let shown_file = review.shown_file.clone();
     let text = match std::fs::read_to_string(dir.join(&file)) {
         Ok(text) => normalize(&text),
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => return review,
@@ -373,6 +374,8 @@ impl Status {
 pub struct ContractReview {
     name: String,
     file: String,
+    /// The file as messages show it, such as `schemas/fleet_status.json`.
+    shown_file: String,
     type_name: String,
     status: Status,
     old_version: Option<Version>,
@@ -503,8 +506,8 @@ impl ContractReview {
     pub fn fix(&self) -> Option<String> {
         match (&self.policy, &self.problem) {
             (_, Some(_)) => Some(format!(
-                "restore {} from version control (`git checkout -- <schemas dir>/{}`) or repair it, then run again",
-                self.file, self.file
+                "restore {0} from version control (`git checkout -- {0}`) or repair it, then run again",
+                self.shown_file
             )),
             (Policy::TooSmall { required, needs }, None) => Some(format!(
                 "set `#[tool_output(version = \"{needs}\")]` (or later) on `{}`: {} needs a {required} bump from {}",
@@ -628,7 +631,8 @@ impl Review {
                     problems.push(message.trim_end().to_owned());
                 }
                 FileState::Missing => {
-                    let new = contract.map_or_else(String::new, |c| format!(" (new contract {})", c.header()));
+                    let new =
+                        contract.map_or_else(String::new, |c| format!(" (new contract {} {})", c.name, c.new_version));
                     problems.push(format!("{shown}/{name} is missing{new}"));
                 }
                 FileState::Orphan => {

@@ -520,6 +520,7 @@ fn unreadable_checked_in_files_are_named_with_line_or_pointer() {
     assert!(problem.contains("fleet.json: line 4 column 1: not valid JSON"), "{problem}");
     let err = review.write(dir.path()).unwrap_err().to_string();
     assert!(err.contains(&problem) && err.contains("nothing was written"), "{err}");
+    assert!(err.contains(&format!("fix: restore {} from version control", file.display())), "{err}");
     assert!(review.check().unwrap_err().to_string().contains(&problem));
 
     // Valid JSON that is not a schema: the file, the pointer and the line.
