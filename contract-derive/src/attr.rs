@@ -98,7 +98,12 @@ fn string_value(cx: &mut Ctxt, meta: &ParseNestedMeta<'_>, key: &str, example: &
         skip_value(meta)?;
         return Ok(None);
     }
-    match meta.value()?.parse::<syn::Expr>()? {
+    let mut expr = meta.value()?.parse::<syn::Expr>()?;
+    // A `$value:literal` from a `macro_rules!` arrives wrapped in an invisible group.
+    while let syn::Expr::Group(group) = expr {
+        expr = *group.expr;
+    }
+    match expr {
         syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(lit), .. }) => Ok(Some(lit)),
         other => {
             cx.error_spanned_by(other, format!("`{key}` takes a string in double quotes: write `{example}`"));
