@@ -834,17 +834,18 @@ impl Walker<'_> {
             Closed { old: outer.old || closing_keyword(&o).is_some(), new: outer.new || closing_keyword(&n).is_some() };
 
         // A schema that is a bare union on one side only (`T` → `anyOf: [T, null]`) is
-        // compared as a one-branch union, so the new branch is what is reported.
+        // compared as a one-branch union, so the new branch is what is reported. A side
+        // that constrains nothing is not a branch: a union there narrows or widens it.
         let (ou, nu) = (union_keyword(&o), union_keyword(&n));
         match (ou, nu) {
-            (None, Some(nk)) if only_union(&n, nk) => {
+            (None, Some(nk)) if only_union(&n, nk) && !constrains_nothing(&o) => {
                 self.annotations(&own_annotations(old_raw), &n, path);
                 let single = strip_annotations(old_raw);
                 let olds = [(path.to_owned(), &single)];
                 self.list(&olds, &indexed(&n, nk, path), outer, depth, ListMode::Union);
                 return;
             }
-            (Some(ok), None) if only_union(&o, ok) => {
+            (Some(ok), None) if only_union(&o, ok) && !constrains_nothing(&n) => {
                 self.annotations(&o, &own_annotations(new_raw), path);
                 let single = strip_annotations(new_raw);
                 let news = [(path.to_owned(), &single)];
@@ -1499,6 +1500,11 @@ fn union_keyword(map: &Map<String, Value>) -> Option<&'static str> {
 /// Whether a node is nothing but a union (plus annotations).
 fn only_union(map: &Map<String, Value>, keyword: &str) -> bool {
     map.keys().all(|k| k == keyword || ANNOTATIONS.contains(&k.as_str()))
+}
+
+/// Whether a resolved node has no keyword but annotations (it accepts every value).
+fn constrains_nothing(map: &Map<String, Value>) -> bool {
+    map.keys().all(|k| ANNOTATIONS.contains(&k.as_str()))
 }
 
 fn own_annotations(raw: &Value) -> Map<String, Value> {

@@ -64,6 +64,7 @@ const RULES: &[Rule] = &[
     ("defs_renamed", C, C, &["text_only"]),
     ("defs_renamed_with_change", B, A, &["enum_value_added"]),
     ("recursive_definition", A, B, &["property_added"]),
+    ("unconstrained_became_union", A, B, &["constraint_added", "type_narrowed"]),
     ("unclassified_keyword", B, B, &["unclassified"]),
     ("identical", NONE, NONE, &[]),
 ];
