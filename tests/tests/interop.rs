@@ -301,9 +301,12 @@ fn http(addr: SocketAddr, method: &str, path: &str, headers: &[(&str, &str)], bo
         "Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
         body.len()
     );
-    stream.write_all(head.as_bytes()).expect("write head");
-    // A server may answer (413, 403) and close before it has read a large body.
-    let _ = stream.write_all(body);
+    // One write, so a server that answers from the headers alone (403) has the small
+    // body in its buffer already and closes without resetting the connection.
+    let mut request = head.into_bytes();
+    request.extend_from_slice(body);
+    // A server may answer (413) and close before it has read a large body.
+    let _ = stream.write_all(&request);
     let mut raw = Vec::new();
     if let Err(err) = stream.read_to_end(&mut raw) {
         assert!(!raw.is_empty(), "reading the HTTP response failed: {err}");
