@@ -206,6 +206,11 @@ impl<H: ServerHandler> ContractedServer<H> {
 
     /// Runs every contracted result through `pipeline` (its middleware and cache)
     /// instead of the default pipeline, which has neither.
+    ///
+    /// Validated results are admitted to the pipeline's cache (violations never are).
+    /// Hits are not yet served through the adapter: the pipeline looks entries up only
+    /// around a typed handler ([`Pipeline::call`]), and rmcp hands the adapter the
+    /// handler's result already converted to JSON.
     #[must_use]
     pub fn with_pipeline(self, pipeline: Pipeline) -> Self {
         let shared = Shared { contracts: self.shared.contracts.clone(), pipeline, inputs: Mutex::new(HashMap::new()) };
