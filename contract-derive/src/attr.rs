@@ -342,6 +342,8 @@ pub(crate) fn forbid_on_variant(cx: &mut Ctxt, attrs: &[Attribute]) {
 pub(crate) struct SerdeContainer {
     pub(crate) rename_all: Option<RenameRule>,
     pub(crate) deny_unknown_fields: Option<Span>,
+    /// `#[serde(tag = "…")]`, with the span of `tag`.
+    pub(crate) tag: Option<Span>,
     pub(crate) transparent: bool,
     /// `#[serde(into = "T")]`: the type serde writes instead, with the span of `into`.
     pub(crate) into: Option<(String, Span)>,
@@ -366,6 +368,10 @@ pub(crate) fn serde_container(attrs: &[Attribute]) -> SerdeContainer {
                 }
                 (true, "deny_unknown_fields") => out.deny_unknown_fields = Some(meta.path.span()),
                 (true, "transparent") => out.transparent = true,
+                (true, "tag") => {
+                    out.tag = Some(meta.path.span());
+                    skip_value(&meta)?;
+                }
                 (true, "into") => {
                     let lit = lit_str(&meta)?;
                     out.into = Some((lit.value(), meta.path.span()));

@@ -59,6 +59,14 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
         Data::Struct(data) => {
             let has_flatten =
                 check_fields(&mut cx, &data.fields, &serde_container, FieldPlace::Struct, &mut marked, &mut misplaced);
+            // serde writes the tag of a tagged struct, but schemars 1.2 leaves it out of
+            // the schema, so an exact contract would reject every result.
+            if let Some(span) = serde_container.tag {
+                cx.error(
+                    span,
+                    "`#[serde(tag = \"…\")]` on a struct is not described by schemars, so the contract would reject the tag serde writes: remove it and add the tag as a field (for example `kind: MyKind` with a one-variant enum), or use an internally tagged enum",
+                );
+            }
             if let (Some(span), true) = (serde_container.deny_unknown_fields, has_flatten) {
                 cx.error(
                     span,
