@@ -374,15 +374,17 @@ fn failure(contract: Option<&OutputContract>, error: &ToolError) -> CallToolResp
     result.into()
 }
 
-/// The pipeline's result as an rmcp `CallToolResult`.
+/// The pipeline's result as an rmcp `CallToolResult`. The text block is the pipeline's
+/// own serialization of the value it validated, reused as is.
 fn to_rmcp(result: &ToolCallResult) -> CallToolResponse {
-    let mut out = if let (false, Some(value)) = (result.is_error(), result.structured_content()) {
-        let mut out = CallToolResult::structured(value.clone());
-        // The pipeline's text is the exact serialization it validated; keep it.
-        out.content = vec![ContentBlock::text(result.text())];
-        out
-    } else {
-        CallToolResult::error(vec![ContentBlock::text(result.text())])
+    let text = vec![ContentBlock::text(result.text())];
+    let mut out = match (result.is_error(), result.structured_content()) {
+        (false, Some(value)) => {
+            let mut out = CallToolResult::success(text);
+            out.structured_content = Some(value.clone());
+            out
+        }
+        _ => CallToolResult::error(text),
     };
     out.result_type = Some(ResultType::COMPLETE);
     out.meta = result.meta().and_then(Value::as_object).map(|meta| MetaObject(meta.clone()));
