@@ -1,0 +1,87 @@
+//! `snapshot::check` (what `cargo xtask schemas --check` runs) fails on a stale or
+//! hand-edited file, a missing file and an orphan file, naming the file and saying how
+//! to fix it; a freshly written folder passes.
+
+use std::path::{Path, PathBuf};
+
+use contract_runtime::snapshot;
+
+/// A fresh folder under the target directory, written from the demo contracts.
+fn fresh(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("snapshot-check").join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    snapshot::write(&dir, &qe_server::all_contracts()).expect("writes");
+    dir
+}
+
+fn check(dir: &Path) -> Result<(), String> {
+    snapshot::check(dir, &qe_server::all_contracts()).map_err(|e| e.to_string())
+}
+
+#[test]
+fn a_freshly_written_folder_passes_and_rewriting_changes_nothing() {
+    let dir = fresh("clean");
+    check(&dir).expect("clean control");
+    let summary = snapshot::write(&dir, &qe_server::all_contracts()).expect("writes");
+    assert!(summary.written.is_empty() && summary.removed.is_empty(), "{summary:?}");
+    assert_eq!(summary.unchanged.len(), qe_server::all_contracts().len() + 1);
+}
+
+#[test]
+fn a_hand_edited_file_fails_with_a_diff() {
+    let dir = fresh("edited");
+    let path = dir.join("fleet_status.json");
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, text.replacen("\"healthy\"", "\"healthy_count\"", 1)).unwrap();
+    let err = check(&dir).expect_err("a hand edit is drift");
+    assert!(err.contains("fleet_status.json"), "{err}");
+    assert!(err.contains("-") && err.contains("+"), "a unified diff is shown: {err}");
+    assert!(err.contains("cargo xtask schemas"), "{err}");
+    // `write` treats the checked-in file as the reviewed contract, so it refuses to
+    // overwrite the edit without a version bump; restoring the file repairs it.
+    assert!(snapshot::write(&dir, &qe_server::all_contracts()).is_err());
+    std::fs::write(&path, text).unwrap();
+    check(&dir).expect("repaired");
+}
+
+#[test]
+fn windows_line_endings_are_not_drift() {
+    let dir = fresh("crlf");
+    let path = dir.join("task_status.json");
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, text.replace('\n', "\r\n")).unwrap();
+    check(&dir).expect("CRLF checkouts are the same content");
+}
+
+#[test]
+fn a_missing_file_fails() {
+    let dir = fresh("missing");
+    std::fs::remove_file(dir.join("qe__coverage_gaps.json")).unwrap();
+    let err = check(&dir).expect_err("a missing schema is drift");
+    assert!(err.contains("qe__coverage_gaps.json") && err.contains("missing"), "{err}");
+    assert!(err.contains("cargo xtask schemas"), "{err}");
+}
+
+#[test]
+fn an_orphan_file_fails_and_write_removes_it() {
+    let dir = fresh("orphan");
+    std::fs::write(dir.join("retired_tool.json"), "{}\n").unwrap();
+    let err = check(&dir).expect_err("an orphan is drift");
+    assert!(err.contains("retired_tool.json") && err.contains("orphan"), "{err}");
+    let summary = snapshot::write(&dir, &qe_server::all_contracts()).unwrap();
+    assert_eq!(summary.removed, ["retired_tool.json"]);
+    check(&dir).expect("clean after write");
+    // Files that are not JSON are not ours to judge.
+    std::fs::write(dir.join("README.md"), "generated; do not edit\n").unwrap();
+    check(&dir).expect("non-JSON files are ignored");
+}
+
+#[test]
+fn a_stale_inventory_fails() {
+    let dir = fresh("inventory");
+    let path = dir.join("inventory.json");
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, text.replacen("\"exact\"", "\"additive\"", 1)).unwrap();
+    let err = check(&dir).expect_err("a stale inventory is drift");
+    assert!(err.contains("inventory.json"), "{err}");
+}
