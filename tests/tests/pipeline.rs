@@ -1,6 +1,9 @@
 //! Seed 000's experiments 1-7, 9, 10 and 12 through the enforcement pipeline, for every
 //! contract of the demo slice, each rejection with its clean control.
 
+// Test helpers sit next to the steps that use them; result types live in modules.
+#![allow(unreachable_pub, dead_code, clippy::items_after_statements, clippy::unused_async)]
+
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::pin::pin;
@@ -36,6 +39,8 @@ trait DemoCall {
     fn contract(&self) -> &'static OutputContract;
     fn call(&self, pipeline: &Pipeline, ctx: &CallContext) -> ToolCallResult;
     fn call_async(&self, pipeline: &Pipeline, ctx: &CallContext) -> ToolCallResult;
+    fn call_failing(&self, pipeline: &Pipeline, ctx: &CallContext, error: ToolError) -> ToolCallResult;
+    fn call_panicking(&self, pipeline: &Pipeline, ctx: &CallContext) -> ToolCallResult;
     fn sample(&self) -> Value;
 }
 
@@ -52,6 +57,12 @@ impl<T: ToolOutput + Clone> DemoCall for Demo<T> {
     fn call_async(&self, pipeline: &Pipeline, ctx: &CallContext) -> ToolCallResult {
         let value = self.0.clone();
         block_on(pipeline.call(ctx, async move { Ok::<_, ToolError>(value) }))
+    }
+    fn call_failing(&self, pipeline: &Pipeline, ctx: &CallContext, error: ToolError) -> ToolCallResult {
+        pipeline.call_sync(ctx, move || Err::<T, _>(error))
+    }
+    fn call_panicking(&self, pipeline: &Pipeline, ctx: &CallContext) -> ToolCallResult {
+        pipeline.call_sync(ctx, || -> Result<T, ToolError> { panic!("{}", SECRETS[5]) })
     }
     fn sample(&self) -> Value {
         serde_json::to_value(&self.0).unwrap()
@@ -425,7 +436,7 @@ mod v2 {
     use contract_runtime::ToolOutput;
 
     #[derive(Clone, serde::Serialize, schemars::JsonSchema, ToolOutput)]
-    #[tool_output(name = "task_status", version = "2.0.0", compatibility = "exact")]
+    #[tool_output(name = "task_status", version = "2.1.0", compatibility = "exact")]
     pub struct TaskStatusRenamed {
         pub id: String,
         pub state: String,
@@ -659,4 +670,50 @@ fn unused_tools_keep_quiet() {
     let all: Vec<String> = qe_server::all_contracts().into_iter().map(|c| c.unwrap().name().to_owned()).collect();
     assert_eq!(names, all);
     let _ = (CoverageGaps::contract(), PipelineStatus::contract(), QualityAssess::contract(), ScrapePage::contract());
+}
+
+#[test]
+fn experiments_4_and_12_for_every_contract_failures_are_errors_and_leak_nothing() {
+    let plain = Pipeline::builder().build();
+    let failing_hook = Pipeline::builder()
+        .middleware(middleware_fn("export", |_, _| {
+            Err::<(), BoxError>(format!("export to {} failed with {}", SECRETS[5], SECRETS[1]).into())
+        }))
+        .build();
+    let planting = with_edit(|v| {
+        // A planted unknown key that is itself a secret, and a secret replacing the
+        // first string value; under exact the key alone is a violation.
+        if let Some(obj) = v.as_object_mut() {
+            obj.insert(SECRETS[0].to_owned(), json!(SECRETS[2]));
+            obj.insert("count_of_things".to_owned(), json!(SECRETS[4]));
+        } else if let Some(first) = v.as_array_mut().and_then(|a| a.first_mut()) {
+            first["status"] = json!(SECRETS[3]);
+        }
+    });
+    for_every_contract(|demo| {
+        let message = format!("backend said: password={} at {}\n   0: {}", SECRETS[3], SECRETS[5], SECRETS[7]);
+        for code in [ErrorCode::ToolExecutionError, ErrorCode::Unavailable] {
+            let r = demo.call_failing(&plain, &ctx(demo), ToolError::new(code, message.clone()));
+            assert_error(&r, code);
+            assert_clean(&r);
+            assert!(error_body(&r)["message"].as_str().unwrap().contains("backend said"));
+        }
+        let r = demo.call_panicking(&plain, &ctx(demo));
+        assert_error(&r, ErrorCode::ToolExecutionError);
+        assert_clean(&r);
+        let r = demo.call(&failing_hook, &ctx(demo));
+        assert_error(&r, ErrorCode::MiddlewareError);
+        assert_clean(&r);
+        let r = demo.call(&planting, &ctx(demo));
+        if demo.contract().compatibility() == contract_runtime::Compatibility::Exact || !demo.sample().is_object() {
+            assert_error(&r, ErrorCode::OutputContractViolation);
+            assert_clean(&r);
+        } else {
+            // Additive contracts accept unknown keys: the planted values are the tool's
+            // own output then, and a success is not redacted (clean control).
+            assert!(!r.is_error(), "{}", r.text());
+        }
+        // Clean control: the same pipeline shape without the failure succeeds.
+        assert_success(&demo.call(&plain, &ctx(demo)), &demo.sample());
+    });
 }

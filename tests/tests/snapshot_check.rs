@@ -35,7 +35,8 @@ fn a_hand_edited_file_fails_with_a_diff() {
     std::fs::write(&path, text.replacen("\"healthy\"", "\"healthy_count\"", 1)).unwrap();
     let err = check(&dir).expect_err("a hand edit is drift");
     assert!(err.contains("fleet_status.json"), "{err}");
-    assert!(err.contains("-") && err.contains("+"), "a unified diff is shown: {err}");
+    let diff_line = |sign: char, needle: &str| err.lines().any(|l| l.starts_with(sign) && l.contains(needle));
+    assert!(diff_line('-', "\"healthy_count\"") && diff_line('+', "\"healthy\""), "a unified diff is shown: {err}");
     assert!(err.contains("cargo xtask schemas"), "{err}");
     // `write` treats the checked-in file as the reviewed contract, so it refuses to
     // overwrite the edit without a version bump; restoring the file repairs it.
