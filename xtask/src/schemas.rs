@@ -28,7 +28,9 @@ pub(crate) fn run(args: &[&str]) -> Result<(), String> {
     let review = snapshot::review(&dir, &contracts).map_err(|e| e.to_string())?;
     if json {
         // The report goes to stdout whatever the outcome; the exit code says pass or fail.
-        println!("{}", contract_runtime::schema::canonical_string(&review.to_json()).trim_end());
+        // A closed pipe (`| head`) is the reader's choice, not an error worth a panic.
+        let report = contract_runtime::schema::canonical_string(&review.to_json());
+        let _ = std::io::Write::write_all(&mut std::io::stdout().lock(), report.as_bytes());
     }
     if check {
         review.check().map_err(|e| {
