@@ -19,9 +19,9 @@ pub mod evolution;
 pub mod finite;
 pub mod pipeline;
 pub mod redact;
-pub mod schema;
 #[cfg(feature = "rmcp")]
 pub mod rmcp;
+pub mod schema;
 pub mod snapshot;
 pub mod validate;
 pub mod wire;
