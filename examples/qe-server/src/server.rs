@@ -190,7 +190,7 @@ pub async fn serve_http(
                     if request.uri().path() == "/mcp" {
                         Ok::<_, Infallible>(service.handle(request).await)
                     } else {
-                        let mut response = Response::new(rmcp_body("Not Found: the MCP endpoint is /mcp"));
+                        let mut response = Response::new(text_body("Not Found: the MCP endpoint is /mcp"));
                         *response.status_mut() = StatusCode::NOT_FOUND;
                         Ok(response)
                     }
@@ -208,7 +208,7 @@ pub async fn serve_http(
 
 type Body = http_body_util::combinators::BoxBody<bytes::Bytes, Infallible>;
 
-fn rmcp_body(text: &'static str) -> Body {
+fn text_body(text: &'static str) -> Body {
     use http_body_util::BodyExt;
     http_body_util::Full::new(bytes::Bytes::from_static(text.as_bytes())).boxed()
 }
