@@ -264,7 +264,7 @@ impl Pipeline {
         if let Err(err) = crate::finite::check_finite(output) {
             return serialization_failure(contract, &err.to_string());
         }
-        let mut value = match serde_json::to_value(output) {
+        let value = match serde_json::to_value(output) {
             Ok(value) => value,
             Err(err) => return serialization_failure(contract, &err.to_string()),
         };
@@ -277,6 +277,12 @@ impl Pipeline {
             };
             return self.accept(ctx, contract, value, Some(text));
         }
+        self.process_value(ctx, contract, value)
+    }
+
+    /// The path after serialization, for a result that is already JSON (an adapter's
+    /// handler wrote it): middleware, validate, admit, emit.
+    pub fn process_value(&self, ctx: &CallContext, contract: &OutputContract, mut value: Value) -> ToolCallResult {
         for middleware in &self.middleware {
             let outcome = catch_unwind(AssertUnwindSafe(|| middleware.after_result(ctx.tool(), &mut value)));
             let message = match outcome {
@@ -340,8 +346,14 @@ impl Pipeline {
         )
     }
 
-    /// A usable cache hit, or `None`. Entries from another contract identity, and
-    /// entries that fail revalidation, are evicted.
+    /// A usable cache hit for the call, or `None`: what [`Pipeline::call`] serves
+    /// instead of running the handler. Entries written under another contract identity,
+    /// and entries that fail revalidation, are evicted. Adapters that run handlers
+    /// themselves call it first.
+    pub fn cached(&self, ctx: &CallContext, contract: &OutputContract) -> Option<ToolCallResult> {
+        self.lookup(ctx, contract)
+    }
+
     fn lookup(&self, ctx: &CallContext, contract: &OutputContract) -> Option<ToolCallResult> {
         let cache = self.cache.as_ref().filter(|_| ctx.cacheable)?;
         let key = CacheKey::new(ctx.tool(), ctx.arguments());
@@ -466,7 +478,7 @@ fn broken_contract(err: &crate::ContractError) -> ToolCallResult {
 }
 
 /// Catches a panic while polling the inner future.
-struct CatchUnwind<F>(Pin<Box<F>>);
+pub(crate) struct CatchUnwind<F>(pub(crate) Pin<Box<F>>);
 
 impl<F: Future> Future for CatchUnwind<F> {
     type Output = Result<F::Output, Panic>;

@@ -58,11 +58,7 @@
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
-use std::future::Future;
-use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::pin::Pin;
 use std::sync::{Arc, Mutex};
-use std::task::{Context, Poll};
 
 use rmcp::handler::server::tool::IntoCallToolResult;
 use rmcp::model::{
@@ -80,11 +76,10 @@ use rmcp::model::{
 use rmcp::model::SetLevelRequestParams;
 use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
 use rmcp::{ErrorData, ServerHandler};
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
 use crate::contract::{ContractError, OutputContract};
-use crate::pipeline::{CallContext, Pipeline};
-use crate::redact::sanitize;
+use crate::pipeline::{CallContext, CatchUnwind, Pipeline};
 use crate::wire::{
     advertised_output_schema, contract_meta, unqualified_meta, ErrorCode, ProtocolVersion, ToolCallResult, ToolError,
     META_KEY,
@@ -207,10 +202,9 @@ impl<H: ServerHandler> ContractedServer<H> {
     /// Runs every contracted result through `pipeline` (its middleware and cache)
     /// instead of the default pipeline, which has neither.
     ///
-    /// Validated results are admitted to the pipeline's cache (violations never are).
-    /// Hits are not yet served through the adapter: the pipeline looks entries up only
-    /// around a typed handler ([`Pipeline::call`]), and rmcp hands the adapter the
-    /// handler's result already converted to JSON.
+    /// Validated results are admitted to the pipeline's cache (violations never are);
+    /// a hit under the current contract identity is served without running the
+    /// handler, and an entry written under another identity is evicted.
     #[must_use]
     pub fn with_pipeline(self, pipeline: Pipeline) -> Self {
         let shared = Shared { contracts: self.shared.contracts.clone(), pipeline, inputs: Mutex::new(HashMap::new()) };
@@ -290,6 +284,10 @@ impl<H: ServerHandler> ContractedServer<H> {
         context: RequestContext<RoleServer>,
         ctx: &CallContext,
     ) -> Result<CallToolResponse, ErrorData> {
+        // A hit is served without running the handler, as `Pipeline::call` does.
+        if let Some(hit) = self.shared.pipeline.cached(ctx, contract) {
+            return Ok(to_rmcp(&hit));
+        }
         let outcome = CatchUnwind(Box::pin(self.inner.call_tool(request, context))).await;
         let result = match outcome {
             Ok(Ok(CallToolResponse::Complete(result))) => result,
@@ -304,7 +302,7 @@ impl<H: ServerHandler> ContractedServer<H> {
                 };
                 return Ok(failure(Some(contract), &ToolError::new(code, message)));
             }
-            Err(()) => {
+            Err(_) => {
                 let error = ToolError::execution(
                     "the tool failed unexpectedly (it panicked); the details are in the server log",
                 );
@@ -326,7 +324,7 @@ impl<H: ServerHandler> ContractedServer<H> {
             );
             return Ok(failure(Some(contract), &error));
         };
-        Ok(to_rmcp(&self.shared.pipeline.process(ctx, contract, &value)))
+        Ok(to_rmcp(&self.shared.pipeline.process_value(ctx, contract, value)))
     }
 }
 
@@ -358,20 +356,9 @@ fn handler_error(result: &CallToolResult) -> ToolError {
     }
 }
 
-/// The `isError` result for `error`, sanitized, in the envelope the pipeline uses.
+/// The `isError` result for `error`, sanitized, in the pipeline's envelope.
 fn failure(contract: Option<&OutputContract>, error: &ToolError) -> CallToolResponse {
-    let body = json!({
-        "error": {
-            "code": error.code().as_str(),
-            "message": sanitize(error.message(), &[]),
-            "retryable": error.retryable(),
-        }
-    });
-    let meta = contract.map_or_else(unqualified_meta, contract_meta);
-    let mut result = CallToolResult::error(vec![ContentBlock::text(body.to_string())]);
-    result.result_type = Some(ResultType::COMPLETE);
-    result.meta = Some(MetaObject(Map::from_iter([(META_KEY.to_owned(), meta)])));
-    result.into()
+    to_rmcp(&ToolCallResult::from_error(error, contract))
 }
 
 /// The pipeline's result as an rmcp `CallToolResult`. The text block is the pipeline's
@@ -403,24 +390,6 @@ impl IntoCallToolResult for ToolError {
 /// conservative reading (object roots only) when it is unknown.
 fn protocol_of(context: &RequestContext<RoleServer>) -> ProtocolVersion {
     context.protocol_version().map_or_else(|| ProtocolVersion::new("2025-03-26"), |v| ProtocolVersion::new(v.as_str()))
-}
-
-type Panic = ();
-
-/// Catches a panic while polling the inner future.
-struct CatchUnwind<F>(Pin<Box<F>>);
-
-impl<F: Future> Future for CatchUnwind<F> {
-    type Output = Result<F::Output, Panic>;
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let inner = self.0.as_mut();
-        match catch_unwind(AssertUnwindSafe(|| inner.poll(cx))) {
-            Ok(Poll::Pending) => Poll::Pending,
-            Ok(Poll::Ready(output)) => Poll::Ready(Ok(output)),
-            Err(_) => Poll::Ready(Err(())),
-        }
-    }
 }
 
 #[allow(deprecated)] // `subscribe`, `unsubscribe` and `set_level` are deprecated upstream yet still served.

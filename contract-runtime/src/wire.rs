@@ -447,6 +447,19 @@ impl ToolCallResult {
         Self { text, structured: None, error: Some((error, violations)), meta, cache: CacheStatus::Bypass }
     }
 
+    /// The error result for `error`, its message sanitized. `contract` is the tool's
+    /// contract, whose identity goes in `_meta`; `None` marks the tool unqualified.
+    #[must_use]
+    pub fn from_error(error: &ToolError, contract: Option<&OutputContract>) -> Self {
+        let clean = ToolError::new(error.code(), crate::redact::sanitize(error.message(), &[]))
+            .with_retryable(error.retryable());
+        let meta = contract.map_or_else(
+            || Arc::new(ResultMeta::new(json!({ META_KEY: unqualified_meta() }))),
+            OutputContract::result_meta,
+        );
+        Self::failure(clean, Vec::new(), Some(meta))
+    }
+
     /// An `invalid_arguments` error result (SEP-1303), sanitized; `meta` is the whole
     /// `_meta` object to attach, if any.
     #[must_use]

@@ -274,3 +274,40 @@ fn binding_mistakes_are_all_reported_at_start_up() {
     assert!(err.to_string().contains("tool `health` is bound to two contracts"), "{err}");
     assert!(ContractedServer::new(probe(), contracts![Orphan]).is_err());
 }
+
+#[test]
+fn cache_hits_are_served_only_under_the_current_contract_identity() {
+    runtime().block_on(async {
+        let cache = Arc::new(InMemoryCache::new());
+        let pipeline = Pipeline::builder().cache(cache.clone()).build();
+        let mut wire = Wire::connect(bound(Some(pipeline))).await;
+
+        // Miss, then hit: the second call is answered from the cache, the same result.
+        let first = wire.call(1, "health", json!({ "n": 7 })).await;
+        assert_eq!(first["isError"], false, "{first}");
+        let second = wire.call(2, "health", json!({ "n": 7 })).await;
+        assert_eq!(second["structuredContent"], first["structuredContent"]);
+        assert_eq!(cache.stats().hits, 1, "{:?}", cache.stats());
+
+        // An entry written under another contract identity (same name and version,
+        // another hash) is evicted and the handler's fresh result is served instead.
+        let key = CacheKey::new("health", &json!({ "n": 8 }));
+        let stale = contract_runtime::ContractId::new("health", "1.0.0".parse().unwrap(), "0".repeat(64));
+        cache.put(
+            key.clone(),
+            contract_runtime::cache::CachedResult {
+                contract: stale,
+                text: Arc::from(r#"{"healthy":"stale"}"#),
+                value: None,
+            },
+        );
+        let fresh = wire.call(3, "health", json!({ "n": 8 })).await;
+        assert_eq!(fresh["structuredContent"], json!({ "healthy": 8 }), "{fresh}");
+        assert_eq!(cache.stats().evictions, 1, "{:?}", cache.stats());
+        assert_eq!(
+            cache.get(&key).map(|e| e.contract),
+            Some(Health::contract().id().clone()),
+            "the fresh, validated result replaced the stale entry"
+        );
+    });
+}
