@@ -435,6 +435,7 @@ fn in_process(call: &Call, protocol: &str) -> Value {
         "security_scan" => pipeline.call_sync(&ctx, || tools::security_scan(&args(a))),
         "qe/coverage_gaps" => pipeline.call_sync(&ctx, || tools::coverage_gaps(&args(a))),
         "search_tickets" => pipeline.call_sync(&ctx, || tools::search_tickets(&args(a))),
+        "search_tickets_page" => pipeline.call_sync(&ctx, || tools::search_tickets_page(&args(a))),
         "scrape_page" => pipeline.call_sync(&ctx, || tools::scrape_page(&args(a))),
         "broken_fleet_status" => pipeline.process(&ctx, FleetStatus::contract(), &tools::broken_fleet_status()),
         other => panic!("no in-process path for `{other}`"),
@@ -885,6 +886,8 @@ fn http_survives_bad_input_and_clients_that_vanish_and_keeps_serving() {
     assert_eq!(again["result"]["isError"], false, "{again}");
     let fresh = HttpSession::open(addr);
     let listed = fresh.request(1, "tools/list", &json!({}));
-    assert_eq!(listed["result"]["tools"].as_array().map(Vec::len), Some(10), "{listed}");
+    // Every contract, the uncontracted tool and the broken one.
+    let expected = qe_server::all_contracts().len() + 2;
+    assert_eq!(listed["result"]["tools"].as_array().map(Vec::len), Some(expected), "{listed}");
     server.assert_alive();
 }

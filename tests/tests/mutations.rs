@@ -46,6 +46,7 @@ fn samples() -> BTreeMap<&'static str, Vec<Value>> {
         ("security_scan", values(&[s::security_scan()])),
         ("qe/coverage_gaps", values(&[s::coverage_gaps()])),
         ("search_tickets", values(&[s::search_tickets()])),
+        ("search_tickets_page", values(&[s::ticket_page()])),
         ("scrape_page", values(&[s::scrape_page()])),
     ])
 }

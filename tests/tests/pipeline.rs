@@ -31,6 +31,7 @@ fn for_every_contract(mut check: impl FnMut(&dyn DemoCall)) {
     check(&Demo(samples::security_scan()));
     check(&Demo(samples::coverage_gaps()));
     check(&Demo(samples::search_tickets()));
+    check(&Demo(samples::ticket_page()));
     check(&Demo(samples::scrape_page()));
 }
 
@@ -524,6 +525,28 @@ fn experiment_9_a_false_complete_claim_is_refused() {
     assert!(!pipeline.call_sync(&ctx, || Ok::<_, ToolError>(page.clone())).is_error());
     page.completeness = Completeness::complete(1);
     assert!(!pipeline.call_sync(&ctx, || Ok::<_, ToolError>(page)).is_error());
+    // The paginated search: every page the tool gives is honest and passes; a page that
+    // claims to be complete while a next page exists is refused.
+    let search = |limit: Option<u32>, cursor: Option<&str>| qe_server::tools::SearchTicketsPageArgs {
+        query: "login".to_owned(),
+        limit,
+        cursor: cursor.map(str::to_owned),
+    };
+    let ctx = CallContext::new("search_tickets_page", json!({}));
+    for (limit, cursor, disposition) in
+        [(Some(2), None, "partial"), (Some(2), Some("2"), "partial"), (None, None, "complete")]
+    {
+        let r = pipeline.call_sync(&ctx, || qe_server::tools::search_tickets_page(&search(limit, cursor)));
+        assert!(!r.is_error(), "{}", r.text());
+        assert_eq!(r.structured_content().unwrap()["completeness"]["disposition"], disposition);
+    }
+    let r = pipeline.call_sync(&ctx, || {
+        qe_server::tools::search_tickets_page(&search(Some(2), None)).map(|mut page| {
+            page.completeness.disposition = Disposition::Complete;
+            page
+        })
+    });
+    assert_error(&r, ErrorCode::FalseCompleteness);
     // A middleware that flips an honest partial into "complete" is caught as well.
     let flip = with_edit(|v| v["completeness"]["disposition"] = json!("complete"));
     assert_error(&flip.call_sync(&ctx, || Ok::<_, ToolError>(samples::scrape_page())), ErrorCode::FalseCompleteness);

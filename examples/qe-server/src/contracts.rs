@@ -16,6 +16,7 @@ pub fn all_contracts() -> Vec<Result<&'static OutputContract, ContractError>> {
         SecurityScan,
         CoverageGaps,
         SearchTickets,
+        TicketPage,
         ScrapePage,
     ]
 }
@@ -264,6 +265,21 @@ pub struct Ticket {
 pub enum TicketStatus {
     Open,
     Closed,
+}
+
+// ---------------------------------------------------------------- search_tickets_page
+
+/// One page of a ticket search, and what the page knows about the rest: the
+/// completeness metadata says whether these are all the matches.
+#[derive(Clone, Debug, Serialize, JsonSchema, ToolOutput)]
+#[tool_output(name = "search_tickets_page", version = "1.0.0", compatibility = "exact")]
+pub struct TicketPage {
+    /// The query, as searched.
+    pub query: String,
+    pub tickets: Vec<Ticket>,
+    /// Pass it as `cursor` to get the next page; absent on the last page.
+    pub next_cursor: Option<String>,
+    pub completeness: Completeness,
 }
 
 // ---------------------------------------------------------------- scrape_page

@@ -8,7 +8,7 @@ use serde_json::json;
 use crate::contracts::{
     ActionKind, ActionResult, Agent, AgentRole, AgentState, CoverageGaps, FileGap, Finding, FleetStatus, GateVerdict,
     Metric, PipelineStatus, QualityAssess, Risk, RunStatus, ScrapePage, SearchTickets, SecurityScan, Severity,
-    SeverityCounts, Stage, StageSummary, TaskState, TaskStatus, Ticket, TicketStatus,
+    SeverityCounts, Stage, StageSummary, TaskState, TaskStatus, Ticket, TicketPage, TicketStatus,
 };
 
 fn at(h: u32, m: u32, s: u32) -> DateTime<Utc> {
@@ -175,6 +175,44 @@ pub fn search_tickets() -> SearchTickets {
         ticket("T-2", "Billing", TicketStatus::Closed),
         ticket("T-9", "API timeout", TicketStatus::Open),
     ])
+}
+
+/// The ticket store the paginated search reads: seed 001's three tickets and more.
+#[must_use]
+pub fn tickets() -> Vec<Ticket> {
+    let titles = [
+        ("T-1", "Login bug", TicketStatus::Open),
+        ("T-2", "Billing", TicketStatus::Closed),
+        ("T-3", "Login bug after password reset", TicketStatus::Open),
+        ("T-4", "Flaky login test on CI", TicketStatus::Closed),
+        ("T-5", "Cache returns stale fleet status", TicketStatus::Open),
+        ("T-6", "Export of quality report times out", TicketStatus::Open),
+        ("T-7", "Typo in billing email", TicketStatus::Closed),
+        ("T-8", "Login page slow on mobile", TicketStatus::Open),
+        ("T-9", "API timeout", TicketStatus::Open),
+    ];
+    titles
+        .into_iter()
+        .map(|(id, title, status)| Ticket { id: id.to_owned(), title: title.to_owned(), status })
+        .collect()
+}
+
+/// A first page of two of the four tickets matching "login".
+#[must_use]
+pub fn ticket_page() -> TicketPage {
+    let matching: Vec<Ticket> = tickets().into_iter().filter(|t| t.title.to_lowercase().contains("login")).collect();
+    let total = matching.len() as u64;
+    TicketPage {
+        query: "login".to_owned(),
+        tickets: matching.into_iter().take(2).collect(),
+        next_cursor: Some("2".to_owned()),
+        completeness: Completeness::partial(
+            2,
+            Some(total),
+            Truncation::Client,
+            "the page size is 2; ask for the next page with `cursor`",
+        ),
+    }
 }
 
 /// A scraped page with provider metadata passed through untouched.

@@ -17,10 +17,11 @@ use rmcp::{tool, tool_handler, tool_router, Json, ServerHandler, ServiceExt};
 
 use crate::contracts::{
     CoverageGaps, FleetStatus, PipelineStatus, QualityAssess, ScrapePage, SearchTickets, SecurityScan, TaskStatus,
+    TicketPage,
 };
 use crate::tools::{
-    self, CoverageGapsArgs, PipelineStatusArgs, QualityAssessArgs, ScrapePageArgs, SearchTicketsArgs, SecurityScanArgs,
-    TaskStatusArgs, BROKEN_TOOL,
+    self, CoverageGapsArgs, PipelineStatusArgs, QualityAssessArgs, ScrapePageArgs, SearchTicketsArgs,
+    SearchTicketsPageArgs, SecurityScanArgs, TaskStatusArgs, BROKEN_TOOL,
 };
 
 /// The largest request body the HTTP transport accepts (the SDK default is 4 MiB; tool
@@ -83,6 +84,16 @@ impl QeServer {
         Parameters(args): Parameters<SearchTicketsArgs>,
     ) -> Result<Json<SearchTickets>, ToolError> {
         tools::search_tickets(&args).map(Json)
+    }
+
+    #[tool(
+        description = "Search tickets by query string, one page at a time, saying whether the page holds every match."
+    )]
+    async fn search_tickets_page(
+        &self,
+        Parameters(args): Parameters<SearchTicketsPageArgs>,
+    ) -> Result<Json<TicketPage>, ToolError> {
+        tools::search_tickets_page(&args).map(Json)
     }
 
     #[tool(description = "Scrape one web page: markdown, links and provider metadata.")]

@@ -2,13 +2,14 @@
 //! [`samples`](crate::samples): the MCP server calls them, and so do the tests that
 //! drive the enforcement pipeline in process, so every path runs the same code.
 
-use contract_runtime::{ErrorCode, ToolError};
+use contract_runtime::{Completeness, ErrorCode, ToolError, Truncation};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
 use crate::contracts::{
     CoverageGaps, FleetStatus, PipelineStatus, QualityAssess, ScrapePage, SearchTickets, SecurityScan, TaskStatus,
+    Ticket, TicketPage,
 };
 use crate::samples;
 
@@ -72,6 +73,22 @@ pub struct SearchTicketsArgs {
     /// Case-insensitive text to find in ticket titles and ids.
     #[schemars(length(min = 1))]
     pub query: String,
+}
+
+/// Arguments of `search_tickets_page`.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SearchTicketsPageArgs {
+    /// Case-insensitive text to find in ticket titles and ids.
+    #[schemars(length(min = 1))]
+    pub query: String,
+    /// Tickets per page; 10 when absent.
+    #[serde(default)]
+    #[schemars(range(min = 1, max = 50))]
+    pub limit: Option<u32>,
+    /// The `next_cursor` of the previous page; the first page when absent.
+    #[serde(default)]
+    pub cursor: Option<String>,
 }
 
 /// Arguments of `scrape_page`.
@@ -143,6 +160,43 @@ pub fn search_tickets(args: &SearchTicketsArgs) -> Result<SearchTickets, ToolErr
     let mut found = samples::search_tickets();
     found.0.retain(|t| t.title.to_lowercase().contains(&query) || t.id.to_lowercase().contains(&query));
     Ok(found)
+}
+
+/// One page of the tickets whose id or title contains the query. The completeness
+/// metadata is honest: a page that stops before the last match is `partial`.
+pub fn search_tickets_page(args: &SearchTicketsPageArgs) -> Result<TicketPage, ToolError> {
+    let query = args.query.to_lowercase();
+    let matching: Vec<Ticket> = samples::tickets()
+        .into_iter()
+        .filter(|t| t.title.to_lowercase().contains(&query) || t.id.to_lowercase().contains(&query))
+        .collect();
+    let start = match args.cursor.as_deref() {
+        None => 0,
+        Some(cursor) => cursor.parse::<usize>().ok().filter(|&n| n <= matching.len()).ok_or_else(|| {
+            ToolError::new(ErrorCode::InvalidArguments, "`cursor` is not a cursor this search gave out")
+        })?,
+    };
+    let limit = args.limit.map_or(10, |l| usize::try_from(l).unwrap_or(usize::MAX));
+    let total = matching.len();
+    let page: Vec<Ticket> = matching.into_iter().skip(start).take(limit).collect();
+    let end = start + page.len();
+    let count = |n: usize| u64::try_from(n).unwrap_or(u64::MAX);
+    let completeness = if start == 0 && end == total {
+        Completeness::complete(count(total))
+    } else {
+        Completeness::partial(
+            count(page.len()),
+            Some(count(total)),
+            Truncation::Client,
+            format!("tickets {} to {end} of {total}; the page size is {limit}", start + 1),
+        )
+    };
+    Ok(TicketPage {
+        query: args.query.clone(),
+        tickets: page,
+        next_cursor: (end < total).then(|| end.to_string()),
+        completeness,
+    })
 }
 
 /// A scraped page.
