@@ -225,6 +225,15 @@ impl<H: ServerHandler> ContractedServer<H> {
 
     /// `tool` as a peer on `protocol` sees it in `tools/list`.
     fn advertise(&self, mut tool: Tool, protocol: &ProtocolVersion) -> Tool {
+        // Input schemas come from rmcp's own schemars settings; advertise them without
+        // the non-standard formats strict clients warn about, as contract schemas are.
+        let mut input = Value::Object(JsonObject::clone(&tool.input_schema));
+        crate::schema::make_portable(&mut input);
+        if let Value::Object(input) = input {
+            if input != *tool.input_schema {
+                tool.input_schema = Arc::new(input);
+            }
+        }
         let mut meta = tool.meta.take().unwrap_or_default();
         if let Some(contract) = self.contract(&tool.name) {
             let schema = match advertised_output_schema(contract, protocol) {

@@ -249,6 +249,22 @@ const STANDARD_FORMATS: &[&str] = &[
     "regex",
 ];
 
+/// Makes any schema portable the way contract schemas are (DESIGN.md decision 5): drops
+/// `format` values outside the 2020-12 vocabulary (`uint32`, `double`, …), writing the
+/// integer width they named as `minimum`/`maximum`. The rmcp adapter applies it to the
+/// `inputSchema`s it advertises.
+///
+/// # Examples
+///
+/// ```
+/// let mut schema = serde_json::json!({ "type": "integer", "format": "uint32" });
+/// contract_runtime::schema::make_portable(&mut schema);
+/// assert_eq!(schema, serde_json::json!({ "type": "integer", "minimum": 0, "maximum": u32::MAX }));
+/// ```
+pub fn make_portable(schema: &mut Value) {
+    strip_nonstandard_formats(schema);
+}
+
 fn strip_nonstandard_formats(node: &mut Value) {
     if let Some(obj) = node.as_object_mut() {
         if let Some(format) = obj.get("format").and_then(Value::as_str).map(str::to_owned) {
