@@ -76,7 +76,7 @@ pub fn render(contracts: &[Result<&OutputContract, ContractError>]) -> Result<BT
     Ok(files)
 }
 
-/// What [`write`] changed.
+/// What [`write()`] changed.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct WriteSummary {
     /// Files created or rewritten.
@@ -661,7 +661,7 @@ impl Review {
         Err(SnapshotError { problems })
     }
 
-    /// Writes the folder as [`write`] describes, unless the policy is breached.
+    /// Writes the folder as [`write()`] describes, unless the policy is breached.
     ///
     /// # Errors
     ///
@@ -794,7 +794,7 @@ impl fmt::Display for SnapshotError {
 
 impl std::error::Error for SnapshotError {}
 
-/// Lists the contracts of a set of types for [`render`], [`write`] and [`check`].
+/// Lists the contracts of a set of types for [`render`], [`write()`] and [`check`].
 ///
 /// # Examples
 ///

@@ -15,7 +15,7 @@ commands:
   schemas --check    fail if schemas/ differs from what the types produce (CI), with a
                      unified diff and each change classified
   --format json      with either: print the machine-readable review (for PR bots)
-  ci                 run every check: fmt, clippy, tests (with doc tests), schemas --check";
+  ci                 run every check: fmt, schemas --check, clippy, rustdoc, tests (with doc tests)";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -45,9 +45,16 @@ fn project_root() -> PathBuf {
 
 /// Runs a command in the workspace root, echoing it, and fails if it fails.
 fn run_cmd(program: &str, args: &[&str]) -> Result<(), String> {
-    eprintln!("$ {program} {}", args.join(" "));
+    run_cmd_env(program, args, &[])
+}
+
+/// [`run_cmd`] with extra environment variables.
+fn run_cmd_env(program: &str, args: &[&str], envs: &[(&str, &str)]) -> Result<(), String> {
+    let shown: Vec<String> = envs.iter().map(|(k, v)| format!("{k}={v} ")).collect();
+    eprintln!("$ {}{program} {}", shown.concat(), args.join(" "));
     let status = Command::new(program)
         .args(args)
+        .envs(envs.iter().copied())
         .current_dir(project_root())
         .status()
         .map_err(|e| format!("cannot run `{program}`: {e}"))?;
