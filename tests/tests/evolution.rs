@@ -789,3 +789,77 @@ fn set_version_of(file: &Path, ty: &str, from: &Version, to: &Version) {
     edited.replace_range(attr + offset..attr + offset + old.len(), &format!("version = \"{to}\""));
     std::fs::write(file, edited).expect("writable");
 }
+
+/// Runs git in `root` with a throwaway identity; panics on failure.
+fn git(root: &Path, args: &[&str]) {
+    let output = Command::new("git")
+        .args(["-c", "user.name=e2e", "-c", "user.email=e2e@example.invalid", "-c", "commit.gpgsign=false"])
+        .args(args)
+        .current_dir(root)
+        .output()
+        .expect("git runs");
+    assert!(output.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&output.stderr));
+}
+
+/// Sets the version of `name` in `schemas/inventory.json` by hand, as someone hiding a
+/// change from the checked-in comparison would.
+fn hand_edit_inventory_version(root: &Path, name: &str, version: &Version) {
+    let path = root.join("schemas/inventory.json");
+    let mut inventory: Value = serde_json::from_str(&std::fs::read_to_string(&path).expect("inventory")).expect("JSON");
+    let entry = inventory["contracts"].as_array_mut().unwrap().iter_mut().find(|c| c["name"] == name).expect("entry");
+    entry["version"] = Value::String(version.to_string());
+    std::fs::write(&path, contract_runtime::schema::canonical_string(&inventory)).expect("writable");
+}
+
+#[test]
+fn check_against_a_base_revision_sees_a_change_the_checked_in_files_hide() {
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("workspace root").to_path_buf();
+    let target = workspace.join("target/e2e");
+    let copy = TempDir::new("against");
+    let root = copy.path();
+    copy_workspace(&workspace, root);
+    std::fs::remove_dir_all(root.join("schemas")).expect("schemas/ is copied");
+    let (ok, out, err) = xtask(root, &target, &["schemas"]);
+    assert!(ok, "baseline write failed:\n{out}\n{err}");
+    git(root, &["init", "--quiet"]);
+    git(root, &["add", "--all"]);
+    git(root, &["commit", "--quiet", "--message", "baseline"]);
+    // Control: nothing changed since the base revision.
+    let (ok, out, err) = xtask(root, &target, &["schemas", "--check", "--against", "HEAD"]);
+    assert!(ok, "an unchanged tree passes:\n{out}\n{err}");
+
+    // A breaking change, hidden: regenerate under a bump, then put the old version back
+    // in the type and, by hand, in the inventory. The checked-in files now agree with
+    // the types, so the plain check has nothing to compare against and passes.
+    let fleet = checked_in_version(root, "fleet_status");
+    let fleet_major = evolution::minimum_version(&fleet, Bump::Major);
+    let contracts = root.join("examples/qe-server/src/contracts.rs");
+    edit(
+        &contracts,
+        "    /// Agents that answered late or report errors.\n    pub degraded: u32,",
+        "    /// Agents that answered late or report errors.\n    #[serde(skip)]\n    pub degraded: u32,",
+    );
+    set_version_of(&contracts, "FleetStatus", &fleet, &fleet_major);
+    let (ok, out, err) = xtask(root, &target, &["schemas"]);
+    assert!(ok, "the bumped write passes:\n{out}\n{err}");
+    set_version_of(&contracts, "FleetStatus", &fleet_major, &fleet);
+    hand_edit_inventory_version(root, "fleet_status", &fleet);
+    let (ok, out, err) = xtask(root, &target, &["schemas", "--check"]);
+    assert!(ok, "the hidden change passes the plain check (the gap --against closes):\n{out}\n{err}");
+
+    // Judged against the base revision, the change and the missing bump are plain.
+    let (ok, out, err) = xtask(root, &target, &["schemas", "--check", "--against", "HEAD"]);
+    assert!(!ok, "--against must see the breaking change:\n{out}\n{err}");
+    let line = format!(
+        "against HEAD: fleet_status {fleet} (unchanged): - required /properties/degraded: BREAKING, needs {fleet_major}"
+    );
+    assert!(err.contains(&line), "expected `{line}` in:\n{err}");
+
+    // The honest bump passes both checks.
+    set_version_of(&contracts, "FleetStatus", &fleet, &fleet_major);
+    let (ok, out, err) = xtask(root, &target, &["schemas"]);
+    assert!(ok, "{out}\n{err}");
+    let (ok, out, err) = xtask(root, &target, &["schemas", "--check", "--against", "HEAD"]);
+    assert!(ok, "after the major bump:\n{out}\n{err}");
+    assert!(err.contains(&format!("against HEAD: fleet_status {fleet} → {fleet_major}")), "{err}");
+}

@@ -14,6 +14,10 @@ commands:
                      change whose declared version bump is too small
   schemas --check    fail if schemas/ differs from what the types produce (CI), with a
                      unified diff and each change classified
+  schemas --check --against REV
+                     also judge every change since git revision REV (for example
+                     origin/main) by the version policy: a regenerated or edited
+                     schemas/ cannot hide a change from it
   --format json      with either: print the machine-readable review (for PR bots)
   ci                 run every check: fmt, schemas --check, clippy, rustdoc, tests (with doc tests)";
 
