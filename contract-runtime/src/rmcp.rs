@@ -295,7 +295,7 @@ impl<H: ServerHandler> ContractedServer<H> {
     ) -> Result<CallToolResponse, ErrorData> {
         // A hit is served without running the handler, as `Pipeline::call` does.
         if let Some(hit) = self.shared.pipeline.cached(ctx, contract) {
-            return Ok(to_rmcp(&hit));
+            return Ok(to_rmcp(hit));
         }
         let outcome = CatchUnwind(Box::pin(self.inner.call_tool(request, context))).await;
         let result = match outcome {
@@ -333,7 +333,7 @@ impl<H: ServerHandler> ContractedServer<H> {
             );
             return Ok(failure(Some(contract), &error));
         };
-        Ok(to_rmcp(&self.shared.pipeline.process_value(ctx, contract, value)))
+        Ok(to_rmcp(self.shared.pipeline.process_value(ctx, contract, value)))
     }
 }
 
@@ -367,23 +367,27 @@ fn handler_error(result: &CallToolResult) -> ToolError {
 
 /// The `isError` result for `error`, sanitized, in the pipeline's envelope.
 fn failure(contract: Option<&OutputContract>, error: &ToolError) -> CallToolResponse {
-    to_rmcp(&ToolCallResult::from_error(error, contract))
+    to_rmcp(ToolCallResult::from_error(error, contract))
 }
 
 /// The pipeline's result as an rmcp `CallToolResult`. The text block is the pipeline's
 /// own serialization of the value it validated, reused as is.
-fn to_rmcp(result: &ToolCallResult) -> CallToolResponse {
-    let text = vec![ContentBlock::text(result.text())];
-    let mut out = match (result.is_error(), result.structured_content()) {
+fn to_rmcp(result: ToolCallResult) -> CallToolResponse {
+    let parts = result.into_parts();
+    let text = vec![ContentBlock::text(parts.text)];
+    let mut out = match (parts.is_error, parts.structured_content) {
         (false, Some(value)) => {
             let mut out = CallToolResult::success(text);
-            out.structured_content = Some(value.clone());
+            out.structured_content = Some(value);
             out
         }
         _ => CallToolResult::error(text),
     };
     out.result_type = Some(ResultType::COMPLETE);
-    out.meta = result.meta().and_then(Value::as_object).map(|meta| MetaObject(meta.clone()));
+    out.meta = match parts.meta {
+        Some(Value::Object(meta)) => Some(MetaObject(meta)),
+        _ => None,
+    };
     out.into()
 }
 
@@ -416,7 +420,7 @@ impl<H: ServerHandler> ServerHandler for ContractedServer<H> {
         let arguments = Value::Object(request.arguments.clone().unwrap_or_default());
         if let Err(message) = self.check_arguments(&tool, &arguments) {
             let meta = json!({ META_KEY: contract.map_or_else(unqualified_meta, contract_meta) });
-            return Ok(to_rmcp(&ToolCallResult::invalid_arguments(&message, Some(meta))));
+            return Ok(to_rmcp(ToolCallResult::invalid_arguments(&message, Some(meta))));
         }
         let Some(contract) = contract else {
             // Unqualified: served as the handler made it, marked as not validated.

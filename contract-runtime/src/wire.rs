@@ -406,6 +406,20 @@ pub struct WireViolation {
     pub message: String,
 }
 
+/// A [`ToolCallResult`] taken apart by [`ToolCallResult::into_parts`].
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct ResultParts {
+    /// `isError`.
+    pub is_error: bool,
+    /// The one text block.
+    pub text: String,
+    /// `structuredContent`, present on a success only.
+    pub structured_content: Option<Value>,
+    /// The `_meta` object.
+    pub meta: Option<Value>,
+}
+
 /// Whether a result came from the cache.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CacheStatus {
@@ -514,6 +528,19 @@ impl ToolCallResult {
     #[must_use]
     pub fn cache_status(&self) -> CacheStatus {
         self.cache
+    }
+
+    /// Takes the result apart without copying the payload: the text block, the
+    /// `structuredContent` of a success, and the `_meta` object. For adapters that build
+    /// their SDK's own result type.
+    #[must_use]
+    pub fn into_parts(self) -> ResultParts {
+        ResultParts {
+            is_error: self.error.is_some(),
+            text: self.text,
+            structured_content: self.structured,
+            meta: self.meta.map(|m| m.value.clone()),
+        }
     }
 
     /// The MCP `CallToolResult` as a JSON value.
