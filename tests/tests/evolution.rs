@@ -622,6 +622,14 @@ fn same_name_and_version_with_another_schema_is_another_contract() {
 
 // ------------------------------------------------------------------ end to end
 
+/// The end-to-end tests share `target/e2e`, where each copy's build writes the same
+/// `xtask` binary (with its copy's contracts and root baked in): they must not overlap.
+static E2E: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn e2e_lock() -> std::sync::MutexGuard<'static, ()> {
+    E2E.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 /// Runs `cargo xtask <args>` in `root` with its own target dir; returns (success, stdout,
 /// stderr).
 fn xtask(root: &Path, target: &Path, args: &[&str]) -> (bool, String, String) {
@@ -678,6 +686,7 @@ fn checked_in_version(root: &Path, name: &str) -> Version {
 
 #[test]
 fn xtask_refuses_a_breaking_change_until_the_version_is_bumped() {
+    let _serial = e2e_lock();
     let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("workspace root").to_path_buf();
     let target = workspace.join("target/e2e");
     let copy = TempDir::new("workspace");
@@ -813,6 +822,7 @@ fn hand_edit_inventory_version(root: &Path, name: &str, version: &Version) {
 
 #[test]
 fn check_against_a_base_revision_sees_a_change_the_checked_in_files_hide() {
+    let _serial = e2e_lock();
     let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("workspace root").to_path_buf();
     let target = workspace.join("target/e2e");
     let copy = TempDir::new("against");
