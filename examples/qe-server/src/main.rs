@@ -42,7 +42,6 @@ fn parse(args: &[String]) -> Result<Options, String> {
                 }
                 options.http = Some(addr);
             }
-            "--help" | "-h" => return Err(USAGE.to_owned()),
             other => return Err(format!("unknown argument `{other}`\n{USAGE}")),
         }
     }
@@ -51,6 +50,10 @@ fn parse(args: &[String]) -> Result<Options, String> {
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|a| a == "--help" || a == "-h") {
+        println!("{USAGE}");
+        return ExitCode::SUCCESS;
+    }
     let options = match parse(&args) {
         Ok(options) => options,
         Err(msg) => {
