@@ -94,7 +94,7 @@ use std::fmt;
 
 use serde_json::{Map, Value};
 
-use crate::schema::canonical_string;
+use crate::schema::{canonical_string, Subschemas};
 
 /// The semantic version type the policy works with (from the `semver` crate).
 pub use semver::Version;
@@ -681,35 +681,28 @@ fn check_node(root: &Value, node: &Value, pointer: &str) -> Result<(), SchemaPro
             k if (UPPER_BOUNDS.contains(&k) || LOWER_BOUNDS.contains(&k)) && !value.is_number() => {
                 return problem(&at, "expected a number".to_owned());
             }
-            "properties" | "patternProperties" | "$defs" | "definitions" | "dependentSchemas" => {
-                let Some(map) = value.as_object() else {
-                    return problem(&at, "expected an object of schemas".to_owned());
-                };
-                let mut names: Vec<&String> = map.keys().collect();
-                names.sort();
-                for name in names {
-                    check_node(root, &map[name.as_str()], &format!("{at}/{}", escape(name)))?;
+            keyword => match crate::schema::subschemas_of(keyword) {
+                Some(Subschemas::Map) => {
+                    let Some(map) = value.as_object() else {
+                        return problem(&at, "expected an object of schemas".to_owned());
+                    };
+                    let mut names: Vec<&String> = map.keys().collect();
+                    names.sort();
+                    for name in names {
+                        check_node(root, &map[name.as_str()], &format!("{at}/{}", escape(name)))?;
+                    }
                 }
-            }
-            "allOf" | "anyOf" | "oneOf" | "prefixItems" => {
-                let Some(list) = value.as_array().filter(|l| !l.is_empty()) else {
-                    return problem(&at, "expected a non-empty list of schemas".to_owned());
-                };
-                for (i, sub) in list.iter().enumerate() {
-                    check_node(root, sub, &format!("{at}/{i}"))?;
+                Some(Subschemas::List) => {
+                    let Some(list) = value.as_array().filter(|l| !l.is_empty()) else {
+                        return problem(&at, "expected a non-empty list of schemas".to_owned());
+                    };
+                    for (i, sub) in list.iter().enumerate() {
+                        check_node(root, sub, &format!("{at}/{i}"))?;
+                    }
                 }
-            }
-            "items"
-            | "additionalProperties"
-            | "unevaluatedProperties"
-            | "unevaluatedItems"
-            | "contains"
-            | "propertyNames"
-            | "not"
-            | "if"
-            | "then"
-            | "else" => check_node(root, value, &at)?,
-            _ => {}
+                Some(Subschemas::One) => check_node(root, value, &at)?,
+                None => {}
+            },
         }
     }
     Ok(())

@@ -160,36 +160,53 @@ pub fn escape_pointer_token(token: &str) -> String {
     token.replace('~', "~0").replace('/', "~1")
 }
 
+/// How a keyword holds subschemas, for the walkers of this crate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Subschemas {
+    /// An object of named subschemas (`properties`, `$defs`, …).
+    Map,
+    /// A list of subschemas (`allOf`, `prefixItems`, …).
+    List,
+    /// One subschema (`items`, `not`, …).
+    One,
+}
+
+/// Where `keyword` holds subschemas, if it does.
+pub(crate) fn subschemas_of(keyword: &str) -> Option<Subschemas> {
+    match keyword {
+        "properties" | "patternProperties" | "$defs" | "definitions" | "dependentSchemas" => Some(Subschemas::Map),
+        "allOf" | "anyOf" | "oneOf" | "prefixItems" => Some(Subschemas::List),
+        "items"
+        | "additionalProperties"
+        | "unevaluatedProperties"
+        | "unevaluatedItems"
+        | "contains"
+        | "propertyNames"
+        | "not"
+        | "if"
+        | "then"
+        | "else" => Some(Subschemas::One),
+        _ => None,
+    }
+}
+
 /// Calls `f` on every subschema directly below `node` that is a schema position, with the
 /// pointer suffix to reach it. `$defs` entries are included.
 fn for_each_child<'a>(node: &'a Value, mut f: impl FnMut(String, &'a Value)) {
     let Some(obj) = node.as_object() else { return };
     for (key, value) in obj {
-        match key.as_str() {
-            "properties" | "patternProperties" | "$defs" | "definitions" | "dependentSchemas" => {
-                if let Some(map) = value.as_object() {
-                    for (name, sub) in map {
-                        f(format!("/{key}/{}", escape_pointer_token(name)), sub);
-                    }
+        match (subschemas_of(key), value) {
+            (Some(Subschemas::Map), Value::Object(map)) => {
+                for (name, sub) in map {
+                    f(format!("/{key}/{}", escape_pointer_token(name)), sub);
                 }
             }
-            "allOf" | "anyOf" | "oneOf" | "prefixItems" => {
-                if let Some(list) = value.as_array() {
-                    for (i, sub) in list.iter().enumerate() {
-                        f(format!("/{key}/{i}"), sub);
-                    }
+            (Some(Subschemas::List), Value::Array(list)) => {
+                for (i, sub) in list.iter().enumerate() {
+                    f(format!("/{key}/{i}"), sub);
                 }
             }
-            "items"
-            | "additionalProperties"
-            | "unevaluatedProperties"
-            | "unevaluatedItems"
-            | "contains"
-            | "propertyNames"
-            | "not"
-            | "if"
-            | "then"
-            | "else" => f(format!("/{key}"), value),
+            (Some(Subschemas::One), _) => f(format!("/{key}"), value),
             _ => {}
         }
     }
@@ -198,27 +215,10 @@ fn for_each_child<'a>(node: &'a Value, mut f: impl FnMut(String, &'a Value)) {
 fn for_each_child_mut(node: &mut Value, f: &mut impl FnMut(&mut Value)) {
     let Some(obj) = node.as_object_mut() else { return };
     for (key, value) in obj.iter_mut() {
-        match key.as_str() {
-            "properties" | "patternProperties" | "$defs" | "definitions" | "dependentSchemas" => {
-                if let Some(map) = value.as_object_mut() {
-                    map.values_mut().for_each(&mut *f);
-                }
-            }
-            "allOf" | "anyOf" | "oneOf" | "prefixItems" => {
-                if let Some(list) = value.as_array_mut() {
-                    list.iter_mut().for_each(&mut *f);
-                }
-            }
-            "items"
-            | "additionalProperties"
-            | "unevaluatedProperties"
-            | "unevaluatedItems"
-            | "contains"
-            | "propertyNames"
-            | "not"
-            | "if"
-            | "then"
-            | "else" => f(value),
+        match (subschemas_of(key), value) {
+            (Some(Subschemas::Map), Value::Object(map)) => map.values_mut().for_each(&mut *f),
+            (Some(Subschemas::List), Value::Array(list)) => list.iter_mut().for_each(&mut *f),
+            (Some(Subschemas::One), value) => f(value),
             _ => {}
         }
     }
