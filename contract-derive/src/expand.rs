@@ -127,9 +127,6 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
 
     // Const parameters count too: `Grid<2>` and `Grid<3>` can have different schemas.
     let is_generic = input.generics.type_params().next().is_some() || input.generics.const_params().next().is_some();
-    let generics = bounded_generics(input);
-    let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
-
     let spec = quote! {
         ::contract_runtime::__private::ContractSpec {
             name: #name,
@@ -154,7 +151,16 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
         }
     };
 
-    Ok(quote! {
+    Ok(tool_output_impl(input, &body))
+}
+
+/// The `ToolOutput` impl with `body` as `try_contract`, inside `const _: () = { … };`,
+/// with the bounds every generic contract needs. The fallback stub uses it too.
+pub(crate) fn tool_output_impl(input: &DeriveInput, body: &TokenStream) -> TokenStream {
+    let ident = &input.ident;
+    let generics = bounded_generics(input);
+    let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
+    quote! {
         const _: () = {
             #[automatically_derived]
             impl #impl_generics ::contract_runtime::ToolOutput for #ident #ty_generics #where_clause {
@@ -166,7 +172,7 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
                 }
             }
         };
-    })
+    }
 }
 
 /// Reports a missing `version` or `compatibility`. A key that was written with a bad

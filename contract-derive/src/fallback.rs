@@ -6,7 +6,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use syn::{Data, DeriveInput};
 
-use crate::expand::bounded_generics;
+use crate::expand::tool_output_impl;
 
 pub(crate) fn expand(input: &DeriveInput, error: &syn::Error) -> TokenStream {
     let errors = error.to_compile_error();
@@ -15,23 +15,11 @@ pub(crate) fn expand(input: &DeriveInput, error: &syn::Error) -> TokenStream {
     if matches!(input.data, Data::Union(_)) {
         return errors;
     }
-    let ident = &input.ident;
-    // The stub needs the bounds of the real impl: without them a generic type would be
+    // The stub has the bounds of the real impl: without them a generic type would be
     // reported as not `Serialize`, which it is only for serializable parameters.
-    let generics = bounded_generics(input);
-    let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
+    let stub = tool_output_impl(input, &quote!(::core::unreachable!()));
     quote! {
         #errors
-        const _: () = {
-            #[automatically_derived]
-            impl #impl_generics ::contract_runtime::ToolOutput for #ident #ty_generics #where_clause {
-                fn try_contract() -> ::core::result::Result<
-                    &'static ::contract_runtime::OutputContract,
-                    ::contract_runtime::ContractError,
-                > {
-                    ::core::unreachable!()
-                }
-            }
-        };
+        #stub
     }
 }
