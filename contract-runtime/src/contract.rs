@@ -126,6 +126,51 @@ impl fmt::Display for ContractId {
     }
 }
 
+/// Parses the display form back, for identities stored outside the process (a shared
+/// cache entry, a client's validator cache).
+///
+/// # Examples
+///
+/// ```
+/// use contract_runtime::ContractId;
+///
+/// let text = format!("qe/coverage_gaps@1.2.0-rc.1+build.5+sha256:{}", "ab".repeat(32));
+/// let id: ContractId = text.parse().unwrap();
+/// assert_eq!(id.name(), "qe/coverage_gaps");
+/// assert_eq!(id.version().to_string(), "1.2.0-rc.1+build.5");
+/// assert_eq!(id.to_string(), text);
+/// assert!("fleet_status@1.2.0".parse::<ContractId>().is_err());
+/// ```
+impl std::str::FromStr for ContractId {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let expected = "expected `name@version+sha256:<64 lowercase hex digits>`";
+        // The version may carry `+build` metadata, so the hash is split off from the right.
+        let (head, sha256) = s.rsplit_once("+sha256:").ok_or_else(|| format!("`{s}`: {expected}"))?;
+        let (name, version) = head.split_once('@').ok_or_else(|| format!("`{s}`: {expected}"))?;
+        let hex = sha256.len() == 64 && sha256.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+        if name.is_empty() || !hex {
+            return Err(format!("`{s}`: {expected}"));
+        }
+        let version = semver::Version::parse(version).map_err(|e| format!("`{s}`: bad version: {e}"))?;
+        Ok(Self::new(name, version, sha256))
+    }
+}
+
+impl Serialize for ContractId {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for ContractId {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
 /// A compiled output contract. Obtain one with [`ToolOutput::contract`].
 pub struct OutputContract {
     id: ContractId,

@@ -740,3 +740,20 @@ fn experiments_4_and_12_for_every_contract_failures_are_errors_and_leak_nothing(
         assert_success(&demo.call(&plain, &ctx(demo)), &demo.sample());
     });
 }
+
+#[test]
+fn contract_ids_round_trip_through_text_and_serde() {
+    for_every_contract(|demo| {
+        let id = demo.contract().id();
+        let parsed: contract_runtime::ContractId = id.to_string().parse().expect("parses");
+        assert_eq!(&parsed, id);
+        let json = serde_json::to_value(id).unwrap();
+        assert_eq!(json, Value::String(id.to_string()));
+        assert_eq!(&serde_json::from_value::<contract_runtime::ContractId>(json).unwrap(), id);
+    });
+    for bad in
+        ["", "x", "x@1.0.0", "@1.0.0+sha256:00", "x@one+sha256:00", &format!("x@1.0.0+sha256:{}", "A".repeat(64))]
+    {
+        assert!(bad.parse::<contract_runtime::ContractId>().is_err(), "{bad:?} parsed");
+    }
+}
