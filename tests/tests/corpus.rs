@@ -1498,22 +1498,6 @@ fn is_open(open: &[&str], pointer: &str) -> bool {
     })
 }
 
-/// Every `format` value in a schema.
-fn formats(schema: &Value, out: &mut Vec<String>) {
-    match schema {
-        Value::Object(map) => {
-            for (k, v) in map {
-                match (k.as_str(), v) {
-                    ("format", Value::String(f)) => out.push(f.clone()),
-                    _ => formats(v, out),
-                }
-            }
-        }
-        Value::Array(items) => items.iter().for_each(|v| formats(v, out)),
-        _ => {}
-    }
-}
-
 #[derive(Default)]
 struct Counts {
     shapes: usize,
@@ -1570,9 +1554,7 @@ fn every_serialized_instance_passes_and_every_unknown_key_is_caught_under_exact(
                     }
                 }
             }
-            let mut found = Vec::new();
-            formats(contract.schema(), &mut found);
-            for format in found {
+            for format in contract_tests::formats(contract.schema()) {
                 assert!(
                     ["date-time", "date", "time", "uuid", "uri", "email"].contains(&format.as_str()),
                     "{}: non-standard format `{format}` advertised",

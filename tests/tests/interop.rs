@@ -891,25 +891,8 @@ fn http_survives_bad_input_and_clients_that_vanish_and_keeps_serving() {
     assert_eq!(listed["result"]["tools"].as_array().map(Vec::len), Some(expected), "{listed}");
     // Input schemas are advertised as portably as output schemas: rmcp's own schemars
     // settings write `uint32`/`double` formats, the adapter turns them into bounds.
-    let mut formats = Vec::new();
-    collect_formats(&listed["result"]["tools"], &mut formats);
+    let formats = contract_tests::formats(&listed["result"]["tools"]);
     assert!(formats.iter().all(|f| f == "date-time"), "non-standard formats advertised: {formats:?}");
     assert!(!formats.is_empty(), "the demo advertises date-time fields");
     server.assert_alive();
-}
-
-/// Every `format` keyword's value anywhere in `value`.
-fn collect_formats(value: &Value, out: &mut Vec<String>) {
-    match value {
-        Value::Object(map) => {
-            for (key, v) in map {
-                match (key.as_str(), v) {
-                    ("format", Value::String(f)) => out.push(f.clone()),
-                    _ => collect_formats(v, out),
-                }
-            }
-        }
-        Value::Array(items) => items.iter().for_each(|v| collect_formats(v, out)),
-        _ => {}
-    }
 }

@@ -304,21 +304,6 @@ const STANDARD_FORMATS: &[&str] = &[
     "regex",
 ];
 
-fn formats(schema: &Value, out: &mut Vec<String>) {
-    match schema {
-        Value::Object(map) => {
-            for (key, value) in map {
-                match (key.as_str(), value) {
-                    ("format", Value::String(format)) => out.push(format.clone()),
-                    _ => formats(value, out),
-                }
-            }
-        }
-        Value::Array(items) => items.iter().for_each(|v| formats(v, out)),
-        _ => {}
-    }
-}
-
 #[derive(Serialize, JsonSchema, ToolOutput)]
 #[tool_output(version = "1.0.0", compatibility = "exact")]
 struct Numeric {
@@ -335,8 +320,7 @@ fn only_standard_formats_are_advertised() {
     // The control first: schemars itself writes non-standard formats for these types, so
     // the check below is not vacuous.
     let raw = contract_runtime::schema::settings().into_generator().into_root_schema_for::<Numeric>().to_value();
-    let mut raw_formats = Vec::new();
-    formats(&raw, &mut raw_formats);
+    let raw_formats = contract_tests::formats(&raw);
     for nonstandard in ["uint8", "int64", "float", "double", "uint64"] {
         assert!(
             raw_formats.iter().any(|f| f == nonstandard),
@@ -351,8 +335,7 @@ fn only_standard_formats_are_advertised() {
     contracts.push(accepted::<OpaquePages>());
     let mut seen = Vec::new();
     for contract in &contracts {
-        let mut found = Vec::new();
-        formats(contract.schema(), &mut found);
+        let found = contract_tests::formats(contract.schema());
         for format in &found {
             assert!(STANDARD_FORMATS.contains(&format.as_str()), "`{}` advertises format `{format}`", contract.name());
         }
