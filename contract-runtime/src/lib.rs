@@ -6,7 +6,7 @@
 //! - [`contract`]: [`ToolOutput`], [`OutputContract`], [`ContractId`], [`Compatibility`].
 //! - [`schema`]: generation settings, markers, the canonical form and hashing.
 //! - [`validate`]: violation reports.
-//! - [`snapshot`]: writing and checking the checked-in `schemas/` folder.
+//! - [`set`]: [`ContractSet`], the contracts a server publishes, bound to its tools.
 //! - [`pipeline`]: handler → serialize → middleware → validate → cache → emit.
 //! - [`wire`]: the MCP result envelope, error codes, protocol eras.
 //! - [`cache`]: result caches bound to contract identities.
@@ -16,14 +16,13 @@
 pub mod cache;
 pub mod completeness;
 pub mod contract;
-pub mod evolution;
 pub mod finite;
 pub mod pipeline;
 pub mod redact;
 #[cfg(feature = "rmcp")]
 pub mod rmcp;
 pub mod schema;
-pub mod snapshot;
+pub mod set;
 pub mod validate;
 pub mod wire;
 
@@ -37,5 +36,6 @@ pub use contract::{Compatibility, ContractError, ContractId, OutputContract, Too
 pub use contract_derive::ToolOutput;
 pub use pipeline::{CallContext, Pipeline};
 pub use schema::{opaque, sensitive};
+pub use set::{Binding, ContractSet, SetError, SetProblem};
 pub use validate::{Report, Violation};
 pub use wire::{ErrorCode, ToolCallResult, ToolError, ToolFailure};

@@ -80,6 +80,7 @@ use serde_json::{json, Value};
 
 use crate::contract::{ContractError, OutputContract};
 use crate::pipeline::{CallContext, CatchUnwind, Pipeline};
+use crate::set::ContractSet;
 use crate::wire::{
     advertised_output_schema, contract_meta, unqualified_meta, ErrorCode, ProtocolVersion, ToolCallResult, ToolError,
     META_KEY,
@@ -156,11 +157,10 @@ impl<H: ServerHandler> ContractedServer<H> {
     /// Every contract that failed to build, every contract whose name the inner
     /// handler does not know as a tool (`get_tool`, which `#[tool_handler]`
     /// provides), and every tool named twice — all reported at once.
-    pub fn new(
-        inner: H,
-        contracts: impl IntoIterator<Item = Result<&'static OutputContract, ContractError>>,
-    ) -> Result<Self, AdapterError> {
-        Self::with_tools(inner, contracts.into_iter().map(|c| c.map(|contract| (contract.name().to_owned(), contract))))
+    pub fn new(inner: H, contracts: ContractSet) -> Result<Self, AdapterError> {
+        let (errors, bindings) = contracts.into_parts();
+        let bindings = bindings.into_iter().map(|b| Ok((b.tool().to_owned(), b.contract())));
+        Self::with_tools(inner, errors.into_iter().map(Err).chain(bindings))
     }
 
     /// Like [`ContractedServer::new`], with the tool name given for each contract, for

@@ -160,9 +160,10 @@ pub fn escape_pointer_token(token: &str) -> String {
     token.replace('~', "~0").replace('/', "~1")
 }
 
-/// How a keyword holds subschemas, for the walkers of this crate.
+/// How a keyword holds subschemas: the one table the schema walkers (here and in the
+/// build-time tooling) share.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Subschemas {
+pub enum Subschemas {
     /// An object of named subschemas (`properties`, `$defs`, …).
     Map,
     /// A list of subschemas (`allOf`, `prefixItems`, …).
@@ -172,7 +173,8 @@ pub(crate) enum Subschemas {
 }
 
 /// Where `keyword` holds subschemas, if it does.
-pub(crate) fn subschemas_of(keyword: &str) -> Option<Subschemas> {
+#[must_use]
+pub fn subschemas_of(keyword: &str) -> Option<Subschemas> {
     match keyword {
         "properties" | "patternProperties" | "$defs" | "definitions" | "dependentSchemas" => Some(Subschemas::Map),
         "allOf" | "anyOf" | "oneOf" | "prefixItems" => Some(Subschemas::List),

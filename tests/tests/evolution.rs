@@ -11,9 +11,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use contract_runtime::evolution::{self, Bump, Change, Policy, Verdict, Version};
-use contract_runtime::snapshot::{self, Status};
 use contract_runtime::{contracts, ContractId, ToolOutput};
+use contract_tools::evolution::{self, Bump, Change, Policy, Verdict, Version};
+use contract_tools::snapshot::{self, Status};
 use serde_json::Value;
 
 const B: Option<Verdict> = Some(Verdict::Breaking);

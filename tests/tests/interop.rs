@@ -414,7 +414,7 @@ fn contract_of(tool: &str) -> Option<&'static OutputContract> {
     if tool == tools::BROKEN_TOOL {
         return Some(FleetStatus::contract());
     }
-    qe_server::all_contracts().into_iter().map(|c| c.expect("contract builds")).find(|c| c.name() == tool)
+    qe_server::all_contracts().get(tool)
 }
 
 fn args<T: serde::de::DeserializeOwned>(value: &Value) -> T {
@@ -480,7 +480,7 @@ fn essence(result: &Value) -> Value {
 }
 
 fn checked_in_schema(tool: &str) -> Value {
-    let file = root().join("schemas").join(contract_runtime::snapshot::file_name(tool));
+    let file = root().join("schemas").join(contract_tools::snapshot::file_name(tool));
     serde_json::from_str(&std::fs::read_to_string(&file).expect("checked-in schema")).expect("schema is JSON")
 }
 
@@ -570,8 +570,7 @@ fn check_summary(summary: &Value, stderr: &str, protocol: &str) -> Vec<Value> {
     }
     let mut names: Vec<&str> = listed.iter().filter_map(|t| t["name"].as_str()).collect();
     names.sort_unstable();
-    let mut expected: Vec<String> =
-        qe_server::all_contracts().into_iter().map(|c| c.expect("builds").name().to_owned()).collect();
+    let mut expected: Vec<String> = qe_server::all_contracts().tools().map(str::to_owned).collect();
     expected.extend([tools::BROKEN_TOOL.to_owned(), tools::UNCONTRACTED_TOOL.to_owned()]);
     expected.sort_unstable();
     assert_eq!(names, expected, "{who}: tools/list");

@@ -5,7 +5,8 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use contract_runtime::{snapshot, ContractError, OutputContract, ToolOutput};
+use contract_runtime::{ContractError, OutputContract, ToolOutput};
+use contract_tools::snapshot;
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
@@ -328,8 +329,7 @@ fn only_standard_formats_are_advertised() {
         );
     }
 
-    let mut contracts: Vec<&OutputContract> =
-        qe_server::all_contracts().into_iter().map(|c| c.expect("demo contracts build")).collect();
+    let mut contracts: Vec<&OutputContract> = qe_server::all_contracts().contracts();
     contracts.push(accepted::<Numeric>());
     contracts.push(accepted::<OpaquePayload>());
     contracts.push(accepted::<OpaquePages>());

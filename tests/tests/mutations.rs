@@ -52,7 +52,9 @@ fn samples() -> BTreeMap<&'static str, Vec<Value>> {
 }
 
 fn contracts() -> Vec<&'static OutputContract> {
-    qe_server::all_contracts().into_iter().map(|c| c.unwrap_or_else(|err| panic!("{err}"))).collect()
+    let set = qe_server::all_contracts();
+    set.check().unwrap_or_else(|err| panic!("{err}"));
+    set.contracts()
 }
 
 // ------------------------------------------------------------------ instance paths

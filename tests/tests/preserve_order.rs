@@ -13,7 +13,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use contract_runtime::snapshot::{self, INVENTORY};
+use contract_tools::snapshot::{self, INVENTORY};
 use serde_json::Value;
 
 fn workspace() -> PathBuf {
@@ -133,8 +133,8 @@ fn canonical_bytes_do_not_depend_on_serde_json_preserve_order() {
     // The same contracts built here, without preserve_order.
     let contracts = qe_server::all_contracts();
     let mut expected: BTreeMap<String, String> = BTreeMap::new();
-    for contract in &contracts {
-        let contract = contract.as_ref().unwrap_or_else(|err| panic!("{err}"));
+    contracts.check().unwrap_or_else(|err| panic!("{err}"));
+    for contract in contracts.contracts() {
         let text = std::str::from_utf8(contract.canonical_bytes()).expect("UTF-8").to_owned();
         expected.insert(snapshot::file_name(contract.name()), text);
     }

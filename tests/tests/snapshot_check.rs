@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use contract_runtime::snapshot;
+use contract_tools::snapshot;
 
 /// A fresh folder under the target directory, written from the demo contracts.
 fn fresh(name: &str) -> PathBuf {

@@ -1,24 +1,50 @@
 //! `cargo xtask ci`: every check CI runs, in the order that fails fastest.
 
+use std::process::ExitCode;
+
 use crate::run_cmd;
 
-pub(crate) fn run(args: &[&str]) -> Result<(), String> {
+pub(crate) fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(2).collect();
     if !args.is_empty() {
-        return Err(format!("`ci` takes no arguments, got `{}`", args.join(" ")));
+        eprintln!("`ci` takes no arguments, got `{}`", args.join(" "));
+        return ExitCode::from(2);
     }
+    match run() {
+        Ok(()) => {
+            println!("ci: all checks passed");
+            ExitCode::SUCCESS
+        }
+        Err(message) => {
+            eprintln!("{message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run() -> Result<(), String> {
     run_cmd("cargo", &["fmt", "--all", "--", "--check"])?;
-    crate::schemas::run(&["--check"])?;
+    run_cmd("cargo", &["xtask", "schemas", "--check"])?;
     run_cmd("cargo", &["clippy", "--workspace", "--all-targets", "--all-features", "--", "-D", "warnings"])?;
     // Broken intra-doc links and other rustdoc warnings fail the build too.
     crate::run_cmd_env(
         "cargo",
-        &["doc", "--no-deps", "--all-features", "-p", "contract-runtime", "-p", "contract-derive"],
+        &[
+            "doc",
+            "--no-deps",
+            "--all-features",
+            "-p",
+            "contract-runtime",
+            "-p",
+            "contract-derive",
+            "-p",
+            "contract-tools",
+        ],
         &[("RUSTDOCFLAGS", "-D warnings")],
     )?;
     // The interop tests drive the official TypeScript and Python MCP clients; install the
     // pinned versions first (idempotent, and fast when they are already there).
     run_cmd("bash", &["tests/interop/install.sh"])?;
     run_cmd("cargo", &["test", "--workspace", "--all-features"])?;
-    println!("ci: all checks passed");
     Ok(())
 }

@@ -1,45 +1,16 @@
-//! Project automation. `cargo xtask schemas [--check]`, `cargo xtask ci`.
+//! Project automation: `cargo xtask schemas [--check] [--against REV] [--format json]`
+//! (the one-line CLI every user workspace gets from contract-tools) and `cargo xtask ci`.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
 mod ci;
-mod schemas;
-
-const USAGE: &str = "\
-usage: cargo xtask <command>
-
-commands:
-  schemas            regenerate schemas/ from the contracted result types; refuses a
-                     change whose declared version bump is too small
-  schemas --check    fail if schemas/ differs from what the types produce (CI), with a
-                     unified diff and each change classified
-  schemas --check --against REV
-                     also judge every change since git revision REV (for example
-                     origin/main) by the version policy: a regenerated or edited
-                     schemas/ cannot hide a change from it
-  --format json      with either: print the machine-readable review (for PR bots)
-  ci                 run every check: fmt, schemas --check, clippy, rustdoc, tests (with doc tests)";
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let result = match args.as_slice() {
-        ["schemas", rest @ ..] => schemas::run(rest),
-        ["ci", rest @ ..] => ci::run(rest),
-        ["help" | "--help" | "-h"] | [] => {
-            println!("{USAGE}");
-            return ExitCode::SUCCESS;
-        }
-        _ => Err(format!("unknown command `{}`\n\n{USAGE}", args.join(" "))),
-    };
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(msg) => {
-            eprintln!("{msg}");
-            ExitCode::FAILURE
-        }
+    if std::env::args().nth(1).as_deref() == Some("ci") {
+        return ci::main();
     }
+    contract_tools::cli::main(qe_server::all_contracts())
 }
 
 /// The workspace root, whatever directory cargo was started from.

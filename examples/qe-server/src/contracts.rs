@@ -1,13 +1,13 @@
 //! The contracted result types of the demo slice.
 
 use chrono::{DateTime, Utc};
-use contract_runtime::{Completeness, ContractError, OutputContract, ToolOutput};
+use contract_runtime::{Completeness, ContractSet, ToolOutput};
 use schemars::JsonSchema;
 use serde::Serialize;
 
 /// Every contract this server publishes, for `cargo xtask schemas` and `tools/list`.
 #[must_use]
-pub fn all_contracts() -> Vec<Result<&'static OutputContract, ContractError>> {
+pub fn all_contracts() -> ContractSet {
     contract_runtime::contracts![
         FleetStatus,
         TaskStatus,

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use contract_runtime::rmcp::{AdapterError, ContractedServer};
-use contract_runtime::{OutputContract, ToolError, ToolOutput};
+use contract_runtime::ToolError;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::CallToolResult;
@@ -137,12 +137,13 @@ impl QeServer {
 ///
 /// A contract that fails to build or names no tool (see [`ContractedServer::new`]).
 pub fn contracted(broken: bool) -> Result<ContractedServer<QeServer>, AdapterError> {
-    let bind = |c: Result<&'static OutputContract, _>| c.map(|c| (c.name().to_owned(), c));
-    let mut bindings: Vec<_> = crate::all_contracts().into_iter().map(bind).collect();
+    let mut set = crate::all_contracts();
     if broken {
-        bindings.push(FleetStatus::try_contract().map(|c| (BROKEN_TOOL.to_owned(), c)));
+        set = set.bind::<FleetStatus>(BROKEN_TOOL);
     }
-    ContractedServer::with_tools(QeServer::new(broken), bindings)
+    let errors = set.errors().iter().cloned().map(Err);
+    let bindings = set.bindings().map(|b| Ok((b.tool().to_owned(), b.contract())));
+    ContractedServer::with_tools(QeServer::new(broken), errors.chain(bindings).collect::<Vec<_>>())
 }
 
 /// Serves one client over stdin/stdout until it disconnects.

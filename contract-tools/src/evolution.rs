@@ -64,7 +64,7 @@
 //! # Examples
 //!
 //! ```
-//! use contract_runtime::evolution::{self, Bump, Verdict};
+//! use contract_tools::evolution::{self, Bump, Verdict};
 //! use serde_json::json;
 //!
 //! let old = json!({
@@ -94,7 +94,7 @@ use std::fmt;
 
 use serde_json::{Map, Value};
 
-use crate::schema::{canonical_string, Subschemas};
+use contract_runtime::schema::{canonical_string, Subschemas};
 
 /// The semantic version type the policy works with (from the `semver` crate).
 pub use semver::Version;
@@ -449,7 +449,7 @@ impl fmt::Display for Change {
 /// # Examples
 ///
 /// ```
-/// use contract_runtime::evolution::{diff, ChangeKind, Verdict};
+/// use contract_tools::evolution::{diff, ChangeKind, Verdict};
 /// use serde_json::json;
 ///
 /// let old = json!({ "type": "object", "properties": { "n": { "type": "integer" } } });
@@ -498,7 +498,7 @@ pub fn required_bump(changes: &[Change]) -> Bump {
 /// # Examples
 ///
 /// ```
-/// use contract_runtime::evolution::{minimum_version, Bump, Version};
+/// use contract_tools::evolution::{minimum_version, Bump, Version};
 /// let v = |s| Version::parse(s).unwrap();
 /// assert_eq!(minimum_version(&v("1.2.3"), Bump::None), v("1.2.3"));
 /// assert_eq!(minimum_version(&v("1.2.3"), Bump::Patch), v("1.2.4"));
@@ -565,7 +565,7 @@ impl Policy {
 /// # Examples
 ///
 /// ```
-/// use contract_runtime::evolution::{version_policy, Policy, Version};
+/// use contract_tools::evolution::{version_policy, Policy, Version};
 /// let v = |s| Version::parse(s).unwrap();
 /// // An identical schema needs no bump, but a version never decreases.
 /// assert_eq!(version_policy(&v("1.2.0"), &v("1.2.0"), &[]), Policy::Ok);
@@ -625,7 +625,7 @@ impl std::error::Error for SchemaProblem {}
 /// # Examples
 ///
 /// ```
-/// use contract_runtime::evolution::check_schema;
+/// use contract_tools::evolution::check_schema;
 /// use serde_json::json;
 /// assert!(check_schema(&json!({ "type": "object" })).is_ok());
 /// let err = check_schema(&json!({ "properties": { "a": { "type": 3 } } })).unwrap_err();
@@ -681,7 +681,7 @@ fn check_node(root: &Value, node: &Value, pointer: &str) -> Result<(), SchemaPro
             k if (UPPER_BOUNDS.contains(&k) || LOWER_BOUNDS.contains(&k)) && !value.is_number() => {
                 return problem(&at, "expected a number".to_owned());
             }
-            keyword => match crate::schema::subschemas_of(keyword) {
+            keyword => match contract_runtime::schema::subschemas_of(keyword) {
                 Some(Subschemas::Map) => {
                     let Some(map) = value.as_object() else {
                         return problem(&at, "expected an object of schemas".to_owned());

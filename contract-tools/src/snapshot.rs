@@ -7,11 +7,15 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use semver::Version;
-use serde_json::{json, Value};
+use serde_json::Value;
 
-use crate::contract::{ContractError, OutputContract};
 use crate::evolution::{self, Change, Policy, Verdict};
-use crate::schema::canonical_string;
+use crate::report::{
+    ChangeReport, ContractReport, ContractStatus, FileReport, FileStatus, Inventory, InventoryEntry, PolicyStatus,
+    ReviewReport,
+};
+use contract_runtime::schema::canonical_string;
+use contract_runtime::{ContractSet, OutputContract};
 
 /// The inventory file name inside the schemas folder.
 pub const INVENTORY: &str = "inventory.json";
@@ -22,7 +26,7 @@ pub const INVENTORY: &str = "inventory.json";
 /// # Examples
 ///
 /// ```
-/// assert_eq!(contract_runtime::snapshot::file_name("qe/coverage_gaps"), "qe__coverage_gaps.json");
+/// assert_eq!(contract_tools::snapshot::file_name("qe/coverage_gaps"), "qe__coverage_gaps.json");
 /// ```
 #[must_use]
 pub fn file_name(tool: &str) -> String {
@@ -35,19 +39,15 @@ pub fn file_name(tool: &str) -> String {
 ///
 /// Any contract that failed to build, two contracts with the same name, or two names
 /// that map to the same file.
-pub fn render(contracts: &[Result<&OutputContract, ContractError>]) -> Result<BTreeMap<String, String>, SnapshotError> {
-    let mut errors = Vec::new();
+pub fn render(contracts: &ContractSet) -> Result<BTreeMap<String, String>, SnapshotError> {
+    let mut errors: Vec<String> = match contracts.check() {
+        Ok(()) => Vec::new(),
+        Err(err) => err.problems().iter().map(ToString::to_string).collect(),
+    };
     let mut files = BTreeMap::new();
     let mut owners: BTreeMap<String, &str> = BTreeMap::new();
     let mut inventory = Vec::new();
-    for contract in contracts {
-        let contract = match contract {
-            Ok(c) => *c,
-            Err(err) => {
-                errors.push(err.to_string());
-                continue;
-            }
-        };
+    for contract in contracts.contracts() {
         let file = file_name(contract.name());
         if let Some(other) = owners.insert(file.clone(), contract.type_name()) {
             errors.push(format!(
@@ -57,22 +57,23 @@ pub fn render(contracts: &[Result<&OutputContract, ContractError>]) -> Result<BT
             continue;
         }
         files.insert(file.clone(), String::from_utf8_lossy(contract.canonical_bytes()).into_owned());
-        inventory.push(json!({
-            "name": contract.name(),
-            "version": contract.version().to_string(),
-            "compatibility": contract.compatibility().as_str(),
-            "sha256": contract.sha256(),
-            "file": file,
-            "type": contract.type_name(),
-            "sensitive": contract.sensitive_pointers(),
-            "opaque": contract.opaque_pointers(),
-        }));
+        inventory.push(InventoryEntry {
+            name: contract.name().to_owned(),
+            version: contract.version().to_string(),
+            compatibility: contract.compatibility().as_str().to_owned(),
+            sha256: contract.sha256().to_owned(),
+            file,
+            type_name: contract.type_name().to_owned(),
+            sensitive: contract.sensitive_pointers().to_vec(),
+            opaque: contract.opaque_pointers().to_vec(),
+        });
     }
     if !errors.is_empty() {
         return Err(SnapshotError { problems: errors });
     }
-    inventory.sort_by(|a, b| a["name"].as_str().cmp(&b["name"].as_str()));
-    files.insert(INVENTORY.to_owned(), canonical_string(&json!({ "contracts": inventory })));
+    inventory.sort_by(|a, b| a.name.cmp(&b.name));
+    let inventory = serde_json::to_value(Inventory { contracts: inventory }).expect("an inventory serializes");
+    files.insert(INVENTORY.to_owned(), canonical_string(&inventory));
     Ok(files)
 }
 
@@ -98,7 +99,7 @@ pub struct WriteSummary {
 ///
 /// A contract that failed to build, a version policy breach (each change with the
 /// version it needs), an unreadable checked-in file, or an I/O error naming the file.
-pub fn write(dir: &Path, contracts: &[Result<&OutputContract, ContractError>]) -> Result<WriteSummary, SnapshotError> {
+pub fn write(dir: &Path, contracts: &ContractSet) -> Result<WriteSummary, SnapshotError> {
     review(dir, contracts)?.write(dir)
 }
 
@@ -109,7 +110,7 @@ pub fn write(dir: &Path, contracts: &[Result<&OutputContract, ContractError>]) -
 /// [`SnapshotError`] listing every stale file (with a unified diff and, for a schema,
 /// each change classified with the version it needs), missing file and orphan file,
 /// ending with the command that fixes them.
-pub fn check(dir: &Path, contracts: &[Result<&OutputContract, ContractError>]) -> Result<(), SnapshotError> {
+pub fn check(dir: &Path, contracts: &ContractSet) -> Result<(), SnapshotError> {
     review(dir, contracts)?.check()
 }
 
@@ -127,7 +128,8 @@ pub fn check(dir: &Path, contracts: &[Result<&OutputContract, ContractError>]) -
 /// # Examples
 ///
 /// ```
-/// use contract_runtime::{contracts, snapshot, ToolOutput};
+/// use contract_runtime::{contracts, ToolOutput};
+/// use contract_tools::snapshot;
 ///
 /// #[derive(serde::Serialize, schemars::JsonSchema, ToolOutput)]
 /// #[tool_output(version = "1.0.0", compatibility = "exact")]
@@ -142,7 +144,7 @@ pub fn check(dir: &Path, contracts: &[Result<&OutputContract, ContractError>]) -
 /// assert!(snapshot::review(&dir, &all).unwrap().is_up_to_date());
 /// # std::fs::remove_dir_all(&dir).unwrap();
 /// ```
-pub fn review(dir: &Path, contracts: &[Result<&OutputContract, ContractError>]) -> Result<Review, SnapshotError> {
+pub fn review(dir: &Path, contracts: &ContractSet) -> Result<Review, SnapshotError> {
     let expected = render(contracts)?;
     let shown = display_dir(dir);
     let inventory = CheckedInInventory::read(dir, &shown);
@@ -171,11 +173,8 @@ pub fn review(dir: &Path, contracts: &[Result<&OutputContract, ContractError>]) 
         }
         Err(err) => files.push((String::new(), FileState::Unreadable(format!("{shown}: {err}")))),
     }
-    let reviews = contracts
-        .iter()
-        .filter_map(|c| c.as_ref().ok())
-        .map(|contract| review_contract(dir, &shown, &inventory, contract))
-        .collect();
+    let reviews =
+        contracts.contracts().into_iter().map(|contract| review_contract(dir, &shown, &inventory, contract)).collect();
     Ok(Review { shown, expected, files, contracts: reviews })
 }
 
@@ -328,18 +327,6 @@ enum FileState {
     Missing,
     Orphan,
     Unreadable(String),
-}
-
-impl FileState {
-    fn as_str(&self) -> &'static str {
-        match self {
-            FileState::UpToDate => "up_to_date",
-            FileState::Stale(_) => "stale",
-            FileState::Missing => "missing",
-            FileState::Orphan => "orphan",
-            FileState::Unreadable(_) => "unreadable",
-        }
-    }
 }
 
 /// How a contract's schema relates to its checked-in copy.
@@ -524,50 +511,56 @@ impl ContractReview {
         }
     }
 
-    fn to_json(&self) -> Value {
-        let changes: Vec<Value> = self
+    fn report(&self) -> ContractReport {
+        let changes = self
             .changes
             .iter()
             .map(|change| {
                 let (needs, ok) = self.needs(change);
-                json!({
-                    "pointer": change.pointer(),
-                    "kind": change.kind().as_str(),
-                    "op": change.op().as_str(),
-                    "verdict": change.verdict().as_str(),
-                    "bump": change.verdict().bump().as_str(),
-                    "detail": change.detail(),
-                    "line": change.to_string(),
-                    "old": change.old_value(),
-                    "new": change.new_value(),
-                    "needs": needs.to_string(),
-                    "ok": ok,
-                })
+                ChangeReport {
+                    pointer: change.pointer().to_owned(),
+                    kind: change.kind().as_str().to_owned(),
+                    op: change.op().as_str().to_owned(),
+                    verdict: change.verdict().as_str().to_owned(),
+                    bump: change.verdict().bump().as_str().to_owned(),
+                    detail: change.detail().to_owned(),
+                    line: change.to_string(),
+                    old: change.old_value().cloned(),
+                    new: change.new_value().cloned(),
+                    needs: needs.to_string(),
+                    ok,
+                }
             })
             .collect();
         let (policy, needs) = match &self.policy {
-            _ if self.problem.is_some() => ("unreadable", None),
-            Policy::Ok => ("ok", None),
-            Policy::TooSmall { needs, .. } => ("too_small", Some(needs.to_string())),
-            Policy::Decreased => ("decreased", self.old_version.as_ref().map(ToString::to_string)),
+            _ if self.problem.is_some() => (PolicyStatus::Unreadable, None),
+            Policy::Ok => (PolicyStatus::Ok, None),
+            Policy::TooSmall { needs, .. } => (PolicyStatus::TooSmall, Some(needs.to_string())),
+            Policy::Decreased => (PolicyStatus::Decreased, self.old_version.as_ref().map(ToString::to_string)),
         };
-        json!({
-            "name": self.name,
-            "file": self.file,
-            "type": self.type_name,
-            "status": self.status.as_str(),
-            "old_version": self.old_version.as_ref().map(ToString::to_string),
-            "new_version": self.new_version.to_string(),
-            "verdict": evolution::verdict(&self.changes).map(Verdict::as_str),
-            "required_bump": evolution::required_bump(&self.changes).as_str(),
-            "policy": policy,
-            "needs": needs,
-            "ok": self.is_ok(),
-            "changes": changes,
-            "lines": self.lines(),
-            "fix": self.fix(),
-            "problem": self.problem,
-        })
+        let status = match self.status {
+            Status::New => ContractStatus::New,
+            Status::Unchanged => ContractStatus::Unchanged,
+            Status::Changed => ContractStatus::Changed,
+            Status::Unreadable => ContractStatus::Unreadable,
+        };
+        ContractReport {
+            name: self.name.clone(),
+            file: self.file.clone(),
+            type_name: self.type_name.clone(),
+            status,
+            old_version: self.old_version.as_ref().map(ToString::to_string),
+            new_version: self.new_version.to_string(),
+            verdict: evolution::verdict(&self.changes).map(|v| v.as_str().to_owned()),
+            required_bump: evolution::required_bump(&self.changes).as_str().to_owned(),
+            policy,
+            needs,
+            ok: self.is_ok(),
+            changes,
+            lines: self.lines(),
+            fix: self.fix(),
+            problem: self.problem.clone(),
+        }
     }
 }
 
@@ -705,32 +698,42 @@ impl Review {
     /// `up_to_date`, `policy_ok`, one entry per contract (status, versions, verdict,
     /// required bump, policy, the version it needs, each change with pointer, kind,
     /// verdict and needed version, the review lines and the fix) and one entry per file
-    /// (state and unified diff).
+    /// (state and unified diff). Its JSON Schema is checked in as
+    /// `contract-tools/schemas/schemas_review.json`.
     #[must_use]
-    pub fn to_json(&self) -> Value {
-        let files: Vec<Value> = self
+    pub fn report(&self) -> ReviewReport {
+        let files = self
             .files
             .iter()
             .map(|(name, state)| {
-                let diff = match state {
-                    FileState::Stale(diff) => Some(diff.as_str()),
-                    _ => None,
+                let (status, diff, problem) = match state {
+                    FileState::UpToDate => (FileStatus::UpToDate, None, None),
+                    FileState::Stale(diff) => (FileStatus::Stale, Some(diff.clone()), None),
+                    FileState::Missing => (FileStatus::Missing, None, None),
+                    FileState::Orphan => (FileStatus::Orphan, None, None),
+                    FileState::Unreadable(problem) => (FileStatus::Unreadable, None, Some(problem.clone())),
                 };
-                let problem = match state {
-                    FileState::Unreadable(problem) => Some(problem.as_str()),
-                    _ => None,
-                };
-                json!({ "file": name, "status": state.as_str(), "diff": diff, "problem": problem })
+                FileReport { file: name.clone(), status, diff, problem }
             })
             .collect();
-        json!({
-            "ok": self.is_up_to_date() && self.policy_ok(),
-            "up_to_date": self.is_up_to_date(),
-            "policy_ok": self.policy_ok(),
-            "dir": self.shown,
-            "contracts": self.contracts.iter().map(ContractReview::to_json).collect::<Vec<_>>(),
-            "files": files,
-        })
+        ReviewReport {
+            ok: self.is_up_to_date() && self.policy_ok(),
+            up_to_date: self.is_up_to_date(),
+            policy_ok: self.policy_ok(),
+            dir: self.shown.clone(),
+            contracts: self.contracts.iter().map(ContractReview::report).collect(),
+            files,
+        }
+    }
+
+    /// [`Review::report`] as a JSON value.
+    ///
+    /// # Panics
+    ///
+    /// Never: the report is plain data.
+    #[must_use]
+    pub fn to_json(&self) -> Value {
+        serde_json::to_value(self.report()).expect("a review report serializes")
     }
 }
 
@@ -793,29 +796,6 @@ impl fmt::Display for SnapshotError {
 }
 
 impl std::error::Error for SnapshotError {}
-
-/// Lists the contracts of a set of types for [`render`], [`write()`] and [`check`].
-///
-/// # Examples
-///
-/// ```
-/// use contract_runtime::{contracts, ToolOutput};
-///
-/// #[derive(serde::Serialize, schemars::JsonSchema, ToolOutput)]
-/// #[tool_output(version = "1.0.0", compatibility = "exact")]
-/// struct Ping { ok: bool }
-///
-/// let all = contracts![Ping];
-/// let files = contract_runtime::snapshot::render(&all).unwrap();
-/// assert!(files.contains_key("ping.json"));
-/// assert!(files.contains_key("inventory.json"));
-/// ```
-#[macro_export]
-macro_rules! contracts {
-    ($($ty:ty),* $(,)?) => {
-        ::std::vec![$(<$ty as $crate::ToolOutput>::try_contract()),*]
-    };
-}
 
 /// Returns the value of the inventory entry for `name` in rendered files, for tests.
 #[doc(hidden)]

@@ -1,0 +1,250 @@
+//! The `schemas` command, for a project's xtask in one line.
+//!
+//! ```no_run
+//! # mod my_server { pub fn contracts() -> contract_runtime::ContractSet { contract_runtime::ContractSet::new() } }
+//! // xtask/src/main.rs
+//! fn main() -> std::process::ExitCode {
+//!     contract_tools::cli::main(my_server::contracts())
+//! }
+//! ```
+//!
+//! With `[alias] xtask = "run --package xtask --"` in `.cargo/config.toml` this gives:
+//!
+//! ```text
+//! cargo xtask schemas                         regenerate schemas/ (refuses a too-small version bump)
+//! cargo xtask schemas --check                 fail on drift, each change classified (CI)
+//! cargo xtask schemas --check --against REV   also judge every change since git revision REV
+//! cargo xtask schemas --format json           the review as JSON, for pull-request bots
+//! cargo xtask --help
+//! ```
+//!
+//! Exit codes: 0 when the command succeeded, 1 when the check failed or a write was
+//! refused, 2 for a usage error.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+use clap::{Parser, Subcommand, ValueEnum};
+use contract_runtime::ContractSet;
+
+use crate::snapshot;
+
+/// Command-line arguments of the tool.
+#[derive(Debug, Parser)]
+#[command(
+    name = "cargo xtask",
+    bin_name = "cargo xtask",
+    about = "Versioned output contracts: write and check the checked-in schemas/ folder.",
+    disable_version_flag = true
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Commands,
+}
+
+#[derive(Debug, Subcommand)]
+enum Commands {
+    /// Regenerate schemas/ from the contracted result types; with --check, fail when it
+    /// differs (for CI), printing a unified diff and every change classified as breaking,
+    /// additive or cosmetic with the version bump it needs.
+    Schemas(SchemasArgs),
+}
+
+/// Arguments of `schemas`.
+#[derive(Debug, clap::Args)]
+struct SchemasArgs {
+    /// Compare instead of writing; fail on drift or an insufficient version bump.
+    #[arg(long)]
+    check: bool,
+    /// Also judge every change since this git revision (for example origin/main), so a
+    /// regenerated or hand-edited schemas/ cannot hide a change.
+    #[arg(long, value_name = "REV", requires = "check")]
+    against: Option<String>,
+    /// How to print the review.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+    /// The schemas folder [default: schemas/ in the workspace root].
+    #[arg(long, value_name = "DIR")]
+    dir: Option<PathBuf>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Format {
+    /// Lines for people.
+    Text,
+    /// The review as JSON (its schema: contract-tools/schemas/schemas_review.json).
+    Json,
+}
+
+/// Runs the command line of this process against `contracts` and returns the exit
+/// code: what an xtask's `main` returns.
+#[must_use]
+// By value so that `main(my_server::contracts())` reads as one line.
+#[allow(clippy::needless_pass_by_value)]
+pub fn main(contracts: ContractSet) -> ExitCode {
+    run(std::env::args_os(), &contracts)
+}
+
+/// Runs `args` (the first is the program name) against `contracts`, printing to stdout
+/// and stderr; returns the exit code.
+pub fn run<I, T>(args: I, contracts: &ContractSet) -> ExitCode
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(err) => {
+            // Help and usage errors print themselves; help exits 0, mistakes exit 2.
+            let _ = err.print();
+            return ExitCode::from(u8::try_from(err.exit_code()).unwrap_or(2));
+        }
+    };
+    let Commands::Schemas(args) = cli.command;
+    match schemas(&args, contracts) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("{message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn schemas(args: &SchemasArgs, contracts: &ContractSet) -> Result<(), String> {
+    let root = workspace_root();
+    let dir = args.dir.clone().unwrap_or_else(|| root.join("schemas"));
+    let json = args.format == Format::Json;
+    if let Some(rev) = &args.against {
+        // The checked-in files can be regenerated or edited in the same change they
+        // judge; the base revision cannot. Its schemas are the old side of the policy.
+        let base = BaseSchemas::export(&root, &dir, rev)?;
+        let review = snapshot::review(base.path(), contracts).map_err(|e| e.to_string())?;
+        for line in review.lines() {
+            eprintln!("against {rev}: {line}");
+        }
+        if !review.policy_ok() {
+            return Err(format!(
+                "against {rev}: a declared version does not cover the schema change since {rev}; bump it as the lines above say"
+            ));
+        }
+        eprintln!("against {rev}: every change since {rev} is covered by its version bump");
+    }
+    let review = snapshot::review(&dir, contracts).map_err(|e| e.to_string())?;
+    if json {
+        // The report goes to stdout whatever the outcome; the exit code says pass or
+        // fail. A closed pipe (`| head`) is the reader's choice, not an error.
+        let report = review.report().to_canonical_string();
+        let _ = std::io::Write::write_all(&mut std::io::stdout().lock(), report.as_bytes());
+    }
+    if args.check {
+        review.check().map_err(|e| {
+            if json {
+                format!("{} is not up to date (see the JSON report)", dir.display())
+            } else {
+                e.to_string()
+            }
+        })?;
+        if !json {
+            println!("{} is up to date ({} contracts)", shown(&dir), contracts.contracts().len());
+        }
+        return Ok(());
+    }
+    let summary = review.write(&dir).map_err(|e| e.to_string())?;
+    if !json {
+        for line in review.lines() {
+            println!("{line}");
+        }
+        for name in &summary.written {
+            println!("wrote {}/{name}", shown(&dir));
+        }
+        for name in &summary.removed {
+            println!("removed {}/{name}", shown(&dir));
+        }
+        println!("{} unchanged", summary.unchanged.len());
+    }
+    Ok(())
+}
+
+/// The folder as messages show it: relative to the current directory when inside it.
+fn shown(dir: &Path) -> String {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    dir.strip_prefix(&cwd).map_or_else(|_| dir.display().to_string(), |p| p.display().to_string())
+}
+
+/// The workspace root as cargo sees it from the current directory (the xtask runs with
+/// the caller's directory), else the current directory.
+fn workspace_root() -> PathBuf {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let located = Command::new(cargo)
+        .args(["locate-project", "--workspace", "--message-format", "plain"])
+        .current_dir(&cwd)
+        .output();
+    match located {
+        Ok(out) if out.status.success() => {
+            let manifest = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+            manifest.parent().map_or(cwd, Path::to_path_buf)
+        }
+        _ => cwd,
+    }
+}
+
+/// The schemas folder as it is at a git revision, exported into a temporary folder
+/// that is removed on drop.
+struct BaseSchemas(PathBuf);
+
+impl BaseSchemas {
+    fn export(root: &Path, dir: &Path, rev: &str) -> Result<Self, String> {
+        let git = |args: &[&str]| -> Result<Vec<u8>, String> {
+            let out = Command::new("git")
+                .args(args)
+                .current_dir(root)
+                .output()
+                .map_err(|e| format!("cannot run git: {e}"))?;
+            if out.status.success() {
+                Ok(out.stdout)
+            } else {
+                Err(format!("`git {}` failed: {}", args.join(" "), String::from_utf8_lossy(&out.stderr).trim()))
+            }
+        };
+        git(&["rev-parse", "--verify", "--quiet", &format!("{rev}^{{commit}}")])
+            .map_err(|_| format!("`--against {rev}`: not a git revision here"))?;
+        // The folder's path inside the repository, with `/` separators as git writes them.
+        let top = PathBuf::from(String::from_utf8_lossy(&git(&["rev-parse", "--show-toplevel"])?).trim());
+        let absolute = if dir.is_absolute() { dir.to_path_buf() } else { root.join(dir) };
+        let inside = absolute
+            .strip_prefix(&top)
+            .map_err(|_| format!("{} is not inside the git repository at {}", absolute.display(), top.display()))?;
+        let prefix: Vec<String> = inside.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
+        let prefix = format!("{}/", prefix.join("/"));
+        let out = std::env::temp_dir().join(format!("contract-tools-against-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&out);
+        std::fs::create_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
+        let exported = Self(out);
+        let listing = git(&["ls-tree", "--full-tree", "--name-only", "-z", rev, &prefix])?;
+        for path in listing.split(|b| *b == 0).filter(|p| !p.is_empty()) {
+            let path = String::from_utf8_lossy(path).into_owned();
+            let Some(name) = path
+                .strip_prefix(&prefix)
+                .filter(|n| !n.contains('/') && Path::new(n).extension().is_some_and(|e| e == "json"))
+            else {
+                continue;
+            };
+            let bytes = git(&["show", &format!("{rev}:{path}")])?;
+            let file = exported.0.join(name);
+            std::fs::write(&file, bytes).map_err(|e| format!("{}: {e}", file.display()))?;
+        }
+        Ok(exported)
+    }
+
+    fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for BaseSchemas {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}

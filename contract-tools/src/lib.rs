@@ -1,0 +1,26 @@
+//! Build-time tooling of tool-contracts: what `cargo xtask schemas [--check]` runs.
+//!
+//! A server depends on `contract-runtime` only; this crate is for the project's xtask
+//! and CI, so the diff, classification and command-line code never reach a server's
+//! binary. One line gives a workspace the whole command:
+//!
+//! ```no_run
+//! # mod my_server { pub fn contracts() -> contract_runtime::ContractSet { contract_runtime::ContractSet::new() } }
+//! fn main() -> std::process::ExitCode {
+//!     contract_tools::cli::main(my_server::contracts())
+//! }
+//! ```
+//!
+//! # Modules
+//!
+//! - [`cli`]: the `schemas` command (write, `--check`, `--against REV`, `--format json`).
+//! - [`snapshot`]: writing and checking the checked-in `schemas/` folder, the review.
+//! - [`evolution`]: the semantic diff of two schemas, change kinds, the version policy.
+//! - [`report`]: the typed `inventory.json` and the JSON review, with the review's schema.
+
+#![warn(missing_docs)]
+
+pub mod cli;
+pub mod evolution;
+pub mod report;
+pub mod snapshot;

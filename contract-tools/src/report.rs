@@ -1,0 +1,222 @@
+//! The typed files and reports of the build-time tooling: `inventory.json` and the JSON
+//! review that `schemas --format json` prints for bots that comment on pull requests.
+//!
+//! Both are contracts of their own (derived with `#[derive(ToolOutput)]`), so their JSON
+//! Schemas are generated and checked in like any tool's: `contract-tools/schemas/`
+//! holds `schemas_review.json` and `schemas_inventory.json`, and a test fails when they
+//! drift from these types.
+
+use contract_runtime::{ContractSet, ToolOutput};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// `inventory.json`: every contract of the schemas folder.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema, ToolOutput)]
+#[serde(deny_unknown_fields)]
+#[tool_output(name = "schemas_inventory", version = "1.0.0", compatibility = "exact")]
+pub struct Inventory {
+    /// One entry per contract, sorted by name.
+    pub contracts: Vec<InventoryEntry>,
+}
+
+/// One contract of the inventory.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct InventoryEntry {
+    /// The contract (tool) name.
+    pub name: String,
+    /// The declared semver version.
+    pub version: String,
+    /// `exact` or `additive`.
+    pub compatibility: String,
+    /// SHA-256 of the canonical schema bytes, lowercase hex.
+    pub sha256: String,
+    /// The schema's file name inside the folder.
+    pub file: String,
+    /// The Rust type the contract is derived from.
+    #[serde(rename = "type")]
+    pub type_name: String,
+    /// JSON pointers of values never shown in errors.
+    pub sensitive: Vec<String>,
+    /// JSON pointers declared opaque (accepting any value on purpose).
+    pub opaque: Vec<String>,
+}
+
+/// The review of a schemas folder, as `schemas --format json` prints it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema, ToolOutput)]
+#[serde(deny_unknown_fields)]
+#[tool_output(name = "schemas_review", version = "1.0.0", compatibility = "exact")]
+pub struct ReviewReport {
+    /// Up to date and every version bump sufficient: the check passes.
+    pub ok: bool,
+    /// Every file in the folder is what the contracts produce.
+    pub up_to_date: bool,
+    /// Every declared version covers its schema's change.
+    pub policy_ok: bool,
+    /// The folder, as messages show it.
+    pub dir: String,
+    /// One entry per contract.
+    pub contracts: Vec<ContractReport>,
+    /// One entry per file that is or should be in the folder.
+    pub files: Vec<FileReport>,
+}
+
+/// One contract of a [`ReviewReport`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ContractReport {
+    /// The contract (tool) name.
+    pub name: String,
+    /// The schema's file name.
+    pub file: String,
+    /// The Rust type.
+    #[serde(rename = "type")]
+    pub type_name: String,
+    /// How the schema relates to the checked-in copy.
+    pub status: ContractStatus,
+    /// The checked-in version, when known.
+    pub old_version: Option<String>,
+    /// The declared version.
+    pub new_version: String,
+    /// The strongest verdict of the changes (`breaking`, `additive`, `cosmetic`), or
+    /// `null` without changes.
+    pub verdict: Option<String>,
+    /// The bump the changes need: `none`, `patch`, `minor` or `major`.
+    pub required_bump: String,
+    /// The version policy outcome.
+    pub policy: PolicyStatus,
+    /// The smallest version that satisfies the policy, when it is breached.
+    pub needs: Option<String>,
+    /// Whether the contract may be written.
+    pub ok: bool,
+    /// Every classified change.
+    pub changes: Vec<ChangeReport>,
+    /// The review lines, as the text output prints them.
+    pub lines: Vec<String>,
+    /// What to change, when not ok.
+    pub fix: Option<String>,
+    /// Why the checked-in files could not be compared.
+    pub problem: Option<String>,
+}
+
+/// Status of one contract in a review.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ContractStatus {
+    /// Nothing checked in yet.
+    New,
+    /// Same schema as checked in.
+    Unchanged,
+    /// The schema changed.
+    Changed,
+    /// The checked-in files could not be read.
+    Unreadable,
+    /// Checked in, but no longer produced by any type: a breaking removal.
+    Removed,
+}
+
+/// The version policy outcome of one contract.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PolicyStatus {
+    /// The declared version covers the change.
+    Ok,
+    /// The bump is too small.
+    TooSmall,
+    /// The version decreased.
+    Decreased,
+    /// The checked-in files could not be read.
+    Unreadable,
+    /// The contract was removed.
+    Removed,
+}
+
+/// One classified change.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ChangeReport {
+    /// JSON pointer into the dereferenced schema.
+    pub pointer: String,
+    /// The change kind, such as `required_property_removed`.
+    pub kind: String,
+    /// `added`, `removed` or `changed`.
+    pub op: String,
+    /// `breaking`, `additive` or `cosmetic`.
+    pub verdict: String,
+    /// The bump this change needs.
+    pub bump: String,
+    /// The smallest version that covers this change.
+    pub needs: String,
+    /// Whether the declared version covers it.
+    pub ok: bool,
+    /// The change as one line of text.
+    pub line: String,
+    /// Extra detail, possibly empty.
+    pub detail: String,
+    /// The old schema fragment, when relevant.
+    #[schemars(transform = contract_runtime::opaque)]
+    pub old: Option<Value>,
+    /// The new schema fragment, when relevant.
+    #[schemars(transform = contract_runtime::opaque)]
+    pub new: Option<Value>,
+}
+
+/// One file of a [`ReviewReport`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FileReport {
+    /// The file name inside the folder.
+    pub file: String,
+    /// The file's state.
+    pub status: FileStatus,
+    /// The unified diff, for a stale file.
+    pub diff: Option<String>,
+    /// Why it could not be read.
+    pub problem: Option<String>,
+}
+
+/// State of one file in a review.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum FileStatus {
+    /// Exactly what the contracts produce.
+    UpToDate,
+    /// Different from what the contracts produce.
+    Stale,
+    /// Not checked in.
+    Missing,
+    /// Checked in, produced by no contract.
+    Orphan,
+    /// Could not be read.
+    Unreadable,
+}
+
+/// The contracts of the tooling's own files, for its schemas folder
+/// (`contract-tools/schemas/`).
+#[must_use]
+pub fn contracts() -> ContractSet {
+    contract_runtime::contracts![ReviewReport, Inventory]
+}
+
+impl ReviewReport {
+    /// The report as canonical JSON text (keys sorted, two-space indent, final newline).
+    ///
+    /// # Panics
+    ///
+    /// Never: the report is plain data.
+    #[must_use]
+    pub fn to_canonical_string(&self) -> String {
+        let value = serde_json::to_value(self).expect("a review report serializes");
+        contract_runtime::schema::canonical_string(&value)
+    }
+
+    /// Checks the report against its own contract: what a bot reading it may rely on.
+    ///
+    /// # Errors
+    ///
+    /// The violations, if the report breaks its schema.
+    pub fn validate(&self) -> Result<(), contract_runtime::Report> {
+        ReviewReport::contract().validate_output(self).map(drop)
+    }
+}
