@@ -1,0 +1,251 @@
+//! Seed 000, experiment 8: install the packed crates, call the slice, compare the live
+//! inventory with the source.
+//!
+//! `cargo package` packs contract-derive, contract-runtime and contract-tools into
+//! `.crate` files as crates.io would receive them. The user workspace
+//! `tests/fixtures/user-workspace` (a two-contract rmcp server and the one-line xtask,
+//! outside this workspace) is copied under `target/package-smoke/` and built against the
+//! unpacked `.crate` contents through `[patch.crates-io]` — never through path
+//! dependencies on this repository's sources. Then, in that workspace:
+//!
+//! 1. `cargo xtask schemas --check` passes on its checked-in `schemas/`;
+//! 2. a drifted checked-in schema fails the check with the classified line;
+//! 3. `--format json` prints a review that validates against the review schema checked
+//!    in at `contract-tools/schemas/schemas_review.json`;
+//! 4. the server's live `tools/list` over stdio advertises exactly the checked-in
+//!    schemas, with the identities of the checked-in inventory;
+//! 5. `cargo tree` of the server shows no build-time tooling (`similar`, `clap`);
+//! 6. the server's own test (its tools and its contract set agree) passes.
+//!
+//! Everything builds in `target/package-smoke/target`, a target directory of its own,
+//! so the test neither waits on nor invalidates the main build.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use serde_json::{json, Value};
+
+const PACKAGES: [&str; 3] = ["contract-derive", "contract-runtime", "contract-tools"];
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("the tests crate sits in the workspace").to_path_buf()
+}
+
+fn cargo() -> Command {
+    Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
+}
+
+fn run(mut command: Command, what: &str) -> Output {
+    command.output().unwrap_or_else(|err| panic!("{what}: cannot start: {err}"))
+}
+
+fn ok(command: Command, what: &str) -> Output {
+    let output = run(command, what);
+    assert!(
+        output.status.success(),
+        "{what} failed ({}):\n--- stdout\n{}\n--- stderr\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap_or_else(|err| panic!("{}: {err}", to.display()));
+    for entry in std::fs::read_dir(from).unwrap_or_else(|err| panic!("{}: {err}", from.display())) {
+        let entry = entry.expect("a directory entry");
+        let name = entry.file_name();
+        if name == "target" || name == ".cargo" || name == "Cargo.lock" {
+            continue;
+        }
+        let path = entry.path();
+        if path.is_dir() {
+            copy_dir(&path, &to.join(&name));
+        } else {
+            std::fs::copy(&path, to.join(&name)).unwrap_or_else(|err| panic!("{}: {err}", path.display()));
+        }
+    }
+}
+
+/// Packs the crates and unpacks them under `dir/crates`; returns each crate's folder.
+fn pack(dir: &Path, target: &Path) -> Vec<(String, PathBuf)> {
+    let root = workspace();
+    let mut pack = cargo();
+    pack.current_dir(&root).args(["package", "--no-verify", "--allow-dirty", "--quiet", "--target-dir"]).arg(target);
+    for package in PACKAGES {
+        pack.args(["-p", package]);
+    }
+    ok(pack, "cargo package");
+    let crates = dir.join("crates");
+    let _ = std::fs::remove_dir_all(&crates);
+    std::fs::create_dir_all(&crates).expect("creates the crates folder");
+    let version = env!("CARGO_PKG_VERSION");
+    PACKAGES
+        .iter()
+        .map(|package| {
+            let file = target.join("package").join(format!("{package}-{version}.crate"));
+            assert!(file.is_file(), "cargo package wrote no {}", file.display());
+            let mut untar = Command::new("tar");
+            untar.arg("-xzf").arg(&file).arg("-C").arg(&crates);
+            ok(untar, "tar");
+            let unpacked = crates.join(format!("{package}-{version}"));
+            let manifest = std::fs::read_to_string(unpacked.join("Cargo.toml")).expect("a packaged manifest");
+            assert!(!manifest.contains("path = \"../"), "{package}: the packaged manifest still has a path dependency");
+            ((*package).to_owned(), unpacked)
+        })
+        .collect()
+}
+
+/// A JSON-RPC session with the server over its stdin/stdout.
+struct Stdio_ {
+    child: std::process::Child,
+    reader: BufReader<std::process::ChildStdout>,
+}
+
+impl Stdio_ {
+    fn send(&mut self, message: &Value) {
+        let stdin = self.child.stdin.as_mut().expect("piped stdin");
+        writeln!(stdin, "{message}").expect("writes to the server");
+        stdin.flush().expect("flushes");
+    }
+
+    fn answer(&mut self, id: i64) -> Value {
+        loop {
+            let mut line = String::new();
+            let read = self.reader.read_line(&mut line).expect("reads from the server");
+            assert!(read > 0, "the server closed stdout before answering request {id}");
+            let message: Value = serde_json::from_str(&line).unwrap_or_else(|err| panic!("not JSON ({err}): {line}"));
+            if message["id"] == id {
+                return message;
+            }
+        }
+    }
+}
+
+impl Drop for Stdio_ {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn read_json(path: &Path) -> Value {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|err| panic!("{}: {err}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|err| panic!("{}: {err}", path.display()))
+}
+
+#[test]
+fn packaged_crates_serve_a_user_workspace() {
+    let root = workspace();
+    let dir = root.join("target/package-smoke");
+    let target = dir.join("target");
+    let crates = pack(&dir, &target);
+
+    // The user workspace, copied so that the drift below never touches the repository.
+    let ws = dir.join("ws");
+    let _ = std::fs::remove_dir_all(&ws);
+    copy_dir(&root.join("tests/fixtures/user-workspace"), &ws);
+    let mut config = String::from("[alias]\nxtask = \"run --quiet --package xtask --\"\n\n[patch.crates-io]\n");
+    for (package, path) in &crates {
+        config.push_str(&format!("{package} = {{ path = {:?} }}\n", path.display().to_string()));
+    }
+    std::fs::create_dir_all(ws.join(".cargo")).unwrap();
+    std::fs::write(ws.join(".cargo/config.toml"), config).unwrap();
+    // The workspace lock pins shared dependencies to the versions this repository tests.
+    std::fs::copy(root.join("Cargo.lock"), ws.join("Cargo.lock")).unwrap();
+    let in_ws = |args: &[&str]| {
+        let mut command = cargo();
+        command.current_dir(&ws).env("CARGO_TARGET_DIR", &target).args(args);
+        command
+    };
+
+    // 1. The one-line xtask passes on the checked-in schemas.
+    let out = ok(in_ws(&["xtask", "schemas", "--check"]), "cargo xtask schemas --check");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("is up to date (2 contracts)"), "{stdout}");
+    let help = ok(in_ws(&["xtask", "--help"]), "cargo xtask --help");
+    assert!(String::from_utf8_lossy(&help.stdout).contains("schemas"), "--help names the command");
+
+    // 6. The server's tools and its contract set agree.
+    ok(in_ws(&["test", "--quiet", "-p", "weather-server"]), "cargo test -p weather-server");
+
+    // 5. No build-time tooling in what the server links.
+    let tree = ok(in_ws(&["tree", "-p", "weather-server", "-e", "normal", "--prefix", "none"]), "cargo tree");
+    let tree = String::from_utf8_lossy(&tree.stdout);
+    assert!(tree.contains("contract-runtime v0.1.0"), "the server links the runtime:\n{tree}");
+    for tooling in ["contract-tools ", "similar ", "clap "] {
+        assert!(!tree.lines().any(|l| l.starts_with(tooling)), "the server links `{tooling}`:\n{tree}");
+    }
+
+    // 4. The live tools/list equals the checked-in schemas and inventory.
+    ok(in_ws(&["build", "--quiet", "-p", "weather-server"]), "cargo build -p weather-server");
+    let exe = target.join("debug").join(format!("weather-server{}", std::env::consts::EXE_SUFFIX));
+    let mut child = Command::new(&exe)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap_or_else(|err| panic!("{}: {err}", exe.display()));
+    let reader = BufReader::new(child.stdout.take().expect("piped stdout"));
+    let mut server = Stdio_ { child, reader };
+    server.send(&json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2026-07-28", "capabilities": {},
+        "clientInfo": {"name": "package-smoke", "version": "0"}}}));
+    let init = server.answer(1);
+    assert!(init.get("result").is_some(), "initialize: {init}");
+    server.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    server.send(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}));
+    let listed = server.answer(2);
+    let tools = listed["result"]["tools"].as_array().unwrap_or_else(|| panic!("tools/list: {listed}"));
+    let inventory = read_json(&ws.join("schemas/inventory.json"));
+    let entries = inventory["contracts"].as_array().expect("inventory contracts");
+    assert_eq!(tools.len(), entries.len(), "one tool per contract: {listed}");
+    for entry in entries {
+        let name = entry["name"].as_str().expect("a name");
+        let tool = tools.iter().find(|t| t["name"] == name).unwrap_or_else(|| panic!("tool `{name}` is not listed"));
+        let file = read_json(&ws.join("schemas").join(entry["file"].as_str().expect("a file")));
+        assert_eq!(tool["outputSchema"], file, "{name}: the live outputSchema is the checked-in schema");
+        let identity = &tool["_meta"]["tool-contracts.dev/contract"];
+        assert_eq!(identity["qualified"], true, "{name}: contract identity in _meta: {tool}");
+        assert_eq!(identity["sha256"], entry["sha256"], "{name}: live sha256 = inventory");
+        assert_eq!(identity["version"], entry["version"], "{name}: live version = inventory");
+    }
+    // A call goes through the contract.
+    server.send(&json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+        "params": {"name": "forecast", "arguments": {"city": "Oslo", "days": 2}}}));
+    let call = server.answer(3);
+    assert_eq!(call["result"]["isError"], false, "{call}");
+    assert_eq!(call["result"]["structuredContent"]["days"].as_array().map(Vec::len), Some(2), "{call}");
+    drop(server);
+
+    // 3. The JSON review validates against the checked-in review schema.
+    let out = ok(in_ws(&["xtask", "schemas", "--check", "--format", "json"]), "--format json");
+    let review: Value = serde_json::from_slice(&out.stdout).expect("the review is JSON");
+    let review_schema = read_json(&root.join("contract-tools/schemas/schemas_review.json"));
+    let validator = jsonschema::validator_for(&review_schema).expect("the review schema compiles");
+    assert!(validator.is_valid(&review), "review against its schema: {review}");
+    assert_eq!(review["ok"], true);
+
+    // 2. A drift fails with the classified line (an enum value the checked-in schema
+    // lacks is breaking for exact `weather` 1.0.0).
+    let weather = ws.join("schemas/weather.json");
+    let text = std::fs::read_to_string(&weather).unwrap();
+    let drifted = text.replacen("\"cloudy\",\n", "", 1);
+    assert_ne!(drifted, text, "the fixture's weather schema lists `cloudy`");
+    std::fs::write(&weather, drifted).unwrap();
+    let out = run(in_ws(&["xtask", "schemas", "--check"]), "check after drift");
+    assert_eq!(out.status.code(), Some(1), "a drift fails the check");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("weather 1.0.0 (unchanged): + /properties/sky/enum (value \"cloudy\"): BREAKING, needs 2.0.0"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("SnapshotError"), "no Debug dump: {stderr}");
+    let out = run(in_ws(&["xtask", "schemas", "--check", "--format", "json"]), "--format json after drift");
+    assert_eq!(out.status.code(), Some(1));
+    let review: Value = serde_json::from_slice(&out.stdout).expect("the review is JSON");
+    assert!(validator.is_valid(&review), "a failing review still matches its schema: {review}");
+    assert_eq!(review["ok"], false);
+}
