@@ -147,10 +147,12 @@ fn packaged_crates_serve_a_user_workspace() {
     let ws = dir.join("ws");
     let _ = std::fs::remove_dir_all(&ws);
     copy_dir(&root.join("tests/fixtures/user-workspace"), &ws);
-    let mut config = String::from("[alias]\nxtask = \"run --quiet --package xtask --\"\n\n[patch.crates-io]\n");
-    for (package, path) in &crates {
-        config.push_str(&format!("{package} = {{ path = {:?} }}\n", path.display().to_string()));
-    }
+    let patches: Vec<String> = crates
+        .iter()
+        .map(|(package, path)| format!("{package} = {{ path = {:?} }}\n", path.display().to_string()))
+        .collect();
+    let config =
+        format!("[alias]\nxtask = \"run --quiet --package xtask --\"\n\n[patch.crates-io]\n{}", patches.concat());
     std::fs::create_dir_all(ws.join(".cargo")).unwrap();
     std::fs::write(ws.join(".cargo/config.toml"), config).unwrap();
     // The workspace lock pins shared dependencies to the versions this repository tests.
