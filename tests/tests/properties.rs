@@ -23,7 +23,7 @@
 //! one number. No fault relies on that spelling; it only keeps an `f64` field that receives
 //! an integer from counting as changed.
 //!
-//! Everything is deterministic: one fixed ChaCha seed per contract, a fixed number of cases.
+//! Everything is deterministic: one fixed seed per contract, a fixed number of cases.
 //! The counts are printed per contract (`cargo test -p contract-tests --test properties --
 //! --nocapture`); the thresholds are asserted.
 
@@ -1137,13 +1137,14 @@ where
     S::Value: Serialize,
 {
     // One fixed seed per contract: deterministic, and the contracts do not share a stream.
-    let mut seed = [7u8; 32];
-    for (slot, byte) in seed.iter_mut().zip(name.bytes()) {
-        *slot ^= byte;
+    // XorShift rather than ChaCha: unoptimized ChaCha took most of a debug run's time.
+    let mut seed = [7u8; 16];
+    for (i, byte) in name.bytes().enumerate() {
+        seed[i % seed.len()] ^= byte;
     }
     let config =
         Config { cases: u32::try_from(MAX_CASES).expect("fits"), failure_persistence: None, ..Config::default() };
-    let mut runner = TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::ChaCha, &seed));
+    let mut runner = TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::XorShift, &seed));
     // Two faults per value: faults are the larger half of the proof, and drawing a
     // value costs more than faulting one.
     let case = (strategy, plan(), plan());
@@ -1336,7 +1337,7 @@ fn known_issue_timestamps_chrono_writes_but_date_time_refuses() {
             .prop_filter("not the end of a day", |(m, _)| (m + 1) % (DAY / 60) != 0)
             .prop_map(move |(m, n)| at(m * 60 + 59, n)),
     ];
-    let mut runner = TestRunner::new_with_rng(Config::default(), TestRng::from_seed(RngAlgorithm::ChaCha, &[11; 32]));
+    let mut runner = TestRunner::new_with_rng(Config::default(), TestRng::from_seed(RngAlgorithm::XorShift, &[11; 16]));
     let mut refused = 0;
     for _ in 0..CASES {
         let updated_at = outside.new_tree(&mut runner).expect("never rejects all").current();
