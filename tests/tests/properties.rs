@@ -1077,6 +1077,63 @@ struct Tally {
     false_rejects: Vec<String>,
     /// Faults per kind: (invalid by the oracle, still valid).
     by_kind: BTreeMap<Kind, (usize, usize)>,
+    /// Generated values holding each edge shape.
+    shapes: BTreeMap<&'static str, usize>,
+    /// Every string the generated values held, for the enum-variant coverage check; only
+    /// strings of at most 12 bytes are kept, which every variant name is.
+    short_strings: BTreeSet<String>,
+}
+
+/// Records the edge shapes `value` holds (walking its JSON, not its schema) in `tally`.
+fn note_shapes(value: &Value, tally: &mut Tally) {
+    fn walk(value: &Value, found: &mut BTreeSet<&'static str>, strings: &mut BTreeSet<String>) {
+        match value {
+            Value::Null => drop(found.insert("null")),
+            Value::Number(n) => {
+                let shape = match (n.as_u64(), n.as_f64()) {
+                    (Some(0), _) => Some("integer 0"),
+                    (Some(255), _) => Some("u8::MAX"),
+                    (Some(65_535), _) => Some("u16::MAX"),
+                    (Some(4_294_967_295), _) => Some("u32::MAX"),
+                    (Some(u64::MAX), _) => Some("u64::MAX"),
+                    (None, Some(f)) if f == 0.0 && f.is_sign_negative() => Some("-0.0"),
+                    (None, Some(f)) if f.abs() >= f64::MAX || (f != 0.0 && !f.is_normal()) => {
+                        Some("float at MAX or subnormal")
+                    }
+                    _ => None,
+                };
+                found.extend(shape);
+            }
+            Value::String(text) => {
+                found.extend(text.is_empty().then_some("empty string"));
+                found.extend((!text.is_ascii()).then_some("non-ASCII string"));
+                found.extend(text.chars().any(char::is_control).then_some("control character"));
+                found.extend(text.starts_with("0000-").then_some("year 0000"));
+                found.extend(text.starts_with("9999-").then_some("year 9999"));
+                found.extend(text.contains("T23:59:60").then_some("leap second"));
+                if text.len() <= 12 {
+                    strings.insert(text.clone());
+                }
+            }
+            Value::Array(items) => {
+                found.extend(items.is_empty().then_some("empty array"));
+                for v in items {
+                    walk(v, found, strings);
+                }
+            }
+            Value::Object(map) => {
+                for v in map.values() {
+                    walk(v, found, strings);
+                }
+            }
+            Value::Bool(_) => {}
+        }
+    }
+    let mut found = BTreeSet::new();
+    walk(value, &mut found, &mut tally.short_strings);
+    for shape in found {
+        *tally.shapes.entry(shape).or_default() += 1;
+    }
 }
 
 fn contract(name: &str) -> &'static OutputContract {
@@ -1156,6 +1213,7 @@ where
         let (typed, first, second) = case.new_tree(&mut runner).expect("the strategies never reject").current();
         let value = serde_json::to_value(&typed).expect("a generated value serializes");
         tally.values += 1;
+        note_shapes(&value, &mut tally);
         if !judge.accepts(&value) {
             tally.values_rejected.push(format!("{value}\n      {}", judge.why(&value)));
         }
@@ -1172,8 +1230,10 @@ where
 }
 
 /// Runs the proof for contract `name`, whose Rust type `strategy` generates and whose
-/// strict twin is `T`, prints the counts and asserts the thresholds.
-fn prove<T, S>(name: &str, strategy: S)
+/// strict twin is `T`, prints the counts and asserts the thresholds. `shapes` are the
+/// edge shapes the type can take and `variants` the serialized names of its enums'
+/// variants (both written from the Rust type): each must have been generated.
+fn prove<T, S>(name: &str, strategy: S, shapes: &[&str], variants: &[&str])
 where
     T: DeserializeOwned + Serialize,
     S: Strategy,
@@ -1181,7 +1241,18 @@ where
 {
     let tally = run::<T, S>(name, contract(name), strategy, VALUES, INVALID_FAULTS);
     report(name, &tally);
+    let missing: Vec<&&str> = shapes.iter().chain(BASIC_SHAPES).filter(|s| !tally.shapes.contains_key(**s)).collect();
+    assert!(missing.is_empty(), "{name}: no generated value held {missing:?}");
+    let missing: Vec<&&str> = variants.iter().filter(|v| !tally.short_strings.contains(**v)).collect();
+    assert!(missing.is_empty(), "{name}: variants never generated: {missing:?}");
 }
+
+/// Shapes every demo type can take: they all hold strings.
+const BASIC_SHAPES: &[&str] = &["empty string", "non-ASCII string", "control character"];
+/// The shapes a `DateTime<Utc>` field adds.
+const TIME_SHAPES: [&str; 3] = ["year 0000", "year 9999", "leap second"];
+/// The variants `Completeness` adds.
+const COMPLETENESS_VARIANTS: [&str; 7] = ["complete", "partial", "unknown", "unavailable", "none", "client", "server"];
 
 /// Applies one fault to `value` as `plan` says and records how the oracle and the judge
 /// see the result.
@@ -1228,6 +1299,8 @@ fn report(name: &str, tally: &Tally) {
     let kinds: Vec<String> =
         tally.by_kind.iter().map(|(kind, (invalid, valid))| format!("{kind:?} {invalid}/{valid}")).collect();
     println!("properties {name}: faults by kind (invalid/valid): {}", kinds.join(", "));
+    let shapes: Vec<String> = tally.shapes.iter().map(|(shape, n)| format!("{shape} {n}")).collect();
+    println!("properties {name}: generated values holding each shape: {}", shapes.join(", "));
     for (label, cases) in [
         ("generated value rejected", &tally.values_rejected),
         ("FALSE ACCEPT", &tally.false_accepts),
@@ -1270,47 +1343,68 @@ fn every_contract_has_a_property_proof() {
 
 #[test]
 fn fleet_status_property() {
-    prove::<twin::FleetStatus, _>("fleet_status", fleet_status());
+    let shapes = [&["empty array", "null", "integer 0", "u32::MAX", "u64::MAX"][..], &TIME_SHAPES].concat();
+    let variants = ["coordinator", "worker", "reviewer", "idle", "busy", "failed", "offline"];
+    prove::<twin::FleetStatus, _>("fleet_status", fleet_status(), &shapes, &variants);
 }
 
 #[test]
 fn task_status_property() {
-    prove::<TaskStatusTwin, _>("task_status", task_status());
+    let shapes = [&["null", "integer 0", "u8::MAX", "u32::MAX", "u64::MAX"][..], &TIME_SHAPES].concat();
+    let variants = ["queued", "running", "succeeded", "failed", "cancelled"];
+    prove::<TaskStatusTwin, _>("task_status", task_status(), &shapes, &variants);
 }
 
 #[test]
 fn pipeline_status_property() {
-    prove::<twin::PipelineStatus, _>("pipeline_status", pipeline_status());
+    let shapes = [&["empty array", "null", "integer 0", "u32::MAX", "u64::MAX"][..], &TIME_SHAPES].concat();
+    let variants = ["pending", "running", "passed", "failed", "cancelled"];
+    prove::<twin::PipelineStatus, _>("pipeline_status", pipeline_status(), &shapes, &variants);
 }
 
 #[test]
 fn quality_assess_property() {
-    prove::<twin::QualityAssess, _>("quality_assess", quality_assess());
+    let shapes = [&["empty array", "null", "-0.0", "float at MAX or subnormal"][..], &TIME_SHAPES].concat();
+    prove::<twin::QualityAssess, _>("quality_assess", quality_assess(), &shapes, &["pass", "warn", "fail"]);
 }
 
 #[test]
 fn security_scan_property() {
-    prove::<twin::SecurityScan, _>("security_scan", security_scan());
+    let shapes = [&["empty array", "null", "integer 0", "u32::MAX"][..], &TIME_SHAPES].concat();
+    let variants = ["critical", "high", "medium", "low", "info"];
+    prove::<twin::SecurityScan, _>("security_scan", security_scan(), &shapes, &variants);
 }
 
 #[test]
 fn coverage_gaps_property() {
-    prove::<twin::CoverageGaps, _>("qe/coverage_gaps", coverage_gaps());
+    let shapes = ["empty array", "null", "integer 0", "u32::MAX", "u64::MAX", "-0.0", "float at MAX or subnormal"];
+    let variants = [&["low", "medium", "high"][..], &COMPLETENESS_VARIANTS].concat();
+    prove::<twin::CoverageGaps, _>("qe/coverage_gaps", coverage_gaps(), &shapes, &variants);
 }
 
 #[test]
 fn search_tickets_property() {
-    prove::<twin::SearchTickets, _>("search_tickets", search_tickets());
+    prove::<twin::SearchTickets, _>("search_tickets", search_tickets(), &["empty array"], &["open", "closed"]);
 }
 
 #[test]
 fn search_tickets_page_property() {
-    prove::<twin::TicketPage, _>("search_tickets_page", ticket_page());
+    let variants = [&["open", "closed"][..], &COMPLETENESS_VARIANTS].concat();
+    prove::<twin::TicketPage, _>(
+        "search_tickets_page",
+        ticket_page(),
+        &["empty array", "null", "integer 0", "u64::MAX"],
+        &variants,
+    );
 }
 
 #[test]
 fn scrape_page_property() {
-    prove::<twin::ScrapePage, _>("scrape_page", scrape_page());
+    let shapes =
+        [&["empty array", "null", "integer 0", "u16::MAX", "u64::MAX", "float at MAX or subnormal"][..], &TIME_SHAPES]
+            .concat();
+    let variants = [&["click", "scroll", "screenshot", "extract"][..], &COMPLETENESS_VARIANTS].concat();
+    prove::<twin::ScrapePage, _>("scrape_page", scrape_page(), &shapes, &variants);
 }
 
 /// KNOWN ISSUE, excluded from the counts above and counted here. chrono serializes every
