@@ -869,14 +869,17 @@ const KINDS: [Kind; 11] = [
 struct Plan {
     kind: usize,
     location: Index,
+    /// Which variant of the fault kind, where it has several.
+    choice: Index,
+    /// Which item (key, element, replacement) the fault uses.
     pick: Index,
     name: String,
     leaf: Value,
 }
 
 fn plan() -> impl Strategy<Value = Plan> {
-    (0..KINDS.len(), any::<Index>(), any::<Index>(), text(), json_leaf())
-        .prop_map(|(kind, location, pick, name, leaf)| Plan { kind, location, pick, name, leaf })
+    (0..KINDS.len(), any::<Index>(), any::<Index>(), any::<Index>(), text(), json_leaf())
+        .prop_map(|(kind, location, choice, pick, name, leaf)| Plan { kind, location, choice, pick, name, leaf })
 }
 
 /// The JSON type class of a value; integers and other numbers are different classes
@@ -914,7 +917,7 @@ fn out_of_range() -> Vec<Value> {
 
 /// Applies the fault `kind` to `value` at the location `plan` chooses among those where
 /// the kind applies. `None` when no location fits or the fault would change nothing.
-fn apply(kind: Kind, plan: &Plan, value: &Value) -> Option<(String, Value)> {
+fn apply(kind: Kind, plan: &Plan, value: &Value, seen: &Seen) -> Option<(String, Value)> {
     let all = locations(value);
     let fits = |v: &Value| match kind {
         Kind::DropKey | Kind::RenameKey => v.as_object().is_some_and(|m| !m.is_empty()),
@@ -953,8 +956,9 @@ fn apply(kind: Kind, plan: &Plan, value: &Value) -> Option<(String, Value)> {
             }
         }
         Kind::AddKey => {
-            // A key of arbitrary unicode, a key some other object of the payload has (the
-            // likeliest unknown key to slip through a composed schema), or a keyword name.
+            // A key of arbitrary unicode; a key some other object of the payload has, or
+            // one that earlier values of the type had (another variant's field: the
+            // likeliest unknown keys to slip through a composed schema); a keyword name.
             let elsewhere: Vec<&String> = all
                 .iter()
                 .filter_map(|(p, _)| match p.last() {
@@ -962,9 +966,10 @@ fn apply(kind: Kind, plan: &Plan, value: &Value) -> Option<(String, Value)> {
                     _ => None,
                 })
                 .collect();
-            let key = match plan.pick.index(3) {
+            let key = match plan.choice.index(4) {
                 0 => plan.name.clone(),
                 1 if !elsewhere.is_empty() => elsewhere[plan.pick.index(elsewhere.len())].clone(),
+                2 if !seen.keys.is_empty() => seen.keys[plan.pick.index(seen.keys.len())].clone(),
                 _ => ["__proto__", "$ref", "additionalProperties", "", "state", "id", "extra"][plan.pick.index(7)]
                     .to_owned(),
             };
@@ -999,7 +1004,7 @@ fn apply(kind: Kind, plan: &Plan, value: &Value) -> Option<(String, Value)> {
         Kind::NotAVariant => {
             let s = old.as_str().expect("fits");
             let upper = s.to_uppercase();
-            *target = Value::from(match plan.pick.index(4) {
+            *target = Value::from(match plan.choice.index(4) {
                 0 => format!("{s}x"),
                 1 if upper != s => upper,
                 1 => format!("{s} "),
@@ -1015,24 +1020,30 @@ fn apply(kind: Kind, plan: &Plan, value: &Value) -> Option<(String, Value)> {
         Kind::WrongContainer => {
             *target = match &old {
                 Value::Object(_) => Value::Array(vec![old.clone()]),
-                Value::Array(items) if plan.pick.index(2) == 0 || items.is_empty() => Value::Object(Map::new()),
+                Value::Array(items) if plan.choice.index(2) == 0 || items.is_empty() => Value::Object(Map::new()),
                 Value::Array(items) => serde_json::json!({ "0": items[0] }),
                 _ => unreachable!("fits"),
             };
             format!("container at {here} -> {target}")
         }
         Kind::SwapString => {
-            let others: Vec<&Value> = all.iter().map(|(_, v)| *v).filter(|v| v.is_string() && **v != old).collect();
+            // A string from elsewhere in the payload, or a word earlier values of the type
+            // held (another variant's name, a discriminant of another branch).
+            let mut others: Vec<Value> =
+                all.iter().map(|(_, v)| *v).filter(|v| v.is_string() && **v != old).cloned().collect();
+            if plan.choice.index(2) == 0 || others.is_empty() {
+                others = seen.words.iter().filter(|w| **w != old).map(|w| Value::from(w.as_str())).collect();
+            }
             if others.is_empty() {
                 return None;
             }
             *target = others[plan.pick.index(others.len())].clone();
-            format!("string {here} -> {target} (from elsewhere)")
+            format!("string {here} -> {target} (seen elsewhere)")
         }
         Kind::EditArray => {
             let items = target.as_array_mut().expect("fits");
             let i = plan.pick.index(items.len());
-            match plan.pick.index(3) {
+            match plan.choice.index(3) {
                 0 => {
                     items.remove(i);
                     format!("remove {here}/{i}")
@@ -1050,7 +1061,7 @@ fn apply(kind: Kind, plan: &Plan, value: &Value) -> Option<(String, Value)> {
         Kind::Nudge => {
             *target = match &old {
                 Value::Bool(b) => Value::Bool(!b),
-                Value::Number(n) => match (n.as_u64(), n.as_i64(), plan.pick.index(2)) {
+                Value::Number(n) => match (n.as_u64(), n.as_i64(), plan.choice.index(2)) {
                     (_, _, 0) => Value::from(0),
                     (Some(u), _, _) => Value::from(u.wrapping_add(1)),
                     (_, Some(i), _) => Value::from(i.wrapping_add(1)),
@@ -1082,11 +1093,32 @@ struct Tally {
     /// Every string the generated values held, for the enum-variant coverage check; only
     /// strings of at most 12 bytes are kept, which every variant name is.
     short_strings: BTreeSet<String>,
+    /// Keys and words earlier values of the type held, for faults.
+    seen: Seen,
+}
+
+/// Object keys and lowercase words (`[a-z_]+`, the shape of field and variant names) the
+/// values generated so far held, in the order first seen: material for faults that
+/// borrow from another value of the same type, such as another variant's field or name.
+#[derive(Debug, Default)]
+struct Seen {
+    keys: Vec<String>,
+    words: Vec<String>,
+    known: BTreeSet<(bool, String)>,
+}
+
+impl Seen {
+    fn add(&mut self, is_key: bool, text: &str) {
+        let word = !text.is_empty() && text.len() <= 24 && text.bytes().all(|b| b.is_ascii_lowercase() || b == b'_');
+        if word && self.known.insert((is_key, text.to_owned())) {
+            if is_key { &mut self.keys } else { &mut self.words }.push(text.to_owned());
+        }
+    }
 }
 
 /// Records the edge shapes `value` holds (walking its JSON, not its schema) in `tally`.
 fn note_shapes(value: &Value, tally: &mut Tally) {
-    fn walk(value: &Value, found: &mut BTreeSet<&'static str>, strings: &mut BTreeSet<String>) {
+    fn walk(value: &Value, found: &mut BTreeSet<&'static str>, strings: &mut BTreeSet<String>, seen: &mut Seen) {
         match value {
             Value::Null => drop(found.insert("null")),
             Value::Number(n) => {
@@ -1114,23 +1146,25 @@ fn note_shapes(value: &Value, tally: &mut Tally) {
                 if text.len() <= 12 {
                     strings.insert(text.clone());
                 }
+                seen.add(false, text);
             }
             Value::Array(items) => {
                 found.extend(items.is_empty().then_some("empty array"));
                 for v in items {
-                    walk(v, found, strings);
+                    walk(v, found, strings, seen);
                 }
             }
             Value::Object(map) => {
-                for v in map.values() {
-                    walk(v, found, strings);
+                for (key, v) in map {
+                    seen.add(true, key);
+                    walk(v, found, strings, seen);
                 }
             }
             Value::Bool(_) => {}
         }
     }
     let mut found = BTreeSet::new();
-    walk(value, &mut found, &mut tally.short_strings);
+    walk(value, &mut found, &mut tally.short_strings, &mut tally.seen);
     for shape in found {
         *tally.shapes.entry(shape).or_default() += 1;
     }
@@ -1261,7 +1295,7 @@ fn judge_fault<T: DeserializeOwned + Serialize>(judge: &dyn Judge, plan: &Plan, 
     // `ChangeType` fits every value, so some fault always applies.
     let (kind, (what, faulty)) = (0..KINDS.len())
         .map(|step| KINDS[(plan.kind + step) % KINDS.len()])
-        .find_map(|kind| apply(kind, plan, value).map(|fault| (kind, fault)))
+        .find_map(|kind| apply(kind, plan, value, &tally.seen).map(|fault| (kind, fault)))
         .expect("some fault applies");
     let accepted = judge.accepts(&faulty);
     let counts = tally.by_kind.entry(kind).or_default();
