@@ -29,7 +29,10 @@
 //! schema with one family of constraints removed must report false accepts
 //! (`a_weakened_schema_is_caught`). One known false reject in the schema of
 //! `DateTime<Utc>` is kept out of the counts and counted on its own
-//! (`known_issue_timestamps_chrono_writes_but_date_time_refuses`).
+//! (`known_issue_timestamps_chrono_writes_but_date_time_refuses`), and so is one false
+//! accept no JSON Schema can avoid, integers written as `1.0`
+//! (`known_limitation_integral_floats_pass_as_integers`); no fault of the mix writes an
+//! integer as a float with a zero fraction.
 //!
 //! Everything is deterministic: one fixed seed per contract and fixed thresholds. The
 //! counts are printed per contract (`cargo test -p contract-tests --all-features --test
@@ -1578,4 +1581,47 @@ fn a_weakened_schema_is_caught() {
         assert!(!tally.false_accepts.is_empty(), "removing {keyword:?} went unnoticed");
         assert!(tally.false_rejects.is_empty() && tally.values_rejected.is_empty(), "a weaker schema rejected more");
     }
+}
+
+/// KNOWN LIMITATION, outside the fault mix above and counted here. JSON Schema counts a
+/// number with a zero fraction as an integer (`1.0` is `"type": "integer"`), serde does
+/// not: `serde_json` refuses `1.0` for a `u32`, so a Rust client whose type mirrors the
+/// contract cannot read a payload the contract accepts. No 2020-12 keyword tells `1` from
+/// `1.0` (they are one JSON number), so neither the schema generator nor the demo types
+/// can close this; a producer built on serde never writes `1.0` for an integer, but
+/// middleware or another server's `structuredContent` can. This test counts those cases
+/// in the samples and asserts the state, so that it is noticed if either side changes.
+#[test]
+fn known_limitation_integral_floats_pass_as_integers() {
+    use qe_server::samples as s;
+    let cases = [
+        ("fleet_status", serde_json::to_value(s::fleet_status()).expect("serializes")),
+        ("pipeline_status", serde_json::to_value(s::pipeline_status()).expect("serializes")),
+    ];
+    let mut probes = 0;
+    for (name, value) in cases {
+        let contract = contract(name);
+        let integers: Vec<Vec<Seg>> =
+            locations(&value).into_iter().filter(|(_, v)| v.is_u64()).map(|(path, _)| path).collect();
+        assert!(!integers.is_empty(), "{name}: the sample holds integers");
+        for path in integers {
+            let mut faulty = value.clone();
+            let target = at_mut(&mut faulty, &path);
+            let whole = target.as_u64().expect("an integer");
+            // The samples' integers are small, so the float is exactly the same number.
+            *target = Value::from(f64::from(u32::try_from(whole).expect("a small sample integer")));
+            let verdict = if name == "fleet_status" {
+                oracle::<twin::FleetStatus>(&faulty)
+            } else {
+                oracle::<twin::PipelineStatus>(&faulty)
+            };
+            assert!(verdict.is_err(), "{name}: serde reads {} as an integer now", pointer(&path));
+            assert!(contract.is_valid(&faulty), "{name}: the contract refuses {} now", pointer(&path));
+            probes += 1;
+        }
+    }
+    println!(
+        "properties KNOWN LIMITATION (JSON Schema integers): {probes} of {probes} integers written as floats with a \
+         zero fraction are accepted by the contracts and refused by serde; not part of the fault mix"
+    );
 }
