@@ -1,5 +1,13 @@
 //! The oracle: strict serde twins of the demo result types, and the round trip that
 //! judges a payload with them.
+//!
+//! The twins are written from the Rust types, not from the schemas. What an object does
+//! with keys it does not know follows its contract: under `exact` it refuses them
+//! (`#[serde(deny_unknown_fields)]`, or `Closed` where the twin needs a flattened
+//! remainder, which serde does not combine with `deny_unknown_fields`); under `additive`
+//! it keeps them in `Open` so that they serialize back, since those objects are open by
+//! design. Every field is required: serde fills a missing `Option` with `None`, which then
+//! serializes as `null` and no longer matches the payload.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -9,15 +17,6 @@ use serde::de::{DeserializeOwned, MapAccess, Visitor};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Number, Value};
-
-//
-// The oracle: strict mirrors of the result types, written from the Rust types (not from
-// the schemas). `X` says what an object does with keys it does not know: `Closed` refuses
-// them, as `#[serde(deny_unknown_fields)]` does (which cannot be combined with the
-// flattened `X`), for `exact` contracts; `Open` keeps them so that they serialize back,
-// for `additive` contracts, whose objects are open by design. Every field is required:
-// serde fills a missing `Option` with `None`, which then serializes as `null` and no longer
-// matches the payload.
 
 /// Refuses every key: the twin of `deny_unknown_fields` for a flattened remainder.
 #[derive(Debug)]
@@ -126,26 +125,25 @@ pub(crate) enum RunStatus {
 }
 
 #[derive(Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
 pub(crate) struct Stage {
     name: String,
     status: RunStatus,
     duration_ms: Option<u64>,
     started_at: Option<DateTime<Utc>>,
-    #[serde(flatten)]
-    unknown: Closed,
 }
 
 #[derive(Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
 pub(crate) struct StageSummary {
     passed: u32,
     failed: u32,
     skipped: u32,
-    #[serde(flatten)]
-    unknown: Closed,
 }
 
 /// `exact`.
 #[derive(Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
 pub(crate) struct PipelineStatus {
     pipeline_id: String,
     status: RunStatus,
@@ -153,8 +151,6 @@ pub(crate) struct PipelineStatus {
     triggered_by: String,
     stages: Vec<Stage>,
     summary: StageSummary,
-    #[serde(flatten)]
-    unknown: Closed,
 }
 
 #[derive(Debug, Deserialize, Serialize)]
@@ -198,6 +194,7 @@ pub(crate) enum Severity {
 }
 
 #[derive(Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
 pub(crate) struct Finding {
     id: String,
     severity: Severity,
@@ -206,23 +203,21 @@ pub(crate) struct Finding {
     line: Option<u32>,
     cwe: Option<String>,
     evidence: String,
-    #[serde(flatten)]
-    unknown: Closed,
 }
 
 #[derive(Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
 pub(crate) struct SeverityCounts {
     critical: u32,
     high: u32,
     medium: u32,
     low: u32,
     info: u32,
-    #[serde(flatten)]
-    unknown: Closed,
 }
 
 /// `exact`.
 #[derive(Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
 pub(crate) struct SecurityScan {
     scan_id: String,
     target: String,
@@ -230,8 +225,6 @@ pub(crate) struct SecurityScan {
     counts: SeverityCounts,
     scanned_files: u32,
     completed_at: DateTime<Utc>,
-    #[serde(flatten)]
-    unknown: Closed,
 }
 
 #[derive(Debug, Deserialize, Serialize)]
@@ -302,12 +295,11 @@ pub(crate) enum TicketStatus {
 }
 
 #[derive(Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
 pub(crate) struct Ticket {
     id: String,
     title: String,
     status: TicketStatus,
-    #[serde(flatten)]
-    unknown: Closed,
 }
 
 /// `exact`; the root is the array itself.
@@ -317,13 +309,12 @@ pub(crate) struct SearchTickets(Vec<Ticket>);
 
 /// `exact`.
 #[derive(Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
 pub(crate) struct TicketPage {
     query: String,
     tickets: Vec<Ticket>,
     next_cursor: Option<String>,
     completeness: Completeness<Closed>,
-    #[serde(flatten)]
-    unknown: Closed,
 }
 
 #[derive(Debug, Deserialize, Serialize)]
