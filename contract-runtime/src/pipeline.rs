@@ -333,8 +333,8 @@ impl Pipeline {
         let text = text.unwrap_or_else(|| value.to_string());
         if let (Some(cache), true) = (&self.cache, ctx.cacheable) {
             cache.put(
-                CacheKey::new(ctx.tool(), ctx.arguments()),
-                CachedResult { contract: contract.id().clone(), text: Arc::from(text.as_str()), value: None },
+                CacheKey::new(ctx.tool(), contract.id(), ctx.arguments()),
+                CachedResult { contract: contract.id().clone(), text: Arc::from(text.as_str()) },
             );
         }
         emit(
@@ -356,14 +356,13 @@ impl Pipeline {
 
     fn lookup(&self, ctx: &CallContext, contract: &OutputContract) -> Option<ToolCallResult> {
         let cache = self.cache.as_ref().filter(|_| ctx.cacheable)?;
-        let key = CacheKey::new(ctx.tool(), ctx.arguments());
+        let key = CacheKey::new(ctx.tool(), contract.id(), ctx.arguments());
         let entry = cache.get(&key)?;
         if entry.contract != *contract.id() {
             cache.evict(&key);
             return None;
         }
-        let parsed = entry.value.as_deref().cloned().map_or_else(|| serde_json::from_str::<Value>(&entry.text), Ok);
-        let Ok(value) = parsed else {
+        let Ok(value) = serde_json::from_str::<Value>(&entry.text) else {
             cache.evict(&key);
             return None;
         };

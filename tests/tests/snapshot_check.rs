@@ -71,7 +71,10 @@ fn an_orphan_file_fails_and_write_removes_it() {
     assert!(err.contains("retired_tool.json") && err.contains("orphan"), "{err}");
     // A schema no contract produces is a contract that was removed: breaking, with a fix.
     assert!(err.contains("retired_tool (removed): - (root) (contract `retired_tool` removed"), "{err}");
-    assert!(err.contains("BREAKING") && err.lines().any(|l| l.starts_with("fix: ") && l.contains("retired_tool")), "{err}");
+    assert!(
+        err.contains("BREAKING") && err.lines().any(|l| l.starts_with("fix: ") && l.contains("retired_tool")),
+        "{err}"
+    );
     let summary = snapshot::write(&dir, &qe_server::all_contracts()).unwrap();
     assert_eq!(summary.removed, ["retired_tool.json"]);
     check(&dir).expect("clean after write");
