@@ -496,13 +496,26 @@ pub fn diff(old: &Value, new: &Value) -> Vec<Change> {
     let walk = || {
         let mut walker = Walker { old_root: old, new_root: new, changes: Vec::new(), pairs: Vec::new() };
         walker.walk(old, new, "", Closed::default(), 0);
-        walker.changes
+        let mut changes = walker.changes;
+        // `old != new` is the cheap test; the canonical text settles key order.
+        if changes.is_empty() && old != new && canonical_string(old) != canonical_string(new) {
+            changes.push(Change {
+                pointer: String::new(),
+                kind: ChangeKind::TextOnly,
+                op: Op::Changed,
+                verdict: Verdict::Cosmetic,
+                detail: "text only: no value changes meaning ($defs renamed or reordered)".to_owned(),
+                old: None,
+                new: None,
+            });
+        }
+        changes
     };
-    // The walk recurses once per level up to `MAX_DEPTH`; unoptimized builds need more
-    // than a test thread's 2 MiB for that, so it runs on a thread whose stack fits the
-    // limit (only touched pages are committed). Should that thread not start, the walk
-    // runs here.
-    let mut changes = std::thread::scope(|scope| {
+    // The walk recurses once per level up to `MAX_DEPTH`, and the comparisons past it
+    // follow the schema as deep as it goes; unoptimized builds need more than a test
+    // thread's 2 MiB for that, so it all runs on a thread with a large stack (only
+    // touched pages are committed). Should that thread not start, it runs here.
+    std::thread::scope(|scope| {
         std::thread::Builder::new()
             .name("evolution-diff".to_owned())
             .stack_size(WALK_STACK)
@@ -510,19 +523,7 @@ pub fn diff(old: &Value, new: &Value) -> Vec<Change> {
             .ok()
             .map(|handle| handle.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
     })
-    .unwrap_or_else(walk);
-    if changes.is_empty() && canonical_string(old) != canonical_string(new) {
-        changes.push(Change {
-            pointer: String::new(),
-            kind: ChangeKind::TextOnly,
-            op: Op::Changed,
-            verdict: Verdict::Cosmetic,
-            detail: "text only: no value changes meaning ($defs renamed or reordered)".to_owned(),
-            old: None,
-            new: None,
-        });
-    }
-    changes
+    .unwrap_or_else(walk)
 }
 
 /// The verdict of a set of changes: the worst one, or `None` when there are none.
@@ -677,11 +678,15 @@ impl std::error::Error for SchemaProblem {}
 /// assert_eq!(err.pointer(), "/properties/a/type");
 /// ```
 pub fn check_schema(schema: &Value) -> Result<(), SchemaProblem> {
-    check_node(schema, schema, "")
+    check_node(schema, schema, "", 0)
 }
 
-fn check_node(root: &Value, node: &Value, pointer: &str) -> Result<(), SchemaProblem> {
+fn check_node(root: &Value, node: &Value, pointer: &str, depth: usize) -> Result<(), SchemaProblem> {
     let problem = |at: &str, message: String| Err(SchemaProblem { pointer: at.to_owned(), message });
+    if depth > MAX_DEPTH {
+        // Deeper than the diff walks: refused here rather than judged in part.
+        return problem(pointer, format!("nested deeper than {MAX_DEPTH} levels, more than the diff can judge"));
+    }
     let obj = match node {
         Value::Bool(_) => return Ok(()),
         Value::Object(obj) => obj,
@@ -734,7 +739,7 @@ fn check_node(root: &Value, node: &Value, pointer: &str) -> Result<(), SchemaPro
                     let mut names: Vec<&String> = map.keys().collect();
                     names.sort();
                     for name in names {
-                        check_node(root, &map[name.as_str()], &format!("{at}/{}", escape(name)))?;
+                        check_node(root, &map[name.as_str()], &format!("{at}/{}", escape(name)), depth + 1)?;
                     }
                 }
                 Some(Subschemas::List) => {
@@ -742,10 +747,10 @@ fn check_node(root: &Value, node: &Value, pointer: &str) -> Result<(), SchemaPro
                         return problem(&at, "expected a non-empty list of schemas".to_owned());
                     };
                     for (i, sub) in list.iter().enumerate() {
-                        check_node(root, sub, &format!("{at}/{i}"))?;
+                        check_node(root, sub, &format!("{at}/{i}"), depth + 1)?;
                     }
                 }
-                Some(Subschemas::One) => check_node(root, value, &at)?,
+                Some(Subschemas::One) => check_node(root, value, &at, depth + 1)?,
                 None => {}
             },
         }

@@ -584,7 +584,12 @@ fn only_change(changes: &[Change]) -> (&str, Verdict, &str, &str) {
 fn nested(levels: usize, leaf: &Value) -> Value {
     let mut node = leaf.clone();
     for _ in 0..levels {
-        node = serde_json::json!({ "type": "object", "properties": { "a": node } });
+        // Built by hand: `json!` would copy `node` through serde on every level.
+        let properties = serde_json::Map::from_iter([("a".to_owned(), node)]);
+        node = Value::Object(serde_json::Map::from_iter([
+            ("type".to_owned(), Value::from("object")),
+            ("properties".to_owned(), Value::Object(properties)),
+        ]));
     }
     node
 }
@@ -625,6 +630,22 @@ fn a_change_deeper_than_the_walk_goes_is_breaking_and_names_where_it_stopped() {
         evolution::verdict(&evolution::diff(&nested(200, &string), &nested(200, &described))),
         Some(Verdict::Cosmetic)
     );
+
+    // Far deeper (1,000 levels): a verdict, not a stack overflow.
+    let changes = evolution::diff(&nested(1_000, &string), &nested(1_000, &integer));
+    let (kind, verdict, pointer, _) = only_change(&changes);
+    assert_eq!((kind, verdict, pointer), ("unclassified", Verdict::Breaking, nested_pointer(257).as_str()));
+    assert!(evolution::diff(&nested(1_000, &string), &nested(1_000, &string)).is_empty());
+}
+
+#[test]
+fn a_checked_in_schema_deeper_than_the_diff_goes_is_refused_by_the_shape_check() {
+    let string = serde_json::json!({ "type": "string" });
+    let err = evolution::check_schema(&nested(300, &string)).expect_err("too deep to judge");
+    assert_eq!(err.pointer(), nested_pointer(257));
+    assert!(err.message().contains("deeper than 256"), "{err}");
+    // Clean control: within the limit the shape check passes.
+    evolution::check_schema(&nested(200, &string)).expect("200 levels are checked");
 }
 
 /// A root that is `$ref` → `d0` → `d1` → … → `d{links-1}` → `{ "type": leaf }`: a chain of
