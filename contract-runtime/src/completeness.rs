@@ -9,6 +9,27 @@ use serde_json::Value;
 /// the pipeline finds it through the contract and refuses a result that claims
 /// `complete` while its own counts say otherwise (`false_completeness`).
 ///
+/// On a field of the contract type itself, `#[tool_output(counts = "field")]` names the
+/// array whose items `returned_count` counts; the pipeline then refuses a result whose
+/// count differs from what it carries, whatever its disposition. A block that passes the
+/// schema but does not deserialize (such as `"returned_count": 2.0`) is an
+/// `output_contract_violation`.
+///
+/// ```
+/// use contract_runtime::{Completeness, ToolOutput};
+///
+/// #[derive(serde::Serialize, schemars::JsonSchema, ToolOutput)]
+/// #[tool_output(version = "1.0.0", compatibility = "exact")]
+/// struct Page {
+///     tickets: Vec<String>,
+///     #[tool_output(counts = "tickets")]
+///     completeness: Completeness,
+/// }
+///
+/// let pair = ("/completeness".to_owned(), "/tickets".to_owned());
+/// assert_eq!(Page::contract().completeness_counts(), [pair]);
+/// ```
+///
 /// # Examples
 ///
 /// ```
