@@ -1140,3 +1140,54 @@ fn check_against_a_base_revision_sees_a_change_the_checked_in_files_hide() {
     assert!(ok, "after the major bump:\n{out}\n{err}");
     assert!(err.contains(&format!("against HEAD: fleet_status {fleet} → {fleet_major}")), "{err}");
 }
+
+#[test]
+fn xtask_check_reports_a_removed_contract_as_a_breaking_removal() {
+    let _serial = e2e_lock();
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("workspace root").to_path_buf();
+    let target = workspace.join("target/e2e");
+    let copy = TempDir::new("removal");
+    let root = copy.path();
+    copy_workspace(&workspace, root);
+    std::fs::remove_dir_all(root.join("schemas")).expect("schemas/ is copied");
+    let (ok, out, err) = xtask(root, &target, &["schemas"]);
+    assert!(ok, "baseline write failed:\n{out}\n{err}");
+    // Control: the baseline passes the check.
+    let (ok, out, err) = xtask(root, &target, &["schemas", "--check"]);
+    assert!(ok, "baseline check failed:\n{out}\n{err}");
+    let scrape = checked_in_version(root, "scrape_page");
+
+    // `ScrapePage` is dropped from the published list; its type stays.
+    edit(
+        &root.join("examples/qe-server/src/contracts.rs"),
+        "        TicketPage,\n        ScrapePage,\n",
+        "        TicketPage,\n",
+    );
+    let (ok, out, err) = xtask(root, &target, &["schemas", "--check"]);
+    assert!(!ok, "a removal fails the check:\n{out}\n{err}");
+    let line = format!(
+        "scrape_page {scrape} (removed): - (root) (contract `scrape_page` removed: its clients lose the tool and its output): BREAKING, no version bump covers a removal"
+    );
+    assert!(err.contains(&line), "expected `{line}` in:\n{err}");
+    assert!(
+        err.lines().any(|l| l
+            .starts_with("fix: schemas/scrape_page.json is checked in but no contract produces `scrape_page`")
+            && l.contains("`ScrapePage`")),
+        "{err}"
+    );
+    let (ok, out, _) = xtask(root, &target, &["schemas", "--check", "--format", "json"]);
+    assert!(!ok);
+    let report: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
+    let entry = report["contracts"].as_array().unwrap().iter().find(|c| c["name"] == "scrape_page").unwrap().clone();
+    assert_eq!((entry["status"].as_str(), entry["ok"].as_bool()), (Some("removed"), Some(false)), "{entry}");
+    assert_eq!(entry["changes"][0]["kind"], "contract_removed");
+
+    // Writing records the retirement: the file and the inventory entry go, the check
+    // passes again.
+    let (ok, out, err) = xtask(root, &target, &["schemas"]);
+    assert!(ok, "a retirement is written:\n{out}\n{err}");
+    assert!(out.contains(&line) && out.contains("removed schemas/scrape_page.json"), "{out}");
+    let (ok, out, err) = xtask(root, &target, &["schemas", "--check"]);
+    assert!(ok, "clean after the retirement:\n{out}\n{err}");
+    assert!(!root.join("schemas/scrape_page.json").exists());
+}
