@@ -1624,11 +1624,21 @@ fn plainly_equal(old_root: &Value, old: &Value, new_root: &Value, new: &Value) -
 /// Why a resolved node cannot be classified: a keyword the walk reads has a JSON type it
 /// does not understand (an `enum` that is not a list, a bound that is not a number, …).
 fn ill_typed(node: &Value) -> Option<String> {
-    let map = node.as_object()?;
+    let map = match node {
+        Value::Object(map) => map,
+        Value::Bool(_) => return None,
+        other => {
+            return Some(format!(
+                "{} instead of an object or a boolean, a form the classifier does not understand",
+                kind_of(other)
+            ))
+        }
+    };
     map.iter().find_map(|(keyword, value)| {
         let fine = match keyword.as_str() {
             "type" => value.is_string() || value.as_array().is_some_and(|l| l.iter().all(Value::is_string)),
-            "enum" | "required" | "allOf" | "anyOf" | "oneOf" | "prefixItems" => value.is_array(),
+            "required" => value.as_array().is_some_and(|l| l.iter().all(Value::is_string)),
+            "enum" | "allOf" | "anyOf" | "oneOf" | "prefixItems" => value.is_array(),
             "properties" | "$defs" | "definitions" => value.is_object(),
             "additionalProperties" | "unevaluatedProperties" | "items" => value.is_object() || value.is_boolean(),
             "$ref" | "pattern" | "format" => value.is_string(),

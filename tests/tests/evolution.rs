@@ -744,6 +744,12 @@ fn a_known_keyword_in_a_form_the_classifier_does_not_read_is_breaking() {
     let cases = [
         (serde_json::json!({ "enum": 5 }), serde_json::json!({ "enum": 6 }), ""),
         (serde_json::json!({ "maximum": "10" }), serde_json::json!({ "maximum": "20" }), ""),
+        (serde_json::json!({ "required": [5] }), serde_json::json!({ "required": [6] }), ""),
+        (
+            serde_json::json!({ "properties": { "a": 5 } }),
+            serde_json::json!({ "properties": { "a": 6 } }),
+            "/properties/a",
+        ),
         (
             serde_json::json!({ "properties": { "a": { "allOf": {} } } }),
             serde_json::json!({ "properties": { "a": { "allOf": { "type": "string" } } } }),
