@@ -1143,16 +1143,26 @@ impl Walker<'_> {
         let ((kind, verdict), op, detail) = match (before.and_then(Value::as_f64), after.and_then(Value::as_f64)) {
             (Some(_), None) => (relaxed, Op::Removed, format!("{} removed, relaxed", before.unwrap_or(&Value::Null))),
             (None, Some(_)) => (tightened, Op::Added, format!("{} added, tightened", after.unwrap_or(&Value::Null))),
-            (Some(x), Some(y)) => {
-                let wider = if upper { y > x } else { y < x };
-                let narrower = if upper { y < x } else { y > x };
+            (Some(_), Some(_)) => {
                 let show = format!("{} → {}", before.unwrap_or(&Value::Null), after.unwrap_or(&Value::Null));
-                if wider {
-                    (relaxed, Op::Changed, format!("{show}, relaxed"))
-                } else if narrower {
-                    (tightened, Op::Changed, format!("{show}, tightened"))
-                } else {
+                let Some(order) = compare_numbers(before, after) else {
+                    // Two numbers that differ but that `f64` cannot tell apart (integers
+                    // beyond 2^53): not classified, so breaking.
+                    self.push_values(
+                        pointer,
+                        (ChangeKind::Unclassified, Op::Changed, Verdict::Breaking),
+                        format!("{show}: too close to compare exactly, so treated as breaking"),
+                        before,
+                        after,
+                    );
                     return;
+                };
+                match (order, upper) {
+                    (std::cmp::Ordering::Equal, _) => return,
+                    (std::cmp::Ordering::Greater, true) | (std::cmp::Ordering::Less, false) => {
+                        (relaxed, Op::Changed, format!("{show}, relaxed"))
+                    }
+                    _ => (tightened, Op::Changed, format!("{show}, tightened")),
                 }
             }
             (None, None) => return,
@@ -1619,6 +1629,27 @@ fn plainly_equal(old_root: &Value, old: &Value, new_root: &Value, new: &Value) -
         }
     }
     true
+}
+
+/// How the new bound compares with the old one (`Greater`: the new one is larger),
+/// exactly for integers of any size; `None` when the two differ but cannot be ordered
+/// exactly (an integer beyond 2^53 against a fraction that `f64` rounds onto it).
+fn compare_numbers(old: Option<&Value>, new: Option<&Value>) -> Option<std::cmp::Ordering> {
+    let (Some(Value::Number(a)), Some(Value::Number(b))) = (old, new) else { return None };
+    let exact = |n: &serde_json::Number| n.as_i64().map(i128::from).or_else(|| n.as_u64().map(i128::from));
+    if let (Some(x), Some(y)) = (exact(a), exact(b)) {
+        return Some(y.cmp(&x));
+    }
+    let (x, y) = (a.as_f64()?, b.as_f64()?);
+    match y.partial_cmp(&x)? {
+        // Equal as `f64` but not the same number: rounding hid the difference.
+        std::cmp::Ordering::Equal
+            if a != b && (exact(a).is_some() || exact(b).is_some()) && x.abs() >= 9_007_199_254_740_992.0 =>
+        {
+            None
+        }
+        order => Some(order),
+    }
 }
 
 /// Why a resolved node cannot be classified: a keyword the walk reads has a JSON type it

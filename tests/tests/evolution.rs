@@ -689,6 +689,28 @@ fn a_change_behind_a_long_ref_chain_is_breaking() {
 }
 
 #[test]
+fn bounds_beyond_f64_precision_are_compared_exactly() {
+    let max = |m: Value| serde_json::json!({ "type": "integer", "maximum": m });
+    // u64::MAX and one below are the same `f64`; raising the bound by one is relaxed.
+    let changes = evolution::diff(&max(serde_json::json!(u64::MAX - 1)), &max(serde_json::json!(u64::MAX)));
+    let (kind, verdict, pointer, _) = only_change(&changes);
+    assert_eq!((kind, verdict, pointer), ("bound_relaxed", Verdict::Breaking, "/maximum"));
+    let changes = evolution::diff(&max(serde_json::json!(u64::MAX)), &max(serde_json::json!(u64::MAX - 1)));
+    assert_eq!(only_change(&changes).0, "bound_tightened");
+    // An integer beyond 2^53 against the fraction `f64` rounds onto it: breaking.
+    let changes = evolution::diff(
+        &max(serde_json::json!(9_007_199_254_740_993_u64)),
+        &max(serde_json::json!(9_007_199_254_740_992.0)),
+    );
+    let (kind, verdict, ..) = only_change(&changes);
+    assert_eq!((kind, verdict), ("unclassified", Verdict::Breaking));
+    // Clean controls: the same bound, and the same value written as 10 and 10.0.
+    assert!(evolution::diff(&max(serde_json::json!(u64::MAX)), &max(serde_json::json!(u64::MAX))).is_empty());
+    let same_value = evolution::diff(&max(serde_json::json!(10)), &max(serde_json::json!(10.0)));
+    assert_ne!(evolution::verdict(&same_value), Some(Verdict::Breaking), "{same_value:#?}");
+}
+
+#[test]
 fn a_ref_that_does_not_resolve_is_breaking_when_it_changes() {
     let to = |target: &str| serde_json::json!({ "type": "object", "properties": { "x": { "$ref": target } } });
     let changes = evolution::diff(&to("#/$defs/Missing"), &to("#/$defs/Other"));
