@@ -15,6 +15,7 @@ const COMPATIBILITY: &str = "compatibility";
 const NAME: &str = "name";
 const SENSITIVE: &str = "sensitive";
 const OPAQUE: &str = "opaque";
+const COUNTS: &str = "counts";
 
 /// Collects every error of one derive input; they are reported together.
 #[derive(Default)]
@@ -188,7 +189,7 @@ pub(crate) fn container(cx: &mut Ctxt, attrs: &[Attribute]) -> ContainerAttrs {
                         Err(why) => cx.error(lit.span(), why),
                     }
                 }
-                SENSITIVE | OPAQUE => {
+                SENSITIVE | OPAQUE | COUNTS => {
                     cx.error(
                         meta.path.span(),
                         format!(
@@ -252,6 +253,9 @@ fn skip_value(meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
 pub(crate) struct FieldAttrs {
     pub(crate) sensitive: Option<WithSpan<()>>,
     pub(crate) opaque: Option<WithSpan<()>>,
+    /// `#[tool_output(counts = "items")]` on a `Completeness` field: the Rust name of the
+    /// sibling field whose items `returned_count` counts.
+    pub(crate) counts: Option<WithSpan<String>>,
     /// Container keys written on the field (already reported), so that they are not
     /// also reported as missing from the type.
     pub(crate) misplaced: Vec<&'static str>,
@@ -263,6 +267,7 @@ impl FieldAttrs {
         [(SENSITIVE, &self.sensitive), (OPAQUE, &self.opaque)]
             .into_iter()
             .filter_map(|(key, slot)| slot.as_ref().map(|s| (key, s.span)))
+            .chain(self.counts.as_ref().map(|c| (COUNTS, c.span)))
     }
 }
 
@@ -285,6 +290,12 @@ pub(crate) fn field(cx: &mut Ctxt, attrs: &[Attribute]) -> FieldAttrs {
                     set(cx, &mut out.opaque, OPAQUE, (), meta.path.span());
                     no_value(cx, &meta, OPAQUE)?;
                 }
+                // #[tool_output(counts = "tickets")] on a `Completeness` field
+                COUNTS => {
+                    if let Some(lit) = string_value(cx, &meta, COUNTS, "counts = \"items\"")? {
+                        set(cx, &mut out.counts, COUNTS, lit.value(), lit.span());
+                    }
+                }
                 VERSION | COMPATIBILITY | NAME => {
                     out.misplaced.push(match key.as_str() {
                         VERSION => VERSION,
@@ -303,7 +314,7 @@ pub(crate) fn field(cx: &mut Ctxt, attrs: &[Attribute]) -> FieldAttrs {
                     cx.error(
                         meta.path.span(),
                         format!(
-                            "unknown tool_output field attribute `{key}`: expected `#[tool_output(sensitive)]` or `#[tool_output(opaque)]`"
+                            "unknown tool_output field attribute `{key}`: expected `#[tool_output(sensitive)]`, `#[tool_output(opaque)]` or, on a `Completeness` field, `#[tool_output(counts = \"items\")]`"
                         ),
                     );
                     skip_value(&meta)?;

@@ -36,6 +36,8 @@ struct Marked {
     serde_name: String,
     sensitive: bool,
     opaque: bool,
+    /// The serialized name of the sibling field this `Completeness` field counts.
+    counts: Option<String>,
 }
 
 /// Where a field sits, which decides whether `#[tool_output(sensitive)]` and
@@ -124,6 +126,8 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
     };
     let sensitive: Vec<&str> = marked.iter().filter(|m| m.sensitive).map(|m| m.serde_name.as_str()).collect();
     let opaque: Vec<&str> = marked.iter().filter(|m| m.opaque).map(|m| m.serde_name.as_str()).collect();
+    let (counters, counted): (Vec<&str>, Vec<&str>) =
+        marked.iter().filter_map(|m| Some((m.serde_name.as_str(), m.counts.as_deref()?))).unzip();
 
     // Const parameters count too: `Grid<2>` and `Grid<3>` can have different schemas.
     let is_generic = input.generics.type_params().next().is_some() || input.generics.const_params().next().is_some();
@@ -135,6 +139,7 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
             type_name: #type_name,
             sensitive_fields: &[#(#sensitive),*],
             opaque_fields: &[#(#opaque),*],
+            completeness_counts: &[#((#counters, #counted)),*],
         }
     };
     // A static inside a generic impl is shared by every instantiation, so generic
@@ -231,6 +236,12 @@ fn check_fields(
     misplaced: &mut Vec<&'static str>,
 ) -> bool {
     let mut has_flatten = false;
+    let serde_name_of = |field: &syn::Field, serde: &attr::SerdeField| {
+        let rust_name = field.ident.as_ref()?.unraw().to_string();
+        Some(serde.rename.clone().unwrap_or_else(|| {
+            container.rename_all.map_or_else(|| rust_name.clone(), |rule| rule.apply_to_field(&rust_name))
+        }))
+    };
     for field in fields {
         let markers = attr::field(cx, &field.attrs);
         misplaced.extend(&markers.misplaced);
@@ -248,14 +259,44 @@ fn check_fields(
                 placed = false;
             }
         }
-        let (Some(ident), true, true) = (&field.ident, placed, markers.markers().next().is_some()) else {
+        let (Some(_), true, true) = (&field.ident, placed, markers.markers().next().is_some()) else {
             continue;
         };
-        let rust_name = ident.unraw().to_string();
-        let serde_name = serde.rename.clone().unwrap_or_else(|| {
-            container.rename_all.map_or_else(|| rust_name.clone(), |rule| rule.apply_to_field(&rust_name))
+        let Some(serde_name) = serde_name_of(field, &serde) else { continue };
+        let counts = markers.counts.as_ref().and_then(|counts| {
+            // The counted field is named as in Rust and written under its serialized name.
+            let sibling = fields.iter().find(|f| f.ident.as_ref().is_some_and(|i| i.unraw() == counts.value.as_str()));
+            let found = sibling.map(|f| (f, attr::serde_field(&f.attrs)));
+            match found {
+                Some((f, s)) if !s.flatten && !s.skipped => serde_name_of(f, &s),
+                Some(_) => {
+                    cx.error(
+                        counts.span,
+                        format!(
+                            "`counts = \"{}\"` names a field that is flattened or never serialized: name the array field the `returned_count` of this `Completeness` counts",
+                            counts.value
+                        ),
+                    );
+                    None
+                }
+                None => {
+                    cx.error(
+                        counts.span,
+                        format!(
+                            "`counts = \"{}\"`: this struct has no field `{}`; name the array field (as written in Rust) whose items `returned_count` counts",
+                            counts.value, counts.value
+                        ),
+                    );
+                    None
+                }
+            }
         });
-        marked.push(Marked { serde_name, sensitive: markers.sensitive.is_some(), opaque: markers.opaque.is_some() });
+        marked.push(Marked {
+            serde_name,
+            sensitive: markers.sensitive.is_some(),
+            opaque: markers.opaque.is_some(),
+            counts,
+        });
     }
     has_flatten
 }
@@ -269,6 +310,15 @@ fn misplaced_marker(
     serde: &attr::SerdeField,
     key: &str,
 ) -> Option<String> {
+    if key == "counts" {
+        let root_field = matches!((place, &field.ident), (FieldPlace::Struct, Some(_)))
+            && !container.transparent
+            && !serde.flatten
+            && !serde.skipped;
+        return (!root_field).then(|| {
+            "`#[tool_output(counts = \"…\")]` works only on a named, serialized, not flattened `Completeness` field of a struct contract, next to the array it counts".to_owned()
+        });
+    }
     let msg = match (place, &field.ident) {
         (FieldPlace::Variant, _) => format!(
             "`#[tool_output({key})]` works only on the fields of a struct contract; on a field of an enum variant write `#[schemars(transform = contract_runtime::{key})]` instead"

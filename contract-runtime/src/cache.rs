@@ -1,29 +1,63 @@
 //! Result caches. An entry records the contract identity it was validated under; the
 //! pipeline serves it only while that identity is current (seed 000, experiment 5).
+//!
+//! The key of an entry names the tool, the contract identity and a SHA-256 of the
+//! canonical arguments ([`CacheKey::storage_key`]), so a store shared between processes
+//! (Redis) can use it as it is: entries of two contract versions never share a key, and
+//! arguments of any size make a key of fixed size.
+//!
+//! The in-memory default is bounded: see [`InMemoryCache`].
 
-use std::collections::HashMap;
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
+use sha2::{Digest, Sha256};
 
 use crate::contract::ContractId;
 
-/// What a cache entry is found by: the tool and its canonical arguments. The contract
-/// identity is part of the entry and is checked on every hit, so an entry written
-/// under another identity is a miss and is evicted, never served.
+/// What a cache entry is found by: the tool, the contract identity the result must
+/// satisfy, and a SHA-256 of the canonical arguments (key order in the arguments does
+/// not matter).
+///
+/// The entry also records the identity it was validated under, and the pipeline checks
+/// it on every hit: a store shared with other code could hold anything under any key.
+///
+/// # Examples
+///
+/// ```
+/// use contract_runtime::cache::CacheKey;
+/// use contract_runtime::ContractId;
+/// use serde_json::json;
+///
+/// let id = ContractId::new("search", "1.0.0".parse().unwrap(), "ab".repeat(32));
+/// let a = CacheKey::new("search", &id, &json!({ "q": "login", "page": 2 }));
+/// let b = CacheKey::new("search", &id, &json!({ "page": 2, "q": "login" }));
+/// assert_eq!(a, b);
+/// assert!(a.storage_key().starts_with("search/search@1.0.0+sha256:abab"));
+/// assert_eq!(a.arguments_sha256().len(), 64);
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct CacheKey {
     tool: String,
-    arguments: String,
+    contract: ContractId,
+    arguments_sha256: String,
 }
 
 impl CacheKey {
-    /// A key for `tool` called with `arguments`; key order in `arguments` does not matter.
+    /// A key for `tool` called with `arguments`, whose result must satisfy `contract`.
     #[must_use]
-    pub fn new(tool: &str, arguments: &Value) -> Self {
-        Self { tool: tool.to_owned(), arguments: crate::schema::canonical_string(arguments) }
+    pub fn new(tool: &str, contract: &ContractId, arguments: &Value) -> Self {
+        let canonical = crate::schema::canonical_string(arguments);
+        let digest = Sha256::digest(canonical.as_bytes());
+        let arguments_sha256 = digest.iter().fold(String::with_capacity(64), |mut hex, byte| {
+            use fmt::Write as _;
+            let _ = write!(hex, "{byte:02x}");
+            hex
+        });
+        Self { tool: tool.to_owned(), contract: contract.clone(), arguments_sha256 }
     }
 
     /// The tool name.
@@ -32,29 +66,53 @@ impl CacheKey {
         &self.tool
     }
 
-    /// The canonical text of the arguments.
+    /// The contract identity the cached result must satisfy.
     #[must_use]
-    pub fn arguments(&self) -> &str {
-        &self.arguments
+    pub fn contract(&self) -> &ContractId {
+        &self.contract
+    }
+
+    /// The SHA-256 of the canonical arguments, as 64 lowercase hex digits.
+    #[must_use]
+    pub fn arguments_sha256(&self) -> &str {
+        &self.arguments_sha256
+    }
+
+    /// The key as one string for a shared store:
+    /// `<tool>/<contract identity>/<arguments sha256>`, such as
+    /// `fleet_status/fleet_status@1.2.0+sha256:…/3f…`. Prefix it with the store's own
+    /// namespace.
+    #[must_use]
+    pub fn storage_key(&self) -> String {
+        format!("{}/{}/{}", self.tool, self.contract, self.arguments_sha256)
+    }
+
+    /// About how many bytes the key holds, for the cache's memory bound.
+    fn weight(&self) -> usize {
+        self.tool.len() + self.contract.to_string().len() + self.arguments_sha256.len()
     }
 }
 
-/// A validated result as stored: the identity it was validated under and its JSON.
-#[derive(Clone, Debug, PartialEq)]
+/// A validated result as stored: the identity it was validated under and its JSON text.
+/// The text is the only copy: a hit is parsed again before it is served, so what is
+/// served is what was validated, and the cache holds one representation per entry.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CachedResult {
     /// The contract identity the result satisfied when it was admitted.
     pub contract: ContractId,
     /// The result's compact JSON text (the natural root, never the wrapped form).
     pub text: Arc<str>,
-    /// The parsed value, when the cache keeps it (in-process caches do).
-    pub value: Option<Arc<Value>>,
 }
 
 /// A store of validated results. Implementations must be safe to share between tasks.
+///
+/// A shared backend (Redis) stores each entry under [`CacheKey::storage_key`] and the
+/// entry as its identity ([`ContractId`] displays and parses back) and its text.
 pub trait ResultCache: Send + Sync + fmt::Debug {
     /// The entry for `key`, whatever identity it was written under.
     fn get(&self, key: &CacheKey) -> Option<CachedResult>;
-    /// Stores `entry` under `key`, replacing any previous one.
+    /// Stores `entry` under `key`, replacing any previous one. A bounded cache may drop
+    /// other entries to make room, or not keep this one.
     fn put(&self, key: CacheKey, entry: CachedResult);
     /// Removes the entry for `key`.
     fn evict(&self, key: &CacheKey);
@@ -63,35 +121,197 @@ pub trait ResultCache: Send + Sync + fmt::Debug {
     fn revalidate_hits(&self) -> bool;
 }
 
-/// Counters of a cache's traffic.
+/// Counters of a cache's traffic. Each only ever grows (saturating at `u64::MAX`), so a
+/// counter never wraps, whatever order the calls come in.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct CacheStats {
-    /// Entries served.
+    /// Lookups that found a live entry. The pipeline may still refuse it (another
+    /// identity, failed revalidation) and then evicts it: see `evictions`.
     pub hits: u64,
-    /// Lookups that found nothing usable.
+    /// Lookups that found nothing, or only an expired entry.
     pub misses: u64,
-    /// Entries removed because their identity was stale or they failed revalidation.
+    /// Entries removed by [`ResultCache::evict`] (stale identity, failed revalidation).
     pub evictions: u64,
+    /// Entries dropped because they outlived the time to live.
+    pub expirations: u64,
     /// Validated results stored.
     pub admissions: u64,
 }
 
-/// The embedded default: an in-process map. Hits are not revalidated unless asked.
-#[derive(Debug, Default)]
+/// The embedded default: an in-process cache bounded by entries, bytes and time.
+///
+/// - **Entries**: at most [`InMemoryCache::DEFAULT_MAX_ENTRIES`] (10,000) by default.
+/// - **Bytes**: the keys and texts held weigh at most
+///   [`InMemoryCache::DEFAULT_MAX_BYTES`] (64 MiB) by default; a single result larger than
+///   [`InMemoryCache::max_entry_bytes`] is not kept.
+/// - **Time**: an entry older than [`InMemoryCache::DEFAULT_TTL`] (5 minutes) by default
+///   is a miss and is dropped when it is looked up; until then it counts against the
+///   bounds, so memory stays bounded either way.
+///
+/// Eviction is [`quick_cache`]'s (S3-FIFO, sharded locks): the lightest well-kept crate
+/// with a weighted capacity, built here without its optional hasher and lock crates
+/// (two small dependencies: `hashbrown`, `equivalent`). `moka` has TTL built in but pulls
+/// a scheduler and many more crates into every server; `lru` needs a lock around it and
+/// bounds entries only. The TTL is a time stamp on each entry, checked on lookup.
+///
+/// Both bounds are one weight: an entry weighs its bytes but at least
+/// `max_bytes / max_entries`, so the total weight stays under `max_bytes` only if the
+/// count stays under `max_entries` and the bytes under `max_bytes`.
+///
+/// Hits are not revalidated unless asked.
+///
+/// # Examples
+///
+/// ```
+/// use std::time::Duration;
+/// use contract_runtime::cache::InMemoryCache;
+///
+/// let cache = InMemoryCache::builder().max_entries(1_000).max_bytes(8 << 20).ttl(Duration::from_secs(30)).build();
+/// assert_eq!(cache.max_entries(), 1_000);
+/// assert_eq!(cache.ttl(), Duration::from_secs(30));
+/// assert!(cache.is_empty());
+/// ```
 pub struct InMemoryCache {
-    entries: Mutex<HashMap<CacheKey, CachedResult>>,
+    entries: quick_cache::sync::Cache<CacheKey, Stamped, ByBytes>,
+    /// The least an entry weighs: the total capacity over `max_entries`.
+    floor: u64,
+    max_entries: usize,
+    max_bytes: u64,
+    ttl: Duration,
     revalidate: bool,
     hits: AtomicU64,
     misses: AtomicU64,
     evictions: AtomicU64,
+    expirations: AtomicU64,
     admissions: AtomicU64,
 }
 
+/// An entry with the time it was admitted and its weight, computed once.
+#[derive(Clone)]
+struct Stamped {
+    entry: CachedResult,
+    admitted: Instant,
+    weight: u64,
+}
+
+/// Weighs an entry by the weight stamped on it when it was put (see [`InMemoryCache`]).
+#[derive(Clone)]
+struct ByBytes;
+
+impl quick_cache::Weighter<CacheKey, Stamped> for ByBytes {
+    fn weight(&self, _key: &CacheKey, value: &Stamped) -> u64 {
+        value.weight
+    }
+}
+
+impl fmt::Debug for InMemoryCache {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("InMemoryCache")
+            .field("len", &self.entries.len())
+            .field("max_entries", &self.max_entries)
+            .field("max_bytes", &self.max_bytes)
+            .field("ttl", &self.ttl)
+            .field("revalidate", &self.revalidate)
+            .field("stats", &self.stats())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for InMemoryCache {
+    fn default() -> Self {
+        Self::builder().build()
+    }
+}
+
+/// Sets the bounds of an [`InMemoryCache`]; made by [`InMemoryCache::builder`].
+#[derive(Clone, Debug)]
+pub struct InMemoryCacheBuilder {
+    max_entries: usize,
+    max_bytes: u64,
+    ttl: Duration,
+    revalidate: bool,
+}
+
+impl InMemoryCacheBuilder {
+    /// The most entries the cache holds (at least 1).
+    #[must_use]
+    pub fn max_entries(mut self, max_entries: usize) -> Self {
+        self.max_entries = max_entries.max(1);
+        self
+    }
+
+    /// The most bytes of keys and result texts the cache holds (at least 1).
+    #[must_use]
+    pub fn max_bytes(mut self, max_bytes: u64) -> Self {
+        self.max_bytes = max_bytes.max(1);
+        self
+    }
+
+    /// How long an entry may be served after it was admitted.
+    #[must_use]
+    pub fn ttl(mut self, ttl: Duration) -> Self {
+        self.ttl = ttl;
+        self
+    }
+
+    /// Sets whether hits are validated again before being served.
+    #[must_use]
+    pub fn revalidation(mut self, revalidate: bool) -> Self {
+        self.revalidate = revalidate;
+        self
+    }
+
+    /// The cache, empty.
+    #[must_use]
+    pub fn build(self) -> InMemoryCache {
+        // Each entry weighs at least `max_bytes / max_entries` (see `InMemoryCache`);
+        // when the byte budget is smaller than the entry count, it is raised so that
+        // every entry can weigh at least 1.
+        let max_entries = self.max_entries;
+        let max_bytes = self.max_bytes.max(max_entries as u64);
+        let entries = quick_cache::sync::Cache::with_weighter(max_entries, max_bytes, ByBytes);
+        // The shards round their shares up, so the floor is taken from the total they
+        // really hold: `count × floor ≤ capacity` then gives `count ≤ max_entries`.
+        let floor = entries.capacity().div_ceil(max_entries as u64).max(1);
+        InMemoryCache {
+            entries,
+            floor,
+            max_entries,
+            max_bytes,
+            ttl: self.ttl,
+            revalidate: self.revalidate,
+            hits: AtomicU64::new(0),
+            misses: AtomicU64::new(0),
+            evictions: AtomicU64::new(0),
+            expirations: AtomicU64::new(0),
+            admissions: AtomicU64::new(0),
+        }
+    }
+}
+
 impl InMemoryCache {
-    /// An empty cache.
+    /// The default bound on entries.
+    pub const DEFAULT_MAX_ENTRIES: usize = 10_000;
+    /// The default bound on the bytes of keys and result texts: 64 MiB.
+    pub const DEFAULT_MAX_BYTES: u64 = 64 << 20;
+    /// The default time to live: 5 minutes.
+    pub const DEFAULT_TTL: Duration = Duration::from_secs(300);
+
+    /// An empty cache with the default bounds.
     #[must_use]
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// A builder starting from the default bounds.
+    #[must_use]
+    pub fn builder() -> InMemoryCacheBuilder {
+        InMemoryCacheBuilder {
+            max_entries: Self::DEFAULT_MAX_ENTRIES,
+            max_bytes: Self::DEFAULT_MAX_BYTES,
+            ttl: Self::DEFAULT_TTL,
+            revalidate: false,
+        }
     }
 
     /// Sets whether hits are validated again before being served.
@@ -101,6 +321,33 @@ impl InMemoryCache {
         self
     }
 
+    /// The bound on entries.
+    #[must_use]
+    pub fn max_entries(&self) -> usize {
+        self.max_entries
+    }
+
+    /// The bound on the bytes of keys and result texts.
+    #[must_use]
+    pub fn max_bytes(&self) -> u64 {
+        self.max_bytes
+    }
+
+    /// How long an entry may be served after it was admitted.
+    #[must_use]
+    pub fn ttl(&self) -> Duration {
+        self.ttl
+    }
+
+    /// The largest result (key and text, in bytes) the cache keeps: half of one shard's
+    /// share of [`InMemoryCache::max_bytes`] (the budget is split over shards, a few per
+    /// core, so that tasks rarely wait for each other). Larger results are served but
+    /// not cached.
+    #[must_use]
+    pub fn max_entry_bytes(&self) -> u64 {
+        self.entries.shard_capacity() / 2
+    }
+
     /// The traffic counters so far.
     #[must_use]
     pub fn stats(&self) -> CacheStats {
@@ -108,48 +355,71 @@ impl InMemoryCache {
             hits: self.hits.load(Ordering::Relaxed),
             misses: self.misses.load(Ordering::Relaxed),
             evictions: self.evictions.load(Ordering::Relaxed),
+            expirations: self.expirations.load(Ordering::Relaxed),
             admissions: self.admissions.load(Ordering::Relaxed),
         }
     }
 
-    /// How many entries the cache holds.
+    /// How many entries the cache holds (expired ones included until looked up or
+    /// pushed out).
     #[must_use]
     pub fn len(&self) -> usize {
-        self.lock().len()
+        self.entries.len()
     }
 
     /// Whether the cache is empty.
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.len() == 0
+        self.entries.is_empty()
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<CacheKey, CachedResult>> {
-        self.entries.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    /// The weight the entries hold now: their bytes, each at least
+    /// `max_bytes / max_entries`; never above [`InMemoryCache::max_bytes`].
+    #[must_use]
+    pub fn weight(&self) -> u64 {
+        self.entries.weight()
     }
 
-    pub(crate) fn count(counter: &AtomicU64) {
-        counter.fetch_add(1, Ordering::Relaxed);
+    fn count(counter: &AtomicU64) {
+        // Saturating: a counter stops at `u64::MAX` rather than wrap to 0.
+        let _ = counter.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| Some(n.saturating_add(1)));
     }
 }
 
 impl ResultCache for InMemoryCache {
     fn get(&self, key: &CacheKey) -> Option<CachedResult> {
-        let found = self.lock().get(key).cloned();
-        Self::count(if found.is_some() { &self.hits } else { &self.misses });
-        found
+        let Some(found) = self.entries.get(key) else {
+            Self::count(&self.misses);
+            return None;
+        };
+        if found.admitted.elapsed() > self.ttl {
+            // Removed only if it is still the same (expired) entry, not a fresh one put
+            // in the meantime by another task.
+            if self.entries.remove_if(key, |current| current.admitted == found.admitted).is_some() {
+                Self::count(&self.expirations);
+            }
+            Self::count(&self.misses);
+            return None;
+        }
+        Self::count(&self.hits);
+        Some(found.entry)
     }
 
     fn put(&self, key: CacheKey, entry: CachedResult) {
-        self.lock().insert(key, entry);
+        let bytes = (key.weight() + entry.text.len() + entry.contract.to_string().len()) as u64;
+        let weight = bytes.max(self.floor);
+        if bytes > self.max_entry_bytes() {
+            // Too large for its shard: keeping it would push out everything else there.
+            // Whatever the key held before is stale now, so it goes too.
+            self.entries.remove(&key);
+            return;
+        }
+        self.entries.insert(key, Stamped { entry, admitted: Instant::now(), weight });
         Self::count(&self.admissions);
     }
 
     fn evict(&self, key: &CacheKey) {
-        if self.lock().remove(key).is_some() {
-            // A stale entry was found as a hit by `get`; it is really a miss.
-            self.hits.fetch_sub(1, Ordering::Relaxed);
-            Self::count(&self.misses);
+        if self.entries.remove(key).is_some() {
             Self::count(&self.evictions);
         }
     }

@@ -9,6 +9,27 @@ use serde_json::Value;
 /// the pipeline finds it through the contract and refuses a result that claims
 /// `complete` while its own counts say otherwise (`false_completeness`).
 ///
+/// On a field of the contract type itself, `#[tool_output(counts = "field")]` names the
+/// array whose items `returned_count` counts; the pipeline then refuses a result whose
+/// count differs from what it carries, whatever its disposition. A block that passes the
+/// schema but does not deserialize (such as `"returned_count": 2.0`) is an
+/// `output_contract_violation`.
+///
+/// ```
+/// use contract_runtime::{Completeness, ToolOutput};
+///
+/// #[derive(serde::Serialize, schemars::JsonSchema, ToolOutput)]
+/// #[tool_output(version = "1.0.0", compatibility = "exact")]
+/// struct Page {
+///     tickets: Vec<String>,
+///     #[tool_output(counts = "tickets")]
+///     completeness: Completeness,
+/// }
+///
+/// let pair = ("/completeness".to_owned(), "/tickets".to_owned());
+/// assert_eq!(Page::contract().completeness_counts(), [pair]);
+/// ```
+///
 /// # Examples
 ///
 /// ```
@@ -136,13 +157,52 @@ fn check_parts(
     Ok(())
 }
 
-/// Checks the completeness object at `value` (already validated against the contract,
-/// so its shape is known to be right). Returns the contradiction, if any.
-pub(crate) fn check_value(value: &Value) -> Result<(), String> {
-    match Completeness::deserialize(value) {
-        Ok(c) => c.check(),
-        // The schema guarantees the shape; a value that still does not parse is not ours
-        // to judge (for example an additive contract's newer disposition).
-        Err(_) => Ok(()),
+/// Why the pipeline refuses a result because of its completeness metadata.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Refusal {
+    /// The block contradicts itself or the items the result carries:
+    /// `false_completeness`, with the message.
+    False(String),
+    /// The block passed the schema but does not read as a [`Completeness`] (such as
+    /// `"returned_count": 2.0`, which JSON Schema calls an integer and serde does not):
+    /// an `output_contract_violation` at this pointer, since nothing it claims can be
+    /// judged.
+    Unreadable(String),
+}
+
+/// Checks the completeness block found at `at` (already validated against the
+/// contract). A `null` is an absent optional block and passes.
+pub(crate) fn check_block(at: &str, value: &Value) -> Result<(), Refusal> {
+    if value.is_null() {
+        return Ok(());
     }
+    match Completeness::deserialize(value) {
+        Ok(c) => c.check().map_err(|why| Refusal::False(format!("completeness at `{at}` {why}"))),
+        Err(_) => Err(Refusal::Unreadable(at.to_owned())),
+    }
+}
+
+/// Checks every `counts` link of the contract: the block's `returned_count` must equal
+/// the number of items the counted array carries (an absent or `null` array carries
+/// none).
+pub(crate) fn check_counts(contract: &crate::OutputContract, value: &Value) -> Result<(), Refusal> {
+    for (at, items) in contract.completeness_counts() {
+        let Some(block) = value.pointer(at).filter(|b| !b.is_null()) else { continue };
+        let Some(returned) = block.get("returned_count").and_then(Value::as_u64) else {
+            return Err(Refusal::Unreadable(at.clone()));
+        };
+        let carried = match value.pointer(items) {
+            Some(Value::Array(list)) => list.len() as u64,
+            None | Some(Value::Null) => 0,
+            // The schema says it is an array; anything else cannot be counted.
+            Some(_) => return Err(Refusal::Unreadable(items.clone())),
+        };
+        if returned != carried {
+            return Err(Refusal::False(format!(
+                "completeness at `{at}` says returned_count {returned}, but `{items}` carries {carried} item{}",
+                if carried == 1 { "" } else { "s" }
+            )));
+        }
+    }
+    Ok(())
 }

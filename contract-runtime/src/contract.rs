@@ -181,6 +181,7 @@ pub struct OutputContract {
     sensitive: Vec<String>,
     opaque: Vec<String>,
     completeness: Vec<String>,
+    counts: Vec<(String, String)>,
     validator: jsonschema::Validator,
     result_meta: OnceLock<Arc<crate::wire::ResultMeta>>,
 }
@@ -215,6 +216,7 @@ impl OutputContract {
             contract: spec.name.to_owned(),
             kind: ErrorKind::Invalid(msg),
         })?;
+        let counts = counted_arrays(spec, &generated)?;
         let canonical = schema::canonical_string(&generated.schema);
         let sha256 = schema::sha256_hex(canonical.as_bytes());
         Ok(Self {
@@ -226,6 +228,7 @@ impl OutputContract {
             sensitive: generated.sensitive,
             opaque: generated.opaque,
             completeness: generated.completeness,
+            counts,
             validator,
             result_meta: OnceLock::new(),
         })
@@ -300,6 +303,14 @@ impl OutputContract {
         &self.completeness
     }
 
+    /// `(completeness pointer, array pointer)` for each [`crate::Completeness`] field
+    /// marked `#[tool_output(counts = "…")]`: the pipeline requires its `returned_count`
+    /// to equal the number of items the array carries.
+    #[must_use]
+    pub fn completeness_counts(&self) -> &[(String, String)] {
+        &self.counts
+    }
+
     /// The `_meta` object every result of this contract carries, built once.
     pub(crate) fn result_meta(&self) -> Arc<crate::wire::ResultMeta> {
         Arc::clone(self.result_meta.get_or_init(|| Arc::new(crate::wire::ResultMeta::for_contract(self))))
@@ -358,6 +369,9 @@ pub struct ContractSpec {
     pub sensitive_fields: &'static [&'static str],
     /// Serialized names of root fields marked `#[tool_output(opaque)]`.
     pub opaque_fields: &'static [&'static str],
+    /// `(completeness field, counted array field)` for each root `Completeness` field
+    /// marked `#[tool_output(counts = "…")]`, by serialized names.
+    pub completeness_counts: &'static [(&'static str, &'static str)],
 }
 
 /// Why a type cannot be a contract. The message names the type, the contract, the field
@@ -381,6 +395,8 @@ pub(crate) enum ErrorKind {
     BadVersion(String),
     /// The generated schema is not a valid 2020-12 schema.
     Invalid(String),
+    /// A `#[tool_output(counts = "…")]` that links no `Completeness` to an array.
+    BadCounts { field: String, items: String, why: &'static str },
 }
 
 impl ContractError {
@@ -428,8 +444,49 @@ impl fmt::Display for ContractError {
             ),
             ErrorKind::BadVersion(err) => write!(f, "contract `{name}` (type `{ty}`): bad version: {err}"),
             ErrorKind::Invalid(err) => write!(f, "contract `{name}` (type `{ty}`): the generated schema does not compile: {err}"),
+            ErrorKind::BadCounts { field, items, why } => write!(
+                f,
+                "contract `{name}` (type `{ty}`): `#[tool_output(counts = \"{items}\")]` on field `{field}`: {why}"
+            ),
         }
     }
 }
 
 impl std::error::Error for ContractError {}
+
+/// Resolves each `counts` link of the spec to JSON pointers, checking that it links a
+/// `Completeness` field to an array field of the root schema.
+fn counted_arrays(spec: &ContractSpec, generated: &Generated) -> Result<Vec<(String, String)>, ContractError> {
+    let root = &generated.schema;
+    let is_array = |node: &Value| {
+        let node = node
+            .get("$ref")
+            .and_then(Value::as_str)
+            .and_then(|r| r.strip_prefix('#'))
+            .and_then(|p| root.pointer(p))
+            .unwrap_or(node);
+        match node.get("type") {
+            Some(Value::String(t)) => t == "array",
+            Some(Value::Array(ts)) => ts.iter().any(|t| t == "array"),
+            _ => false,
+        }
+    };
+    let mut out = Vec::new();
+    for (field, items) in spec.completeness_counts {
+        let bad = |why| ContractError {
+            type_name: spec.type_name.to_owned(),
+            contract: spec.name.to_owned(),
+            kind: ErrorKind::BadCounts { field: (*field).to_owned(), items: (*items).to_owned(), why },
+        };
+        let at = format!("/{}", schema::escape_pointer_token(field));
+        if !generated.completeness.contains(&at) {
+            return Err(bad("the field is not a `contract_runtime::Completeness`"));
+        }
+        let property = root.get("properties").and_then(|p| p.get(*items));
+        if !property.is_some_and(is_array) {
+            return Err(bad("the counted field is not an array (a `Vec`, slice or set) of the root"));
+        }
+        out.push((at, format!("/{}", schema::escape_pointer_token(items))));
+    }
+    Ok(out)
+}

@@ -14,6 +14,7 @@ use serde::Serialize;
 use serde_json::{json, Value};
 
 use crate::cache::{CacheKey, CachedResult, ResultCache};
+use crate::completeness::Refusal;
 use crate::contract::{OutputContract, ToolOutput};
 use crate::redact::{sanitize, values_at};
 use crate::wire::{
@@ -333,8 +334,8 @@ impl Pipeline {
         let text = text.unwrap_or_else(|| value.to_string());
         if let (Some(cache), true) = (&self.cache, ctx.cacheable) {
             cache.put(
-                CacheKey::new(ctx.tool(), ctx.arguments()),
-                CachedResult { contract: contract.id().clone(), text: Arc::from(text.as_str()), value: None },
+                CacheKey::new(ctx.tool(), contract.id(), ctx.arguments()),
+                CachedResult { contract: contract.id().clone(), text: Arc::from(text.as_str()) },
             );
         }
         emit(
@@ -356,14 +357,13 @@ impl Pipeline {
 
     fn lookup(&self, ctx: &CallContext, contract: &OutputContract) -> Option<ToolCallResult> {
         let cache = self.cache.as_ref().filter(|_| ctx.cacheable)?;
-        let key = CacheKey::new(ctx.tool(), ctx.arguments());
+        let key = CacheKey::new(ctx.tool(), contract.id(), ctx.arguments());
         let entry = cache.get(&key)?;
         if entry.contract != *contract.id() {
             cache.evict(&key);
             return None;
         }
-        let parsed = entry.value.as_deref().cloned().map_or_else(|| serde_json::from_str::<Value>(&entry.text), Ok);
-        let Ok(value) = parsed else {
+        let Ok(value) = serde_json::from_str::<Value>(&entry.text) else {
             cache.evict(&key);
             return None;
         };
@@ -398,16 +398,35 @@ fn check(contract: &OutputContract, value: &Value) -> Result<(), Box<ToolCallRes
         let error = ToolError::new(ErrorCode::OutputContractViolation, message);
         return Err(Box::new(ToolCallResult::failure(error, violations, Some(meta(contract)))));
     }
-    for pointer in contract.completeness_pointers() {
-        for found in pointer_matches(value, pointer) {
-            if let Err(why) = crate::completeness::check_value(found.1) {
-                let error =
-                    ToolError::new(ErrorCode::FalseCompleteness, format!("completeness at `{}` {why}", found.0));
-                return Err(Box::new(ToolCallResult::failure(error, Vec::new(), Some(meta(contract)))));
-            }
+    let blocks = contract.completeness_pointers().iter().flat_map(|pointer| pointer_matches(value, pointer));
+    let refused = blocks
+        .map(|(at, block)| crate::completeness::check_block(&at, block))
+        .find(Result::is_err)
+        .unwrap_or_else(|| crate::completeness::check_counts(contract, value));
+    match refused {
+        Ok(()) => Ok(()),
+        Err(Refusal::False(why)) => {
+            let error = ToolError::new(ErrorCode::FalseCompleteness, why);
+            Err(Box::new(ToolCallResult::failure(error, Vec::new(), Some(meta(contract)))))
+        }
+        Err(Refusal::Unreadable(at)) => {
+            let error = ToolError::new(
+                ErrorCode::OutputContractViolation,
+                format!(
+                    "the result broke the output contract {}@{} (1 violation): its completeness metadata cannot be read",
+                    contract.name(),
+                    contract.version()
+                ),
+            );
+            let violation = WireViolation {
+                pointer: at,
+                keyword: "completeness".to_owned(),
+                message: "does not read as completeness metadata (a field of the wrong JSON type or out of range)"
+                    .to_owned(),
+            };
+            Err(Box::new(ToolCallResult::failure(error, vec![violation], Some(meta(contract)))))
         }
     }
-    Ok(())
 }
 
 /// Every value matching a pointer with `*` wildcards, with its concrete pointer.

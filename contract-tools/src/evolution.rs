@@ -33,6 +33,12 @@
 //! | `title`, `description`, `default`, `examples`, `deprecated`, `readOnly`, `writeOnly`, `$comment` | cosmetic |
 //! | only the text changed (`$defs` renamed or reordered) | cosmetic |
 //! | any other keyword added, removed or changed | breaking (not classified, so assumed unsafe) |
+//! | a difference the walk cannot judge: nested deeper than 256 levels, behind a `$ref` chain longer than 64 or a `$ref` that does not resolve, more than 16 property levels inside an unclassified keyword, a classified keyword of the wrong JSON type | breaking (`unclassified`, naming the pointer and the limit) |
+//! | a contract removed (checked in, no longer produced; see [`crate::snapshot`]) | breaking (`contract_removed`) |
+//!
+//! The walk fails closed: where it stops (a limit reached, a keyword it does not
+//! understand), it compares what is left as plain text, `$ref` targets included, and any
+//! difference there is an `unclassified` breaking change, never a cosmetic one.
 //!
 //! RESEARCH lists "optional property removed" as a warning. A verdict must map to a bump,
 //! so the warning is resolved by what the new schema provably allows: in an open object
@@ -101,6 +107,9 @@ pub use semver::Version;
 
 /// Deeper than this the walk stops; real schemas are far shallower.
 const MAX_DEPTH: usize = 256;
+/// The stack the walk runs on: room for [`MAX_DEPTH`] levels in unoptimized builds
+/// (which need about 16 MiB for them), four times over.
+const WALK_STACK: usize = 64 << 20;
 /// Longest chain of `$ref` to `$ref` followed before a node is taken as it is.
 const MAX_REF_CHAIN: usize = 64;
 /// How deep unclassified keywords are inlined before they are compared.
@@ -311,8 +320,13 @@ pub enum ChangeKind {
     ClosingKeywordChanged,
     /// A title, description, default, example or other annotation: cosmetic.
     AnnotationChanged,
-    /// A keyword this module does not classify changed: breaking, to be safe.
+    /// A keyword this module does not classify changed, or a difference sits where the
+    /// walk cannot judge it (a limit reached, a `$ref` that does not resolve, a keyword
+    /// of the wrong JSON type): breaking, to be safe. The detail says which.
     Unclassified,
+    /// A contract that is checked in is no longer produced by any type: breaking, and no
+    /// version bump covers it (the tool is gone for its clients).
+    ContractRemoved,
     /// The schema text differs but no value changed meaning (`$defs` renamed or
     /// reordered): cosmetic.
     TextOnly,
@@ -354,6 +368,7 @@ impl ChangeKind {
             ChangeKind::ClosingKeywordChanged => "closing_keyword_changed",
             ChangeKind::AnnotationChanged => "annotation_changed",
             ChangeKind::Unclassified => "unclassified",
+            ChangeKind::ContractRemoved => "contract_removed",
             ChangeKind::TextOnly => "text_only",
         }
     }
@@ -427,6 +442,21 @@ impl Change {
     }
 }
 
+impl Change {
+    /// The one change of a contract that is checked in but no longer produced: breaking.
+    pub(crate) fn contract_removed(name: &str) -> Self {
+        Change {
+            pointer: String::new(),
+            kind: ChangeKind::ContractRemoved,
+            op: Op::Removed,
+            verdict: Verdict::Breaking,
+            detail: format!("contract `{name}` removed: its clients lose the tool and its output"),
+            old: None,
+            new: None,
+        }
+    }
+}
+
 impl fmt::Display for Change {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let prefix = if self.kind == ChangeKind::RequiredPropertyRemoved { "required " } else { "" };
@@ -463,21 +493,37 @@ impl fmt::Display for Change {
 /// ```
 #[must_use]
 pub fn diff(old: &Value, new: &Value) -> Vec<Change> {
-    let mut walker = Walker { old_root: old, new_root: new, changes: Vec::new(), pairs: Vec::new() };
-    walker.walk(old, new, "", Closed::default(), 0);
-    let mut changes = walker.changes;
-    if changes.is_empty() && canonical_string(old) != canonical_string(new) {
-        changes.push(Change {
-            pointer: String::new(),
-            kind: ChangeKind::TextOnly,
-            op: Op::Changed,
-            verdict: Verdict::Cosmetic,
-            detail: "text only: no value changes meaning ($defs renamed or reordered)".to_owned(),
-            old: None,
-            new: None,
-        });
-    }
-    changes
+    let walk = || {
+        let mut walker = Walker { old_root: old, new_root: new, changes: Vec::new(), pairs: Vec::new() };
+        walker.walk(old, new, "", Closed::default(), 0);
+        let mut changes = walker.changes;
+        // `old != new` is the cheap test; the canonical text settles key order.
+        if changes.is_empty() && old != new && canonical_string(old) != canonical_string(new) {
+            changes.push(Change {
+                pointer: String::new(),
+                kind: ChangeKind::TextOnly,
+                op: Op::Changed,
+                verdict: Verdict::Cosmetic,
+                detail: "text only: no value changes meaning ($defs renamed or reordered)".to_owned(),
+                old: None,
+                new: None,
+            });
+        }
+        changes
+    };
+    // The walk recurses once per level up to `MAX_DEPTH`, and the comparisons past it
+    // follow the schema as deep as it goes; unoptimized builds need more than a test
+    // thread's 2 MiB for that, so it all runs on a thread with a large stack (only
+    // touched pages are committed). Should that thread not start, it runs here.
+    std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .name("evolution-diff".to_owned())
+            .stack_size(WALK_STACK)
+            .spawn_scoped(scope, walk)
+            .ok()
+            .map(|handle| handle.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+    })
+    .unwrap_or_else(walk)
 }
 
 /// The verdict of a set of changes: the worst one, or `None` when there are none.
@@ -632,11 +678,15 @@ impl std::error::Error for SchemaProblem {}
 /// assert_eq!(err.pointer(), "/properties/a/type");
 /// ```
 pub fn check_schema(schema: &Value) -> Result<(), SchemaProblem> {
-    check_node(schema, schema, "")
+    check_node(schema, schema, "", 0)
 }
 
-fn check_node(root: &Value, node: &Value, pointer: &str) -> Result<(), SchemaProblem> {
+fn check_node(root: &Value, node: &Value, pointer: &str, depth: usize) -> Result<(), SchemaProblem> {
     let problem = |at: &str, message: String| Err(SchemaProblem { pointer: at.to_owned(), message });
+    if depth > MAX_DEPTH {
+        // Deeper than the diff walks: refused here rather than judged in part.
+        return problem(pointer, format!("nested deeper than {MAX_DEPTH} levels, more than the diff can judge"));
+    }
     let obj = match node {
         Value::Bool(_) => return Ok(()),
         Value::Object(obj) => obj,
@@ -689,7 +739,7 @@ fn check_node(root: &Value, node: &Value, pointer: &str) -> Result<(), SchemaPro
                     let mut names: Vec<&String> = map.keys().collect();
                     names.sort();
                     for name in names {
-                        check_node(root, &map[name.as_str()], &format!("{at}/{}", escape(name)))?;
+                        check_node(root, &map[name.as_str()], &format!("{at}/{}", escape(name)), depth + 1)?;
                     }
                 }
                 Some(Subschemas::List) => {
@@ -697,10 +747,10 @@ fn check_node(root: &Value, node: &Value, pointer: &str) -> Result<(), SchemaPro
                         return problem(&at, "expected a non-empty list of schemas".to_owned());
                     };
                     for (i, sub) in list.iter().enumerate() {
-                        check_node(root, sub, &format!("{at}/{i}"))?;
+                        check_node(root, sub, &format!("{at}/{i}"), depth + 1)?;
                     }
                 }
-                Some(Subschemas::One) => check_node(root, value, &at)?,
+                Some(Subschemas::One) => check_node(root, value, &at, depth + 1)?,
                 None => {}
             },
         }
@@ -770,6 +820,8 @@ impl Walker<'_> {
 
     fn walk(&mut self, old: &Value, new: &Value, path: &str, outer: Closed, depth: usize) {
         if depth > MAX_DEPTH {
+            // Deeper than this the walk does not go; what differs below is not classified.
+            self.unjudged(old, new, path, &format!("nested deeper than {MAX_DEPTH} levels"));
             return;
         }
         let pair = match (ref_of(old), ref_of(new)) {
@@ -796,9 +848,30 @@ impl Walker<'_> {
         probe.changes.is_empty()
     }
 
+    /// Fails closed where the walk stops: `old` and `new` are compared as plain text
+    /// (with the targets of their `$ref`s), and any difference is an unclassified,
+    /// breaking change at `path` that says `why` it was not classified.
+    fn unjudged(&mut self, old: &Value, new: &Value, path: &str, why: &str) {
+        if !plainly_equal(self.old_root, old, self.new_root, new) {
+            self.push(
+                path.to_owned(),
+                ChangeKind::Unclassified,
+                Op::Changed,
+                Verdict::Breaking,
+                format!("differs where the schema is {why}: not classified, so treated as breaking"),
+            );
+        }
+    }
+
     fn compare(&mut self, old_raw: &Value, new_raw: &Value, path: &str, outer: Closed, depth: usize) {
-        let old_resolved = resolve(self.old_root, old_raw);
-        let new_resolved = resolve(self.new_root, new_raw);
+        let (old_resolved, new_resolved) =
+            match (try_resolve(self.old_root, old_raw), try_resolve(self.new_root, new_raw)) {
+                (Ok(o), Ok(n)) => (o, n),
+                (Err(why), _) | (_, Err(why)) => return self.unjudged(old_raw, new_raw, path, &why),
+            };
+        if let Some(why) = ill_typed(&old_resolved).or_else(|| ill_typed(&new_resolved)) {
+            return self.unjudged(&old_resolved, &new_resolved, path, &why);
+        }
         let (o, n) = match (as_map(&old_resolved), as_map(&new_resolved)) {
             (None, None) => return,
             (None, Some(_)) => {
@@ -1070,16 +1143,26 @@ impl Walker<'_> {
         let ((kind, verdict), op, detail) = match (before.and_then(Value::as_f64), after.and_then(Value::as_f64)) {
             (Some(_), None) => (relaxed, Op::Removed, format!("{} removed, relaxed", before.unwrap_or(&Value::Null))),
             (None, Some(_)) => (tightened, Op::Added, format!("{} added, tightened", after.unwrap_or(&Value::Null))),
-            (Some(x), Some(y)) => {
-                let wider = if upper { y > x } else { y < x };
-                let narrower = if upper { y < x } else { y > x };
+            (Some(_), Some(_)) => {
                 let show = format!("{} → {}", before.unwrap_or(&Value::Null), after.unwrap_or(&Value::Null));
-                if wider {
-                    (relaxed, Op::Changed, format!("{show}, relaxed"))
-                } else if narrower {
-                    (tightened, Op::Changed, format!("{show}, tightened"))
-                } else {
+                let Some(order) = compare_numbers(before, after) else {
+                    // Two numbers that differ but that `f64` cannot tell apart (integers
+                    // beyond 2^53): not classified, so breaking.
+                    self.push_values(
+                        pointer,
+                        (ChangeKind::Unclassified, Op::Changed, Verdict::Breaking),
+                        format!("{show}: too close to compare exactly, so treated as breaking"),
+                        before,
+                        after,
+                    );
                     return;
+                };
+                match (order, upper) {
+                    (std::cmp::Ordering::Equal, _) => return,
+                    (std::cmp::Ordering::Greater, true) | (std::cmp::Ordering::Less, false) => {
+                        (relaxed, Op::Changed, format!("{show}, relaxed"))
+                    }
+                    _ => (tightened, Op::Changed, format!("{show}, tightened")),
                 }
             }
             (None, None) => return,
@@ -1380,8 +1463,16 @@ impl Walker<'_> {
         };
         let keys: BTreeSet<&str> = o.keys().chain(n.keys()).map(String::as_str).filter(|k| !skip(k)).collect();
         for keyword in keys {
-            let before = o.get(keyword).map(|v| inline(self.old_root, v, 0));
-            let after = n.get(keyword).map(|v| inline(self.new_root, v, 0));
+            let pointer = format!("{path}/{}", escape(keyword));
+            let mut cut = None;
+            let before = o.get(keyword).map(|v| inline(self.old_root, v, 0, &mut cut));
+            let after = n.get(keyword).map(|v| inline(self.new_root, v, 0, &mut cut));
+            if let (Some(why), Some(a), Some(b)) = (&cut, o.get(keyword), n.get(keyword)) {
+                // The inlined copies stop short, so they cannot show a difference beyond
+                // that point: compare the rest as plain text instead.
+                self.unjudged(a, b, &pointer, &format!("inside `{keyword}`, {why}"));
+                continue;
+            }
             let op = match (&before, &after) {
                 (Some(x), Some(y)) if x == y => continue,
                 (None, None) => continue,
@@ -1390,7 +1481,7 @@ impl Walker<'_> {
                 (Some(_), None) => Op::Removed,
             };
             self.push(
-                format!("{path}/{}", escape(keyword)),
+                pointer,
                 ChangeKind::Unclassified,
                 op,
                 Verdict::Breaking,
@@ -1438,15 +1529,25 @@ fn percent_decode(text: &str) -> Option<String> {
 /// The node with its `$ref` chain followed: the target's keywords, overlaid with the
 /// keywords written beside the `$ref` (those are closer to the use, such as a
 /// description or an `unevaluatedProperties: false` added where the target is used).
+///
+/// Best effort: a chain that is too long or does not resolve gives the node itself. Where that matters for a verdict, use [`try_resolve`].
 fn resolve<'a>(root: &Value, node: &'a Value) -> Cow<'a, Value> {
+    try_resolve(root, node).unwrap_or(Cow::Borrowed(node))
+}
+
+/// [`resolve`], or why the chain could not be followed to its end: longer than
+/// [`MAX_REF_CHAIN`], or a `$ref` that is not local or names nothing in the document.
+fn try_resolve<'a>(root: &Value, node: &'a Value) -> Result<Cow<'a, Value>, String> {
     let mut current = Cow::Borrowed(node);
     for _ in 0..MAX_REF_CHAIN {
-        let Some(reference) = ref_of(&current) else { return current };
-        let Some(target) = lookup(root, reference) else { return current };
+        let Some(reference) = ref_of(&current) else { return Ok(current) };
+        let Some(target) = lookup(root, reference) else {
+            return Err(format!("behind `$ref` `{reference}`, which does not resolve in this document"));
+        };
         let mut merged = match target {
             Value::Object(map) => map.clone(),
             Value::Bool(true) => Map::new(),
-            other => return Cow::Owned(other.clone()),
+            other => return Ok(Cow::Owned(other.clone())),
         };
         if let Value::Object(siblings) = current.as_ref() {
             for (key, value) in siblings.iter().filter(|(k, _)| *k != "$ref") {
@@ -1455,7 +1556,10 @@ fn resolve<'a>(root: &Value, node: &'a Value) -> Cow<'a, Value> {
         }
         current = Cow::Owned(Value::Object(merged));
     }
-    current
+    if ref_of(&current).is_some() {
+        return Err(format!("behind a `$ref` chain longer than {MAX_REF_CHAIN}"));
+    }
+    Ok(current)
 }
 
 /// A resolved node as keywords: `true` has none, `false` (and anything that is not a
@@ -1469,21 +1573,113 @@ fn as_map(node: &Value) -> Option<Cow<'_, Map<String, Value>>> {
 }
 
 /// A copy of `value` with every `$ref` replaced by its target, for whole-keyword
-/// comparison; recursion stops at [`MAX_INLINE_DEPTH`].
-fn inline(root: &Value, value: &Value, depth: usize) -> Value {
-    if depth > MAX_INLINE_DEPTH {
-        return value.clone();
-    }
+/// comparison. Recursion stops at [`MAX_INLINE_DEPTH`] (16 property levels) and at a
+/// `$ref` that cannot be followed; `cut` then says why, so that the caller does not take
+/// the shortened copies for the whole.
+fn inline(root: &Value, value: &Value, depth: usize, cut: &mut Option<String>) -> Value {
     match value {
-        Value::Object(_) => match resolve(root, value).into_owned() {
-            Value::Object(map) => {
-                Value::Object(map.iter().map(|(k, v)| (k.clone(), inline(root, v, depth + 1))).collect())
+        Value::Object(_) | Value::Array(_) if depth > MAX_INLINE_DEPTH => {
+            cut.get_or_insert_with(|| {
+                format!("more than {} property levels deep ({MAX_INLINE_DEPTH} nesting levels)", MAX_INLINE_DEPTH / 2)
+            });
+            value.clone()
+        }
+        Value::Object(_) => match try_resolve(root, value) {
+            Ok(resolved) => match resolved.into_owned() {
+                Value::Object(map) => {
+                    Value::Object(map.iter().map(|(k, v)| (k.clone(), inline(root, v, depth + 1, cut))).collect())
+                }
+                other => other,
+            },
+            Err(why) => {
+                cut.get_or_insert(why);
+                value.clone()
             }
-            other => other,
         },
-        Value::Array(list) => Value::Array(list.iter().map(|v| inline(root, v, depth + 1)).collect()),
+        Value::Array(list) => Value::Array(list.iter().map(|v| inline(root, v, depth + 1, cut)).collect()),
         other => other.clone(),
     }
+}
+
+/// Whether two subschemas are the same text and every `$ref` they reach (transitively)
+/// has the same target text in both documents: the fail-closed comparison for what the
+/// walk cannot classify. Iterative, so that it works however deep the schema is.
+fn plainly_equal(old_root: &Value, old: &Value, new_root: &Value, new: &Value) -> bool {
+    if old != new {
+        return false;
+    }
+    let mut seen: BTreeSet<&str> = BTreeSet::new();
+    let mut todo: Vec<&Value> = vec![old];
+    while let Some(node) = todo.pop() {
+        match node {
+            Value::Object(map) => {
+                if let Some(reference) = map.get("$ref").and_then(Value::as_str) {
+                    if seen.insert(reference) {
+                        let (a, b) = (lookup(old_root, reference), lookup(new_root, reference));
+                        if a != b {
+                            return false;
+                        }
+                        todo.extend(a);
+                    }
+                }
+                todo.extend(map.values());
+            }
+            Value::Array(list) => todo.extend(list),
+            _ => {}
+        }
+    }
+    true
+}
+
+/// How the new bound compares with the old one (`Greater`: the new one is larger),
+/// exactly for integers of any size; `None` when the two differ but cannot be ordered
+/// exactly (an integer beyond 2^53 against a fraction that `f64` rounds onto it).
+fn compare_numbers(old: Option<&Value>, new: Option<&Value>) -> Option<std::cmp::Ordering> {
+    let (Some(Value::Number(a)), Some(Value::Number(b))) = (old, new) else { return None };
+    let exact = |n: &serde_json::Number| n.as_i64().map(i128::from).or_else(|| n.as_u64().map(i128::from));
+    if let (Some(x), Some(y)) = (exact(a), exact(b)) {
+        return Some(y.cmp(&x));
+    }
+    let (x, y) = (a.as_f64()?, b.as_f64()?);
+    match y.partial_cmp(&x)? {
+        // Equal as `f64` but not the same number: rounding hid the difference.
+        std::cmp::Ordering::Equal
+            if a != b && (exact(a).is_some() || exact(b).is_some()) && x.abs() >= 9_007_199_254_740_992.0 =>
+        {
+            None
+        }
+        order => Some(order),
+    }
+}
+
+/// Why a resolved node cannot be classified: a keyword the walk reads has a JSON type it
+/// does not understand (an `enum` that is not a list, a bound that is not a number, …).
+fn ill_typed(node: &Value) -> Option<String> {
+    let map = match node {
+        Value::Object(map) => map,
+        Value::Bool(_) => return None,
+        other => {
+            return Some(format!(
+                "{} instead of an object or a boolean, a form the classifier does not understand",
+                kind_of(other)
+            ))
+        }
+    };
+    map.iter().find_map(|(keyword, value)| {
+        let fine = match keyword.as_str() {
+            "type" => value.is_string() || value.as_array().is_some_and(|l| l.iter().all(Value::is_string)),
+            "required" => value.as_array().is_some_and(|l| l.iter().all(Value::is_string)),
+            "enum" | "allOf" | "anyOf" | "oneOf" | "prefixItems" => value.is_array(),
+            "properties" | "$defs" | "definitions" => value.is_object(),
+            "additionalProperties" | "unevaluatedProperties" | "items" => value.is_object() || value.is_boolean(),
+            "$ref" | "pattern" | "format" => value.is_string(),
+            "uniqueItems" => value.is_boolean(),
+            "multipleOf" => value.is_number(),
+            k if UPPER_BOUNDS.contains(&k) || LOWER_BOUNDS.contains(&k) => value.is_number(),
+            _ => true,
+        };
+        (!fine).then(|| format!("using `{keyword}` in a form the classifier does not understand"))
+    })
 }
 
 fn union_keyword(map: &Map<String, Value>) -> Option<&'static str> {

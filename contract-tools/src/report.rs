@@ -77,8 +77,8 @@ pub struct ContractReport {
     pub status: ContractStatus,
     /// The checked-in version, when known.
     pub old_version: Option<String>,
-    /// The declared version.
-    pub new_version: String,
+    /// The declared version (`null` for a removed contract).
+    pub new_version: Option<String>,
     /// The strongest verdict of the changes (`breaking`, `additive`, `cosmetic`), or
     /// `null` without changes.
     pub verdict: Option<String>,
@@ -146,8 +146,8 @@ pub struct ChangeReport {
     pub verdict: String,
     /// The bump this change needs.
     pub bump: String,
-    /// The smallest version that covers this change.
-    pub needs: String,
+    /// The smallest version that covers this change (`null` when none can: a removal).
+    pub needs: Option<String>,
     /// Whether the declared version covers it.
     pub ok: bool,
     /// The change as one line of text.

@@ -173,9 +173,49 @@ pub fn review(dir: &Path, contracts: &ContractSet) -> Result<Review, SnapshotErr
         }
         Err(err) => files.push((String::new(), FileState::Unreadable(format!("{shown}: {err}")))),
     }
-    let reviews =
+    let mut reviews: Vec<ContractReview> =
         contracts.contracts().into_iter().map(|contract| review_contract(dir, &shown, &inventory, contract)).collect();
+    reviews.extend(removed_contracts(&shown, &inventory, &files, &reviews));
     Ok(Review { shown, expected, files, contracts: reviews })
+}
+
+/// Contracts that are checked in but that no type produces any more: every inventory
+/// entry whose name no contract has, and every orphan schema file no inventory entry
+/// claims. Each is a breaking removal, not mere drift: the tool is gone for its clients.
+fn removed_contracts(
+    shown: &str,
+    inventory: &CheckedInInventory,
+    files: &[(String, FileState)],
+    reviews: &[ContractReview],
+) -> Vec<ContractReview> {
+    let removed = |name: &str, file: String, type_name: String, old_version: Option<Version>| ContractReview {
+        name: name.to_owned(),
+        shown_file: format!("{shown}/{file}"),
+        file,
+        type_name,
+        status: Status::Removed,
+        old_version,
+        new_version: None,
+        changes: vec![Change::contract_removed(name)],
+        policy: Policy::Ok,
+        problem: None,
+    };
+    let produced = |name: &str| reviews.iter().any(|r| r.name == name);
+    let mut out = Vec::new();
+    let mut claimed = Vec::new();
+    if let CheckedInInventory::Read(entries) = inventory {
+        for (name, entry) in entries.iter().filter(|(name, _)| !produced(name)) {
+            let file = entry.file.clone().unwrap_or_else(|| file_name(name));
+            claimed.push(file.clone());
+            out.push(removed(name, file, entry.type_name.clone().unwrap_or_default(), Some(entry.version.clone())));
+        }
+    }
+    for (file, _) in files.iter().filter(|(f, state)| *state == FileState::Orphan && !claimed.contains(f)) {
+        // The name as `file_name` wrote it: `__` stood for `/`.
+        let name = file.strip_suffix(".json").unwrap_or(file).replace("__", "/");
+        out.push(removed(&name, file.clone(), String::new(), None));
+    }
+    out
 }
 
 fn review_contract(
@@ -192,7 +232,7 @@ fn review_contract(
         type_name: contract.type_name().to_owned(),
         status: Status::New,
         old_version: None,
-        new_version: contract.version().clone(),
+        new_version: Some(contract.version().clone()),
         changes: Vec::new(),
         policy: Policy::Ok,
         problem: None,
@@ -241,11 +281,18 @@ fn review_contract(
     review
 }
 
-/// The checked-in inventory: the version each contract had.
+/// The checked-in inventory: the version (and file and type) each contract had.
 enum CheckedInInventory {
     Missing,
-    Read(BTreeMap<String, Version>),
+    Read(BTreeMap<String, Entry>),
     Bad(String),
+}
+
+/// One contract as the checked-in inventory lists it.
+struct Entry {
+    version: Version,
+    file: Option<String>,
+    type_name: Option<String>,
 }
 
 impl CheckedInInventory {
@@ -283,7 +330,8 @@ impl CheckedInInventory {
             let Some(Ok(version)) = version else {
                 return bad(&format!("/contracts/{i}/version"), "expected a semver version such as \"1.2.0\"");
             };
-            versions.insert(name.to_owned(), version);
+            let text = |key: &str| entry.get(key).and_then(Value::as_str).map(str::to_owned);
+            versions.insert(name.to_owned(), Entry { version, file: text("file"), type_name: text("type") });
         }
         Self::Read(versions)
     }
@@ -291,7 +339,7 @@ impl CheckedInInventory {
     fn version_of(&self, name: &str) -> Result<Option<Version>, String> {
         match self {
             Self::Missing => Ok(None),
-            Self::Read(versions) => Ok(versions.get(name).cloned()),
+            Self::Read(versions) => Ok(versions.get(name).map(|e| e.version.clone())),
             Self::Bad(problem) => Err(problem.clone()),
         }
     }
@@ -341,10 +389,13 @@ pub enum Status {
     /// The checked-in schema or inventory could not be read; see
     /// [`ContractReview::problem`].
     Unreadable,
+    /// The contract is checked in but no type produces it any more: a breaking removal
+    /// (one [`evolution::ChangeKind::ContractRemoved`] change) that no version covers.
+    Removed,
 }
 
 impl Status {
-    /// `"new"`, `"unchanged"`, `"changed"` or `"unreadable"`.
+    /// `"new"`, `"unchanged"`, `"changed"`, `"unreadable"` or `"removed"`.
     #[must_use]
     pub fn as_str(self) -> &'static str {
         match self {
@@ -352,6 +403,7 @@ impl Status {
             Status::Unchanged => "unchanged",
             Status::Changed => "changed",
             Status::Unreadable => "unreadable",
+            Status::Removed => "removed",
         }
     }
 }
@@ -366,7 +418,8 @@ pub struct ContractReview {
     type_name: String,
     status: Status,
     old_version: Option<Version>,
-    new_version: Version,
+    /// `None` for a removed contract.
+    new_version: Option<Version>,
     changes: Vec<Change>,
     policy: Policy,
     problem: Option<String>,
@@ -392,13 +445,14 @@ impl ContractReview {
         &self.file
     }
 
-    /// The Rust type the contract is derived from.
+    /// The Rust type the contract is derived from (for a removed contract, the type the
+    /// inventory names, or empty when it names none).
     #[must_use]
     pub fn type_name(&self) -> &str {
         &self.type_name
     }
 
-    /// New, unchanged, changed or unreadable.
+    /// New, unchanged, changed, unreadable or removed.
     #[must_use]
     pub fn status(&self) -> Status {
         self.status
@@ -410,10 +464,10 @@ impl ContractReview {
         self.old_version.as_ref()
     }
 
-    /// The declared version.
+    /// The declared version; `None` for a removed contract, which declares nothing.
     #[must_use]
-    pub fn new_version(&self) -> &Version {
-        &self.new_version
+    pub fn new_version(&self) -> Option<&Version> {
+        self.new_version.as_ref()
     }
 
     /// Every classified change from the checked-in schema to the generated one.
@@ -435,32 +489,37 @@ impl ContractReview {
         self.problem.as_deref()
     }
 
-    /// Whether the contract may be written: policy met and checked-in files readable.
+    /// Whether the contract passes the check: policy met, checked-in files readable, and
+    /// not removed (a removal is breaking and no version covers it).
     #[must_use]
     pub fn is_ok(&self) -> bool {
-        self.policy.is_ok() && self.problem.is_none()
+        self.policy.is_ok() && self.problem.is_none() && self.status != Status::Removed
     }
 
     /// `fleet_status 1.2.0 → 1.3.0`, `task_status 2.0.0 (unchanged)` or
     /// `ping 1.0.0 (new)`.
     #[must_use]
     pub fn header(&self) -> String {
-        match &self.old_version {
-            Some(old) if *old == self.new_version => format!("{} {old} (unchanged)", self.name),
-            Some(old) => format!("{} {old} → {}", self.name, self.new_version),
-            None => format!("{} {} (new)", self.name, self.new_version),
+        match (&self.old_version, &self.new_version) {
+            (Some(old), None) => format!("{} {old} (removed)", self.name),
+            (None, None) => format!("{} (removed)", self.name),
+            (Some(old), Some(new)) if old == new => format!("{} {old} (unchanged)", self.name),
+            (Some(old), Some(new)) => format!("{} {old} → {new}", self.name),
+            (None, Some(new)) => format!("{} {new} (new)", self.name),
         }
     }
 
     /// The smallest version each change needs, and whether the declared one is enough.
-    fn needs(&self, change: &Change) -> (Version, bool) {
-        match &self.old_version {
+    /// `None` when no version can be enough (a removed contract).
+    fn needs(&self, change: &Change) -> Option<(Version, bool)> {
+        let new = self.new_version.as_ref()?;
+        Some(match &self.old_version {
             Some(old) => {
                 let bump = change.verdict().bump();
-                (evolution::minimum_version(old, bump), evolution::satisfies(old, &self.new_version, bump))
+                (evolution::minimum_version(old, bump), evolution::satisfies(old, new, bump))
             }
-            None => (self.new_version.clone(), true),
-        }
+            None => (new.clone(), true),
+        })
     }
 
     /// One review line per change, such as
@@ -481,8 +540,11 @@ impl ContractReview {
                 Verdict::Breaking => "BREAKING",
                 other => other.as_str(),
             };
-            let (needs, ok) = self.needs(change);
-            let outcome = if ok { "ok".to_owned() } else { format!("needs {needs}") };
+            let outcome = match self.needs(change) {
+                Some((_, true)) => "ok".to_owned(),
+                Some((needs, false)) => format!("needs {needs}"),
+                None => "no version bump covers a removal".to_owned(),
+            };
             lines.push(format!("{header}: {change}: {verdict}, {outcome}"));
         }
         lines
@@ -491,6 +553,14 @@ impl ContractReview {
     /// What to do about a breach, naming the attribute to write; `None` when ok.
     #[must_use]
     pub fn fix(&self) -> Option<String> {
+        if self.status == Status::Removed {
+            let ty = if self.type_name.is_empty() { "its type".to_owned() } else { format!("`{}`", self.type_name) };
+            return Some(format!(
+                "{} is checked in but no contract produces `{}`: if that is a mistake, add {ty} back to the contract list; \
+                 if the tool is retired on purpose, tell its clients (a breaking removal), then run `cargo xtask schemas` to delete its schema and inventory entry",
+                self.shown_file, self.name
+            ));
+        }
         match (&self.policy, &self.problem) {
             (_, Some(_)) => Some(format!(
                 "restore {0} from version control (`git checkout -- {0}`) or repair it, then run again",
@@ -516,7 +586,10 @@ impl ContractReview {
             .changes
             .iter()
             .map(|change| {
-                let (needs, ok) = self.needs(change);
+                let (needs, ok) = match self.needs(change) {
+                    Some((needs, ok)) => (Some(needs.to_string()), ok),
+                    None => (None, false),
+                };
                 ChangeReport {
                     pointer: change.pointer().to_owned(),
                     kind: change.kind().as_str().to_owned(),
@@ -527,13 +600,14 @@ impl ContractReview {
                     line: change.to_string(),
                     old: change.old_value().cloned(),
                     new: change.new_value().cloned(),
-                    needs: needs.to_string(),
+                    needs,
                     ok,
                 }
             })
             .collect();
         let (policy, needs) = match &self.policy {
             _ if self.problem.is_some() => (PolicyStatus::Unreadable, None),
+            _ if self.status == Status::Removed => (PolicyStatus::Removed, None),
             Policy::Ok => (PolicyStatus::Ok, None),
             Policy::TooSmall { needs, .. } => (PolicyStatus::TooSmall, Some(needs.to_string())),
             Policy::Decreased => (PolicyStatus::Decreased, self.old_version.as_ref().map(ToString::to_string)),
@@ -543,6 +617,7 @@ impl ContractReview {
             Status::Unchanged => ContractStatus::Unchanged,
             Status::Changed => ContractStatus::Changed,
             Status::Unreadable => ContractStatus::Unreadable,
+            Status::Removed => ContractStatus::Removed,
         };
         ContractReport {
             name: self.name.clone(),
@@ -550,7 +625,7 @@ impl ContractReview {
             type_name: self.type_name.clone(),
             status,
             old_version: self.old_version.as_ref().map(ToString::to_string),
-            new_version: self.new_version.to_string(),
+            new_version: self.new_version.as_ref().map(ToString::to_string),
             verdict: evolution::verdict(&self.changes).map(|v| v.as_str().to_owned()),
             required_bump: evolution::required_bump(&self.changes).as_str().to_owned(),
             policy,
@@ -589,9 +664,19 @@ impl Review {
 
     /// Whether every declared version covers its schema's change and every checked-in
     /// file could be read: what [`Review::write`] requires.
+    ///
+    /// A removed contract ([`Status::Removed`]) declares no version, so it is not part of
+    /// this: [`Review::check`] fails on it as a breaking removal, and writing (running
+    /// `cargo xtask schemas`) is how a deliberate retirement is recorded.
     #[must_use]
     pub fn policy_ok(&self) -> bool {
-        self.contracts.iter().all(ContractReview::is_ok)
+        self.contracts.iter().filter(|c| c.status != Status::Removed).all(ContractReview::is_ok)
+    }
+
+    /// Whether a checked-in contract is no longer produced (see [`Status::Removed`]).
+    #[must_use]
+    pub fn has_removals(&self) -> bool {
+        self.contracts.iter().any(|c| c.status == Status::Removed)
     }
 
     /// The classified list: one line per change of every changed contract, and one per
@@ -624,8 +709,9 @@ impl Review {
                     problems.push(message.trim_end().to_owned());
                 }
                 FileState::Missing => {
-                    let new =
-                        contract.map_or_else(String::new, |c| format!(" (new contract {} {})", c.name, c.new_version));
+                    let new = contract
+                        .and_then(|c| Some(format!(" (new contract {} {})", c.name, c.new_version.as_ref()?)))
+                        .unwrap_or_default();
                     problems.push(format!("{shown}/{name} is missing{new}"));
                 }
                 FileState::Orphan => {
@@ -717,7 +803,7 @@ impl Review {
             })
             .collect();
         ReviewReport {
-            ok: self.is_up_to_date() && self.policy_ok(),
+            ok: self.is_up_to_date() && self.policy_ok() && !self.has_removals(),
             up_to_date: self.is_up_to_date(),
             policy_ok: self.policy_ok(),
             dir: self.shown.clone(),

@@ -570,6 +570,301 @@ fn an_unreadable_inventory_blocks_a_change_it_must_version() {
     snapshot::write(dir.path(), &contracts![fleet::additive_minor::Fleet]).unwrap();
 }
 
+// ------------------------------------------------------------------ fail closed
+
+/// One change's kind, verdict, pointer and detail, for the fail-closed tests.
+fn only_change(changes: &[Change]) -> (&str, Verdict, &str, &str) {
+    assert_eq!(changes.len(), 1, "expected exactly one change: {changes:#?}");
+    let c = &changes[0];
+    (c.kind().as_str(), c.verdict(), c.pointer(), c.detail())
+}
+
+/// An object nested `levels` property levels deep (each level one property `a`), with
+/// `leaf` at the bottom.
+fn nested(levels: usize, leaf: &Value) -> Value {
+    let mut node = leaf.clone();
+    for _ in 0..levels {
+        // Built by hand: `json!` would copy `node` through serde on every level.
+        let properties = serde_json::Map::from_iter([("a".to_owned(), node)]);
+        node = Value::Object(serde_json::Map::from_iter([
+            ("type".to_owned(), Value::from("object")),
+            ("properties".to_owned(), Value::Object(properties)),
+        ]));
+    }
+    node
+}
+
+/// The pointer of the leaf under [`nested`], written out by hand (not by the walker).
+fn nested_pointer(levels: usize) -> String {
+    "/properties/a".repeat(levels)
+}
+
+#[test]
+fn a_change_deeper_than_the_walk_goes_is_breaking_and_names_where_it_stopped() {
+    let string = serde_json::json!({ "type": "string" });
+    let integer = serde_json::json!({ "type": "integer" });
+
+    // 300 property levels: past the walk's limit of 256.
+    let changes = evolution::diff(&nested(300, &string), &nested(300, &integer));
+    let (kind, verdict, pointer, detail) = only_change(&changes);
+    assert_eq!((kind, verdict), ("unclassified", Verdict::Breaking));
+    assert_eq!(pointer, nested_pointer(257), "the pointer where the walk stopped");
+    assert!(detail.contains("deeper than 256"), "{detail}");
+    assert_eq!(evolution::required_bump(&changes), Bump::Major);
+
+    // Clean control: the same depth without a change is no change at all.
+    assert!(evolution::diff(&nested(300, &string), &nested(300, &string)).is_empty());
+    // Clean control: within the limit the same change is classified as what it is.
+    let changes = evolution::diff(&nested(200, &string), &nested(200, &integer));
+    let (kind, verdict, pointer, _) = only_change(&changes);
+    assert_eq!((kind, verdict), ("type_changed", Verdict::Breaking));
+    assert_eq!(pointer, format!("{}/type", nested_pointer(200)));
+    // A harmless change deep down (a description) is still not cosmetic past the limit,
+    // since nothing there was judged, but it is cosmetic within it.
+    let described = serde_json::json!({ "type": "string", "description": "a name" });
+    assert_eq!(
+        evolution::verdict(&evolution::diff(&nested(300, &string), &nested(300, &described))),
+        Some(Verdict::Breaking)
+    );
+    assert_eq!(
+        evolution::verdict(&evolution::diff(&nested(200, &string), &nested(200, &described))),
+        Some(Verdict::Cosmetic)
+    );
+
+    // Far deeper (1,000 levels): a verdict, not a stack overflow.
+    let changes = evolution::diff(&nested(1_000, &string), &nested(1_000, &integer));
+    let (kind, verdict, pointer, _) = only_change(&changes);
+    assert_eq!((kind, verdict, pointer), ("unclassified", Verdict::Breaking, nested_pointer(257).as_str()));
+    assert!(evolution::diff(&nested(1_000, &string), &nested(1_000, &string)).is_empty());
+}
+
+#[test]
+fn a_checked_in_schema_deeper_than_the_diff_goes_is_refused_by_the_shape_check() {
+    let string = serde_json::json!({ "type": "string" });
+    let err = evolution::check_schema(&nested(300, &string)).expect_err("too deep to judge");
+    assert_eq!(err.pointer(), nested_pointer(257));
+    assert!(err.message().contains("deeper than 256"), "{err}");
+    // Clean control: within the limit the shape check passes.
+    evolution::check_schema(&nested(200, &string)).expect("200 levels are checked");
+}
+
+/// A root that is `$ref` → `d0` → `d1` → … → `d{links-1}` → `{ "type": leaf }`: a chain of
+/// `links + 1` references.
+fn ref_chain(links: usize, leaf: &str) -> Value {
+    let mut defs = serde_json::Map::new();
+    for i in 0..links {
+        defs.insert(format!("d{i}"), serde_json::json!({ "$ref": format!("#/$defs/d{}", i + 1) }));
+    }
+    defs.insert(format!("d{links}"), serde_json::json!({ "type": leaf }));
+    serde_json::json!({ "$ref": "#/$defs/d0", "$defs": defs })
+}
+
+#[test]
+fn a_change_behind_a_long_ref_chain_is_breaking() {
+    for links in [63, 64, 65, 100] {
+        let changes = evolution::diff(&ref_chain(links, "string"), &ref_chain(links, "integer"));
+        assert_eq!(evolution::verdict(&changes), Some(Verdict::Breaking), "{links} links: {changes:#?}");
+        // Clean control: the same chain unchanged.
+        assert!(evolution::diff(&ref_chain(links, "string"), &ref_chain(links, "string")).is_empty(), "{links}");
+    }
+    let changes = evolution::diff(&ref_chain(100, "string"), &ref_chain(100, "integer"));
+    let (kind, _, pointer, detail) = only_change(&changes);
+    assert_eq!((kind, pointer), ("unclassified", ""));
+    assert!(detail.contains("`$ref` chain longer than 64"), "{detail}");
+    // Clean control: a short chain is followed and the change classified.
+    let short = evolution::diff(&ref_chain(5, "string"), &ref_chain(5, "integer"));
+    let (kind, verdict, pointer, _) = only_change(&short);
+    assert_eq!((kind, verdict, pointer), ("type_changed", Verdict::Breaking, "/type"));
+
+    // A `$ref` cycle that never reaches a schema: the same cycle is no change, a
+    // different one is breaking.
+    let cycle = |extra: &str| {
+        serde_json::json!({
+            "$ref": "#/$defs/a",
+            "$defs": { "a": { "$ref": "#/$defs/b" }, "b": { "$ref": "#/$defs/a", "description": extra } }
+        })
+    };
+    assert!(evolution::diff(&cycle("x"), &cycle("x")).is_empty());
+    assert_eq!(evolution::verdict(&evolution::diff(&cycle("x"), &cycle("y"))), Some(Verdict::Breaking));
+}
+
+#[test]
+fn bounds_beyond_f64_precision_are_compared_exactly() {
+    let max = |m: Value| serde_json::json!({ "type": "integer", "maximum": m });
+    // u64::MAX and one below are the same `f64`; raising the bound by one is relaxed.
+    let changes = evolution::diff(&max(serde_json::json!(u64::MAX - 1)), &max(serde_json::json!(u64::MAX)));
+    let (kind, verdict, pointer, _) = only_change(&changes);
+    assert_eq!((kind, verdict, pointer), ("bound_relaxed", Verdict::Breaking, "/maximum"));
+    let changes = evolution::diff(&max(serde_json::json!(u64::MAX)), &max(serde_json::json!(u64::MAX - 1)));
+    assert_eq!(only_change(&changes).0, "bound_tightened");
+    // An integer beyond 2^53 against the fraction `f64` rounds onto it: breaking.
+    let changes = evolution::diff(
+        &max(serde_json::json!(9_007_199_254_740_993_u64)),
+        &max(serde_json::json!(9_007_199_254_740_992.0)),
+    );
+    let (kind, verdict, ..) = only_change(&changes);
+    assert_eq!((kind, verdict), ("unclassified", Verdict::Breaking));
+    // Clean controls: the same bound, and the same value written as 10 and 10.0.
+    assert!(evolution::diff(&max(serde_json::json!(u64::MAX)), &max(serde_json::json!(u64::MAX))).is_empty());
+    let same_value = evolution::diff(&max(serde_json::json!(10)), &max(serde_json::json!(10.0)));
+    assert_ne!(evolution::verdict(&same_value), Some(Verdict::Breaking), "{same_value:#?}");
+}
+
+#[test]
+fn a_ref_that_does_not_resolve_is_breaking_when_it_changes() {
+    let to = |target: &str| serde_json::json!({ "type": "object", "properties": { "x": { "$ref": target } } });
+    let changes = evolution::diff(&to("#/$defs/Missing"), &to("#/$defs/Other"));
+    let (kind, verdict, pointer, detail) = only_change(&changes);
+    assert_eq!((kind, verdict, pointer), ("unclassified", Verdict::Breaking, "/properties/x"));
+    assert!(detail.contains("does not resolve"), "{detail}");
+    // Clean control: the same unresolvable reference on both sides is no change.
+    assert!(evolution::diff(&to("#/$defs/Missing"), &to("#/$defs/Missing")).is_empty());
+}
+
+/// `{ keyword: nested(levels, $ref Leaf) }` with `Leaf` of type `leaf`: a change that only
+/// the `$ref` target shows.
+fn deep_under(keyword: &str, levels: usize, leaf: &str) -> Value {
+    let mut schema = serde_json::json!({
+        "type": "object",
+        "$defs": { "Leaf": { "type": leaf } }
+    });
+    let inner = nested(levels, &serde_json::json!({ "$ref": "#/$defs/Leaf" }));
+    if keyword == "properties" {
+        schema["properties"] = serde_json::json!({ "x": inner });
+    } else {
+        schema[keyword] = inner;
+    }
+    schema
+}
+
+#[test]
+fn a_change_deep_inside_an_unknown_keyword_is_breaking() {
+    // `not` is not classified: it is compared as a whole with `$ref`s inlined, which
+    // stops after 16 property levels. 20 levels: the change is past that.
+    let changes = evolution::diff(&deep_under("not", 20, "string"), &deep_under("not", 20, "integer"));
+    let (kind, verdict, pointer, detail) = only_change(&changes);
+    assert_eq!((kind, verdict, pointer), ("unclassified", Verdict::Breaking, "/not"));
+    assert!(detail.contains("more than 16 property levels"), "{detail}");
+
+    // Clean control: the same depth unchanged.
+    assert!(evolution::diff(&deep_under("not", 20, "string"), &deep_under("not", 20, "string")).is_empty());
+    // Clean control: a shallow change in `not` is reported the ordinary way.
+    let changes = evolution::diff(&deep_under("not", 3, "string"), &deep_under("not", 3, "integer"));
+    let (kind, verdict, pointer, detail) = only_change(&changes);
+    assert_eq!((kind, verdict, pointer), ("unclassified", Verdict::Breaking, "/not"));
+    assert!(detail.contains("not classified") && !detail.contains("levels"), "{detail}");
+    // Clean control: under a keyword the classifier knows, the same 20 levels are
+    // walked and the change classified where it is.
+    let changes = evolution::diff(&deep_under("properties", 20, "string"), &deep_under("properties", 20, "integer"));
+    let (kind, verdict, pointer, _) = only_change(&changes);
+    assert_eq!((kind, verdict), ("type_changed", Verdict::Breaking));
+    assert_eq!(pointer, format!("/properties/x{}/type", nested_pointer(20)));
+}
+
+#[test]
+fn a_known_keyword_in_a_form_the_classifier_does_not_read_is_breaking() {
+    let cases = [
+        (serde_json::json!({ "enum": 5 }), serde_json::json!({ "enum": 6 }), ""),
+        (serde_json::json!({ "maximum": "10" }), serde_json::json!({ "maximum": "20" }), ""),
+        (serde_json::json!({ "required": [5] }), serde_json::json!({ "required": [6] }), ""),
+        (
+            serde_json::json!({ "properties": { "a": 5 } }),
+            serde_json::json!({ "properties": { "a": 6 } }),
+            "/properties/a",
+        ),
+        (
+            serde_json::json!({ "properties": { "a": { "allOf": {} } } }),
+            serde_json::json!({ "properties": { "a": { "allOf": { "type": "string" } } } }),
+            "/properties/a",
+        ),
+    ];
+    for (old, new, at) in &cases {
+        let changes = evolution::diff(old, new);
+        let (kind, verdict, pointer, detail) = only_change(&changes);
+        assert_eq!((kind, verdict, pointer), ("unclassified", Verdict::Breaking, *at), "{old} → {new}");
+        assert!(detail.contains("does not understand"), "{detail}");
+        // Clean control: unchanged is no change, even in a form not understood.
+        assert!(evolution::diff(old, old).is_empty(), "{old}");
+    }
+    // Clean control: the well-formed version of the first case is classified.
+    let well_formed = evolution::diff(&serde_json::json!({ "enum": [5] }), &serde_json::json!({ "enum": [5, 6] }));
+    let (kind, ..) = only_change(&well_formed);
+    assert_eq!(kind, "enum_value_added");
+}
+
+// ------------------------------------------------------------------ removed contracts
+
+/// A second contract next to `fleet`, later retired.
+#[allow(dead_code)] // Only its schema is used.
+mod retired {
+    use contract_runtime::ToolOutput;
+    use schemars::JsonSchema;
+    use serde::Serialize;
+
+    /// Output of a tool that is later removed.
+    #[derive(Serialize, JsonSchema, ToolOutput)]
+    #[tool_output(name = "legacy/report", version = "1.4.0", compatibility = "exact")]
+    pub(crate) struct LegacyReport {
+        pub(crate) rows: u32,
+    }
+}
+
+#[test]
+fn a_removed_contract_is_a_breaking_removal_with_a_fix() {
+    let dir = TempDir::new("removed");
+    snapshot::write(dir.path(), &contracts![fleet::v1::Fleet, retired::LegacyReport]).unwrap();
+
+    // Clean control: both contracts still produced.
+    let review = snapshot::review(dir.path(), &contracts![fleet::v1::Fleet, retired::LegacyReport]).unwrap();
+    assert!(!review.has_removals());
+    review.check().expect("clean control");
+
+    // `LegacyReport` dropped from the list.
+    let review = snapshot::review(dir.path(), &contracts![fleet::v1::Fleet]).unwrap();
+    assert!(review.has_removals());
+    let removed = review.contracts().iter().find(|c| c.name() == "legacy/report").expect("reported");
+    assert_eq!(removed.status(), Status::Removed);
+    assert_eq!(removed.old_version(), Some(&Version::new(1, 4, 0)));
+    assert_eq!(removed.new_version(), None);
+    assert!(!removed.is_ok());
+    let (kind, verdict, pointer, _) = only_change(removed.changes());
+    assert_eq!((kind, verdict, pointer), ("contract_removed", Verdict::Breaking, ""));
+    assert_eq!(evolution::required_bump(removed.changes()), Bump::Major);
+
+    let err = review.check().expect_err("a removal fails the check").to_string();
+    assert!(
+        err.contains("legacy/report 1.4.0 (removed): - (root) (contract `legacy/report` removed: its clients lose the tool and its output): BREAKING, no version bump covers a removal"),
+        "{err}"
+    );
+    let fix = err.lines().find(|l| l.starts_with("fix: ")).unwrap_or_else(|| panic!("a fix line: {err}"));
+    assert!(
+        fix.contains("legacy__report.json") && fix.contains("LegacyReport") && fix.contains("cargo xtask schemas"),
+        "{fix}"
+    );
+    let report = review.to_json();
+    assert_eq!(report["ok"], false);
+    let entry = report["contracts"].as_array().unwrap().iter().find(|c| c["name"] == "legacy/report").unwrap();
+    assert_eq!((entry["status"].as_str(), entry["policy"].as_str()), (Some("removed"), Some("removed")));
+    assert_eq!(entry["changes"][0]["kind"], "contract_removed");
+    assert_eq!(entry["changes"][0]["verdict"], "breaking");
+
+    // The schema file deleted by hand as well: the inventory still names the contract,
+    // so it is still a breaking removal, not a clean folder.
+    std::fs::remove_file(dir.path().join("legacy__report.json")).unwrap();
+    let review = snapshot::review(dir.path(), &contracts![fleet::v1::Fleet]).unwrap();
+    assert!(review.has_removals());
+    let err = review.check().expect_err("still a removal").to_string();
+    assert!(err.contains("legacy/report 1.4.0 (removed)") && err.contains("BREAKING"), "{err}");
+
+    // Regenerating is how a deliberate retirement is recorded; afterwards the folder is
+    // clean and nothing is reported.
+    review.write(dir.path()).expect("a retirement is written");
+    let after = snapshot::review(dir.path(), &contracts![fleet::v1::Fleet]).unwrap();
+    assert!(!after.has_removals());
+    after.check().expect("clean after the retirement is written");
+    assert!(!dir.path().join("legacy__report.json").exists());
+}
+
 // ------------------------------------------------------------------ identity
 
 #[allow(dead_code)] // Only their contracts are used: the values are never built.
@@ -872,4 +1167,55 @@ fn check_against_a_base_revision_sees_a_change_the_checked_in_files_hide() {
     let (ok, out, err) = xtask(root, &target, &["schemas", "--check", "--against", "HEAD"]);
     assert!(ok, "after the major bump:\n{out}\n{err}");
     assert!(err.contains(&format!("against HEAD: fleet_status {fleet} → {fleet_major}")), "{err}");
+}
+
+#[test]
+fn xtask_check_reports_a_removed_contract_as_a_breaking_removal() {
+    let _serial = e2e_lock();
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("workspace root").to_path_buf();
+    let target = workspace.join("target/e2e");
+    let copy = TempDir::new("removal");
+    let root = copy.path();
+    copy_workspace(&workspace, root);
+    std::fs::remove_dir_all(root.join("schemas")).expect("schemas/ is copied");
+    let (ok, out, err) = xtask(root, &target, &["schemas"]);
+    assert!(ok, "baseline write failed:\n{out}\n{err}");
+    // Control: the baseline passes the check.
+    let (ok, out, err) = xtask(root, &target, &["schemas", "--check"]);
+    assert!(ok, "baseline check failed:\n{out}\n{err}");
+    let scrape = checked_in_version(root, "scrape_page");
+
+    // `ScrapePage` is dropped from the published list; its type stays.
+    edit(
+        &root.join("examples/qe-server/src/contracts.rs"),
+        "        TicketPage,\n        ScrapePage,\n",
+        "        TicketPage,\n",
+    );
+    let (ok, out, err) = xtask(root, &target, &["schemas", "--check"]);
+    assert!(!ok, "a removal fails the check:\n{out}\n{err}");
+    let line = format!(
+        "scrape_page {scrape} (removed): - (root) (contract `scrape_page` removed: its clients lose the tool and its output): BREAKING, no version bump covers a removal"
+    );
+    assert!(err.contains(&line), "expected `{line}` in:\n{err}");
+    assert!(
+        err.lines().any(|l| l
+            .starts_with("fix: schemas/scrape_page.json is checked in but no contract produces `scrape_page`")
+            && l.contains("`ScrapePage`")),
+        "{err}"
+    );
+    let (ok, out, _) = xtask(root, &target, &["schemas", "--check", "--format", "json"]);
+    assert!(!ok);
+    let report: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
+    let entry = report["contracts"].as_array().unwrap().iter().find(|c| c["name"] == "scrape_page").unwrap().clone();
+    assert_eq!((entry["status"].as_str(), entry["ok"].as_bool()), (Some("removed"), Some(false)), "{entry}");
+    assert_eq!(entry["changes"][0]["kind"], "contract_removed");
+
+    // Writing records the retirement: the file and the inventory entry go, the check
+    // passes again.
+    let (ok, out, err) = xtask(root, &target, &["schemas"]);
+    assert!(ok, "a retirement is written:\n{out}\n{err}");
+    assert!(out.contains(&line) && out.contains("removed schemas/scrape_page.json"), "{out}");
+    let (ok, out, err) = xtask(root, &target, &["schemas", "--check"]);
+    assert!(ok, "clean after the retirement:\n{out}\n{err}");
+    assert!(!root.join("schemas/scrape_page.json").exists());
 }

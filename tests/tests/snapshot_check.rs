@@ -69,6 +69,12 @@ fn an_orphan_file_fails_and_write_removes_it() {
     std::fs::write(dir.join("retired_tool.json"), "{}\n").unwrap();
     let err = check(&dir).expect_err("an orphan is drift");
     assert!(err.contains("retired_tool.json") && err.contains("orphan"), "{err}");
+    // A schema no contract produces is a contract that was removed: breaking, with a fix.
+    assert!(err.contains("retired_tool (removed): - (root) (contract `retired_tool` removed"), "{err}");
+    assert!(
+        err.contains("BREAKING") && err.lines().any(|l| l.starts_with("fix: ") && l.contains("retired_tool")),
+        "{err}"
+    );
     let summary = snapshot::write(&dir, &qe_server::all_contracts()).unwrap();
     assert_eq!(summary.removed, ["retired_tool.json"]);
     check(&dir).expect("clean after write");

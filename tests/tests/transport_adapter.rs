@@ -243,14 +243,20 @@ fn a_middleware_that_drops_a_field_is_caught_and_only_valid_results_reach_the_ca
         // Control: the middleware leaves this one alone; the result is served and cached.
         let ok = wire.call(1, "health", json!({ "n": 3 })).await;
         assert_eq!(ok["isError"], false, "{ok}");
-        assert!(cache.get(&CacheKey::new("health", &json!({ "n": 3 }))).is_some(), "a valid result is admitted");
+        assert!(
+            cache.get(&CacheKey::new("health", Health::contract().id(), &json!({ "n": 3 }))).is_some(),
+            "a valid result is admitted"
+        );
 
         // The middleware removes a required field: caught after it ran, never cached.
         let broken = wire.call(2, "health", json!({ "n": 13 })).await;
         let body = error_body(&broken);
         assert_eq!(body["code"], "output_contract_violation", "{broken}");
         assert_eq!(body["violations"][0]["keyword"], "required", "{broken}");
-        assert!(cache.get(&CacheKey::new("health", &json!({ "n": 13 }))).is_none(), "a violation was cached");
+        assert!(
+            cache.get(&CacheKey::new("health", Health::contract().id(), &json!({ "n": 13 }))).is_none(),
+            "a violation was cached"
+        );
     });
 }
 
@@ -291,15 +297,11 @@ fn cache_hits_are_served_only_under_the_current_contract_identity() {
 
         // An entry written under another contract identity (same name and version,
         // another hash) is evicted and the handler's fresh result is served instead.
-        let key = CacheKey::new("health", &json!({ "n": 8 }));
+        let key = CacheKey::new("health", Health::contract().id(), &json!({ "n": 8 }));
         let stale = contract_runtime::ContractId::new("health", "1.0.0".parse().unwrap(), "0".repeat(64));
         cache.put(
             key.clone(),
-            contract_runtime::cache::CachedResult {
-                contract: stale,
-                text: Arc::from(r#"{"healthy":"stale"}"#),
-                value: None,
-            },
+            contract_runtime::cache::CachedResult { contract: stale, text: Arc::from(r#"{"healthy":"stale"}"#) },
         );
         let fresh = wire.call(3, "health", json!({ "n": 8 })).await;
         assert_eq!(fresh["structuredContent"], json!({ "healthy": 8 }), "{fresh}");

@@ -225,6 +225,8 @@ pub struct CoverageGaps {
     pub overall_line_coverage: f64,
     pub files: Vec<FileGap>,
     /// Whether `files` lists every file under the threshold.
+    // `returned_count` is the number of `files`; the pipeline checks it.
+    #[tool_output(counts = "files")]
     pub completeness: Completeness,
 }
 
@@ -279,6 +281,9 @@ pub struct TicketPage {
     pub tickets: Vec<Ticket>,
     /// Pass it as `cursor` to get the next page; absent on the last page.
     pub next_cursor: Option<String>,
+    // Whether these are all the matches: `returned_count` is the number of `tickets`,
+    // which the pipeline checks. (A doc comment here would change the schema.)
+    #[tool_output(counts = "tickets")]
     pub completeness: Completeness,
 }
 
@@ -301,6 +306,8 @@ pub struct ScrapePage {
     pub actions: Vec<ActionResult>,
     pub scraped_at: DateTime<Utc>,
     /// Whether `links` holds every link of the page.
+    // `returned_count` is the number of `links`; the pipeline checks it.
+    #[tool_output(counts = "links")]
     pub completeness: Completeness,
 }
 
