@@ -131,6 +131,7 @@ pub(crate) fn finish(spec: &ContractSpec, mut schema: Value) -> Result<Generated
     }
 
     strip_nonstandard_formats(&mut schema);
+    exact_integer_key_patterns(&mut schema);
     type_none_branches_of_flattened_options(&mut schema);
     if constrains_nothing(&schema) {
         return Err(err(ErrorKind::PermissiveRoot));
@@ -292,6 +293,30 @@ fn integer_bounds(format: &str) -> Option<(Value, Value)> {
         "uint64" | "uint" => (0.into(), u64::MAX.into()),
         _ => return None,
     })
+}
+
+/// The key pattern schemars writes for maps with unsigned integer keys, and the one for
+/// signed keys.
+const SCHEMARS_UNSIGNED_KEY: &str = r"^\d+$";
+const SCHEMARS_SIGNED_KEY: &str = r"^-?\d+$";
+/// What serde writes for such keys: decimal ASCII digits without leading zeros, and no
+/// `-0`. `\d` is not that: Python's `re` and Rust's `regex` read it as any Unicode
+/// decimal digit (`"١٢"` would pass), and it allows `"007"`, which serde never writes.
+const UNSIGNED_KEY: &str = "^(0|[1-9][0-9]*)$";
+const SIGNED_KEY: &str = "^(0|-?[1-9][0-9]*)$";
+
+/// Replaces schemars' integer key patterns with patterns of exactly the keys serde writes
+/// for integer map keys. The width of the integer is not in the schema, so a key past the
+/// type's range (`"256"` for `u8`) still matches: the pattern bounds the form, not the value.
+fn exact_integer_key_patterns(node: &mut Value) {
+    if let Some(Value::Object(patterns)) = node.get_mut("patternProperties") {
+        for (from, to) in [(SCHEMARS_UNSIGNED_KEY, UNSIGNED_KEY), (SCHEMARS_SIGNED_KEY, SIGNED_KEY)] {
+            if let Some(sub) = patterns.remove(from) {
+                patterns.insert(to.to_owned(), sub);
+            }
+        }
+    }
+    for_each_child_mut(node, &mut exact_integer_key_patterns);
 }
 
 /// serde writes nothing for a flattened `Option<T>` that is `None`, and schemars says so
@@ -603,10 +628,11 @@ fn visit(node: &mut Value, mode: Mode, apply: bool, open_defs: &HashSet<String>,
             if !obj.contains_key("additionalProperties") && !obj.contains_key("unevaluatedProperties") {
                 obj.insert("unevaluatedProperties".to_owned(), Value::Bool(false));
             }
-        } else if may_be_object(obj)
-            && !obj.contains_key("additionalProperties")
-            && !obj.contains_key("patternProperties")
-        {
+        } else if may_be_object(obj) && !obj.contains_key("additionalProperties") {
+            // `patternProperties` alone does not close an object: a key that matches no
+            // pattern is still allowed. schemars writes it without `additionalProperties`
+            // for a flattened map with integer keys, whose object serde never gives a key
+            // outside its fields and the key pattern.
             obj.insert("additionalProperties".to_owned(), Value::Bool(false));
         }
     }

@@ -28,6 +28,41 @@ pub(crate) struct Case {
     /// does not fix: maps, and structs with a flattened map. An unknown key there is
     /// valid output, so a probe at these places is not a false accept.
     open: &'static [&'static str],
+    /// Payloads serde can never write for the shape, written by hand from what the Rust
+    /// type can and cannot serialize (never from the generated schema): a key outside a
+    /// map's key type, a flattened `Option<Struct>` with some of its fields, …. Each one
+    /// must be rejected under `exact` and, when `additive` is true, under `additive` too
+    /// (bad keys and missing fields are type errors there; unknown keys are not).
+    rejects: Vec<Reject>,
+}
+
+/// One hand-written payload that must be rejected.
+#[derive(Debug)]
+pub(crate) struct Reject {
+    why: &'static str,
+    payload: Value,
+    additive: bool,
+}
+
+impl Case {
+    /// Adds hand-written payloads that serde writes for the shape: clean controls for the
+    /// probes built from them, validated and probed like the serialized instances.
+    pub(crate) fn accepts(mut self, payloads: Vec<Value>) -> Self {
+        self.instances.extend(payloads);
+        self
+    }
+
+    /// Adds payloads that must be rejected under both compatibilities.
+    pub(crate) fn rejects(mut self, probes: Vec<(&'static str, Value)>) -> Self {
+        self.rejects.extend(probes.into_iter().map(|(why, payload)| Reject { why, payload, additive: true }));
+        self
+    }
+
+    /// Adds payloads that must be rejected under `exact` (where objects are closed).
+    pub(crate) fn rejects_exact(mut self, probes: Vec<(&'static str, Value)>) -> Self {
+        self.rejects.extend(probes.into_iter().map(|(why, payload)| Reject { why, payload, additive: false }));
+        self
+    }
 }
 
 /// Builds a case from real Rust values.
@@ -40,7 +75,7 @@ pub(crate) fn case<T: ToolOutput>(name: &'static str, values: Vec<T>, open: &'st
         .iter()
         .map(|v| serde_json::to_value(v).unwrap_or_else(|err| panic!("{name}: instance does not serialize: {err}")))
         .collect();
-    Case { name, contract: T::try_contract(), instances, open }
+    Case { name, contract: T::try_contract(), instances, open, rejects: Vec::new() }
 }
 
 mod prelude {
@@ -49,7 +84,15 @@ mod prelude {
     pub use contract_runtime::ToolOutput;
     pub use schemars::JsonSchema;
     pub use serde::Serialize;
+    pub use serde_json::json;
     pub use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+
+    /// `base` with `key: value` inserted into the object at `at`, for hand-written probes.
+    pub fn put(mut base: serde_json::Value, at: &str, key: &str, value: serde_json::Value) -> serde_json::Value {
+        let slot = base.pointer_mut(at).and_then(serde_json::Value::as_object_mut).expect("an object at the pointer");
+        slot.insert(key.to_owned(), value);
+        base
+    }
 }
 
 /// Emits one module per shape plus `all()`, which lists every case of the shapes.
@@ -1458,6 +1501,78 @@ flatten_option_adjacent {
         ], &[])]
     }
 }
+
+// ------------------------------------------------------------------ typed map keys (issue 9)
+
+flatten_integer_key_maps {
+    #[derive(Serialize, JsonSchema)]
+    pub struct Inner { pub kind: String, #[serde(flatten)] pub by_id: BTreeMap<u64, String> }
+
+    #[derive(Serialize, JsonSchema)]
+    pub struct Item { pub n: u8, #[serde(flatten)] pub deltas: BTreeMap<i32, bool> }
+
+    #[derive(Serialize, JsonSchema)]
+    pub enum Event { Tally { id: u32, #[serde(flatten)] counts: HashMap<u16, u32> }, Quiet }
+
+    #[derive(Serialize, JsonSchema)]
+    #[serde(tag = "kind")]
+    pub enum Tagged { Bag { id: u32, #[serde(flatten)] slots: BTreeMap<u8, String> }, Empty }
+
+    /// Flattened maps with integer keys at the root, in a `$defs` struct, in array items,
+    /// in an externally tagged variant and in an internally tagged one: serde writes only
+    /// the fields and decimal keys there, so every object is closed.
+    #[derive(Serialize, JsonSchema, ToolOutput)]
+    #[tool_output(version = "1.0.0", compatibility = $c)]
+    pub struct Root {
+        pub id: u32,
+        #[serde(flatten)]
+        pub extra: BTreeMap<u32, String>,
+        pub inner: Inner,
+        pub items: Vec<Item>,
+        pub events: Vec<Event>,
+        pub tagged: Tagged,
+    }
+
+    pub fn cases() -> Vec<Case> {
+        let empty = Root {
+            id: 0, extra: BTreeMap::new(), inner: Inner { kind: String::new(), by_id: BTreeMap::new() },
+            items: vec![], events: vec![], tagged: Tagged::Empty,
+        };
+        let full = Root {
+            id: 1,
+            extra: [(0, "zero".to_owned()), (u32::MAX, "max".to_owned())].into(),
+            inner: Inner { kind: "k".into(), by_id: [(u64::MAX, "m".to_owned()), (10, "t".to_owned())].into() },
+            items: vec![Item { n: 1, deltas: [(i32::MIN, true), (-1, false), (0, true), (i32::MAX, false)].into() }, Item { n: 2, deltas: BTreeMap::new() }],
+            events: vec![Event::Quiet, Event::Tally { id: 3, counts: [(0, 1), (u16::MAX, 2)].into() }, Event::Tally { id: 4, counts: HashMap::new() }],
+            tagged: Tagged::Bag { id: 5, slots: [(255, "s".to_owned())].into() },
+        };
+        // A payload serde writes for `Root`, by hand, for the probes below to bend.
+        let base = json!({
+            "id": 1, "7": "x",
+            "inner": { "kind": "k", "12": "y" },
+            "items": [{ "n": 1, "-3": true }],
+            "events": ["Quiet", { "Tally": { "id": 3, "4": 5 } }],
+            "tagged": { "kind": "Bag", "id": 5, "6": "z" },
+        });
+        vec![case("flatten_integer_key_maps", vec![empty, full], &[])
+            .accepts(vec![base.clone()])
+            .rejects(vec![
+                ("a string map value that is a number", put(base.clone(), "", "8", json!(8))),
+                ("a bool map value that is a string", put(base.clone(), "/items/0", "2", json!("true"))),
+            ])
+            .rejects_exact(vec![
+                ("a negative key for u32 keys", put(base.clone(), "", "-1", json!("x"))),
+                ("a key with a leading zero", put(base.clone(), "", "07", json!("x"))),
+                ("a key of non-ASCII digits", put(base.clone(), "", "\u{661}\u{662}", json!("x"))),
+                ("a key with a sign and a space", put(base.clone(), "/inner", "+ 1", json!("y"))),
+                ("a negative zero for i32 keys", put(base.clone(), "/items/0", "-0", json!(true))),
+                ("a fraction for i32 keys", put(base.clone(), "/items/0", "1.5", json!(true))),
+                ("a word in an externally tagged variant's map", put(base.clone(), "/events/1/Tally", "count", json!(1))),
+                ("a word in an internally tagged variant's map", put(base.clone(), "/tagged", "slot", json!("z"))),
+                ("a map key on the variant without a map", put(put(base.clone(), "", "tagged", json!({ "kind": "Empty" })), "/tagged", "9", json!("z"))),
+            ])]
+    }
+}
     } };
 }
 
@@ -1508,6 +1623,7 @@ struct Counts {
     false_accepts: Vec<String>,
     additive_probes_accepted: usize,
     additive_probes: usize,
+    rejects: usize,
     broken: Vec<String>,
 }
 
@@ -1554,6 +1670,16 @@ fn every_serialized_instance_passes_and_every_unknown_key_is_caught_under_exact(
                     }
                 }
             }
+            for reject in &case.rejects {
+                if compatibility == Compatibility::Exact || reject.additive {
+                    counts.rejects += 1;
+                    if contract.is_valid(&reject.payload) {
+                        counts
+                            .false_accepts
+                            .push(format!("{} ({compatibility}): {}: {}", case.name, reject.why, reject.payload));
+                    }
+                }
+            }
             for format in contract_tests::formats(contract.schema()) {
                 assert!(
                     ["date-time", "date", "time", "uuid", "uri", "email"].contains(&format.as_str()),
@@ -1564,12 +1690,13 @@ fn every_serialized_instance_passes_and_every_unknown_key_is_caught_under_exact(
         }
     }
     println!(
-        "corpus: {} shape cases ({} per compatibility), {} instances, {} false rejects; exact: {} unknown-key probes, {} false accepts ({} probes at map/flattened-map objects, accepted by design); additive: {}/{} unknown-key probes accepted",
+        "corpus: {} shape cases ({} per compatibility), {} instances, {} false rejects; exact: {} unknown-key probes, {} hand-written reject probes (both modes), {} false accepts ({} probes at map/flattened-map objects, accepted by design); additive: {}/{} unknown-key probes accepted",
         counts.shapes,
         counts.shapes / 2,
         counts.instances,
         counts.false_rejects.len(),
         counts.probes,
+        counts.rejects,
         counts.false_accepts.len(),
         counts.open_probes,
         counts.additive_probes_accepted,
