@@ -358,6 +358,9 @@ pub struct ContractSpec {
     pub sensitive_fields: &'static [&'static str],
     /// Serialized names of root fields marked `#[tool_output(opaque)]`.
     pub opaque_fields: &'static [&'static str],
+    /// Whether a flattened map field of the root is marked `#[tool_output(opaque)]`: the
+    /// values it adds to the root object are opaque.
+    pub opaque_flattened: bool,
 }
 
 /// Why a type cannot be a contract. The message names the type, the contract, the field
@@ -377,6 +380,13 @@ pub(crate) enum ErrorKind {
     Unconstrained { pointer: String, field: Option<String> },
     /// A field marker names a property the root schema does not have.
     UnknownMarkedField(String),
+    /// A flattened field is marked opaque, but the root object has no map values.
+    NoFlattenedMap,
+    /// A flattened map whose values accept anything and which was not declared opaque.
+    UnconstrainedFlattenedMap { pointer: String, owner: String },
+    /// A helper of `contract_runtime::schema` (`keys`, `FlatMap`, `AllOrNone`) could not
+    /// describe what it was put on.
+    Helper { pointer: String, message: String },
     /// The declared version does not parse (the derive normally prevents this).
     BadVersion(String),
     /// The generated schema is not a valid 2020-12 schema.
@@ -400,7 +410,9 @@ impl ContractError {
     #[must_use]
     pub fn pointer(&self) -> Option<&str> {
         match &self.kind {
-            ErrorKind::Unconstrained { pointer, .. } => Some(pointer),
+            ErrorKind::Unconstrained { pointer, .. }
+            | ErrorKind::UnconstrainedFlattenedMap { pointer, .. }
+            | ErrorKind::Helper { pointer, .. } => Some(pointer),
             ErrorKind::PermissiveRoot => Some(""),
             _ => None,
         }
@@ -421,6 +433,17 @@ impl fmt::Display for ContractError {
                     f,
                     "contract `{name}` (type `{ty}`):{field} at schema pointer `{pointer}` accepts any JSON value; give it a concrete type, or declare it opaque with `#[tool_output(opaque)]` on a field of `{ty}` or `#[schemars(transform = contract_runtime::opaque)]` on a field of a nested type"
                 )
+            }
+            ErrorKind::UnconstrainedFlattenedMap { pointer, owner } => write!(
+                f,
+                "contract `{name}` (type `{ty}`): a `#[serde(flatten)]` map in `{owner}` (schema pointer `{pointer}`) accepts any key with any JSON value; give its values a concrete type, or declare the flattened field opaque: `#[tool_output(opaque)]` when it is a field of `{ty}`, `#[schemars(with = \"contract_runtime::OpaqueMap\")]` when it is a field of a nested type (schemars ignores `transform` on flattened fields)"
+            ),
+            ErrorKind::NoFlattenedMap => write!(
+                f,
+                "contract `{name}` (type `{ty}`): `#[tool_output(opaque)]` is on a flattened field, but that field adds no map to the object (it is a struct or an enum): mark the fields inside it with `#[schemars(transform = contract_runtime::opaque)]` instead"
+            ),
+            ErrorKind::Helper { pointer, message } => {
+                write!(f, "contract `{name}` (type `{ty}`): at schema pointer `{pointer}`: {message}")
             }
             ErrorKind::UnknownMarkedField(field) => write!(
                 f,

@@ -83,6 +83,334 @@ pub fn opaque(schema: &mut Schema) {
     schema.insert(OPAQUE_MARK.to_owned(), Value::Bool(true));
 }
 
+/// Private keyword a helper of this module leaves where it could not do its job (a
+/// [`keys`] transform on a field that holds no map, an [`AllOrNone`] of a type without
+/// fields): the contract then fails to build with that message instead of silently
+/// accepting what the helper was meant to refuse.
+const HELPER_ERROR_MARK: &str = "x-tool-contracts-helper-error";
+
+/// The schema of a flattened map whose values the contract does not own, such as a
+/// `#[serde(flatten)] extra: HashMap<String, serde_json::Value>` that carries whatever an
+/// upstream API returned. schemars ignores `#[schemars(transform = …)]` on a flattened
+/// field, so on a flattened field of a nested type write
+/// `#[schemars(with = "contract_runtime::OpaqueMap")]`; on a field of the contract type
+/// itself `#[tool_output(opaque)]` does the same. The values are listed in the inventory
+/// as opaque (`/*` for the root object).
+///
+/// # Examples
+///
+/// ```
+/// use std::collections::HashMap;
+///
+/// use contract_runtime::ToolOutput;
+/// use schemars::JsonSchema;
+/// use serde::Serialize;
+///
+/// #[derive(Serialize, JsonSchema)]
+/// struct Page {
+///     url: String,
+///     #[serde(flatten)]
+///     #[schemars(with = "contract_runtime::OpaqueMap")]
+///     upstream: HashMap<String, serde_json::Value>,
+/// }
+///
+/// #[derive(Serialize, JsonSchema, ToolOutput)]
+/// #[tool_output(version = "1.0.0", compatibility = "exact")]
+/// struct Scrape {
+///     pages: Vec<Page>,
+/// }
+///
+/// assert_eq!(Scrape::contract().opaque_pointers(), ["/pages/*/*"]);
+/// let page = serde_json::json!({ "pages": [{ "url": "u", "anything": [1, { "a": null }] }] });
+/// assert!(Scrape::contract().is_valid(&page));
+/// assert!(!Scrape::contract().is_valid(&serde_json::json!({ "pages": [{ "anything": 1 }] })));
+/// ```
+#[derive(Debug)]
+pub struct OpaqueMap;
+
+impl schemars::JsonSchema for OpaqueMap {
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "OpaqueMap".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> Schema {
+        schemars::json_schema!({ "type": "object", "additionalProperties": { OPAQUE_MARK: true } })
+    }
+}
+
+/// What serde writes for a map key of a type whose key schema is `key`, as a schema for a
+/// string, or why the key type is not supported. `None` when any string is a key.
+fn key_string_schema(key: &Value) -> Result<Option<Value>, String> {
+    let string = |v: &Value| v.get("type").and_then(Value::as_str) == Some("string");
+    let schema = match key.get("type").and_then(Value::as_str) {
+        // serde_json writes `true` and `false` as those words.
+        Some("boolean") => serde_json::json!({ "enum": ["false", "true"] }),
+        Some("integer") => {
+            let unsigned = key.get("minimum").and_then(Value::as_i64).is_some_and(|m| m >= 0);
+            serde_json::json!({ "pattern": if unsigned { UNSIGNED_KEY } else { SIGNED_KEY } })
+        }
+        // `uuid::Uuid` writes the lowercase hyphenated form.
+        _ if string(key) && key.get("format").and_then(Value::as_str) == Some("uuid") => {
+            serde_json::json!({ "pattern": UUID_KEY })
+        }
+        // `char`: one Unicode scalar value. `minLength` and `maxLength` count code points
+        // in every validator we target (Ajv counts a surrogate pair as one).
+        _ if string(key) && (key.get("minLength").is_some() || key.get("maxLength").is_some()) => {
+            let mut out = Map::new();
+            for k in ["minLength", "maxLength", "pattern"] {
+                if let Some(v) = key.get(k) {
+                    out.insert(k.to_owned(), v.clone());
+                }
+            }
+            Value::Object(out)
+        }
+        _ if string(key) && key.get("enum").is_some() => serde_json::json!({ "enum": key["enum"] }),
+        _ if string(key) && key.get("pattern").is_some() => serde_json::json!({ "pattern": key["pattern"] }),
+        _ if string(key) => return Ok(None),
+        _ => {
+            return Err(format!(
+                "a map key with the schema {key} is not a type serde_json writes as a key we can describe"
+            ))
+        }
+    };
+    Ok(Some(schema))
+}
+
+/// The lowercase hyphenated form `uuid::Uuid` serializes to.
+const UUID_KEY: &str = "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$";
+
+/// A schemars transform for a map field whose keys are not strings: it constrains the
+/// keys to what serde writes for the key type `K` (`"true"`/`"false"` for `bool`, one
+/// character for `char`, the hyphenated form for `uuid::Uuid`, decimal digits for
+/// integers) with `propertyNames`. schemars writes every such map as one with string
+/// keys, so without it any key passes. It finds the map inside `Option`, `Vec` and arrays.
+/// For a flattened map, where schemars ignores transforms, use [`FlatMap`] instead.
+///
+/// # Examples
+///
+/// ```
+/// use std::collections::BTreeMap;
+///
+/// use contract_runtime::ToolOutput;
+/// use schemars::JsonSchema;
+/// use serde::Serialize;
+///
+/// #[derive(Serialize, JsonSchema, ToolOutput)]
+/// #[tool_output(version = "1.0.0", compatibility = "exact")]
+/// struct Flags {
+///     #[schemars(transform = contract_runtime::keys::<bool>)]
+///     seen: BTreeMap<bool, u32>,
+/// }
+///
+/// let contract = Flags::contract();
+/// assert!(contract.validate_output(&Flags { seen: [(true, 1), (false, 2)].into() }).is_ok());
+/// assert!(!contract.is_valid(&serde_json::json!({ "seen": { "maybe": 3 } })));
+/// ```
+pub fn keys<K: schemars::JsonSchema + ?Sized>(schema: &mut Schema) {
+    fn apply(node: &mut Value, names: &Value) -> bool {
+        let Some(obj) = node.as_object_mut() else { return false };
+        if may_be_object(obj) && (obj.contains_key("additionalProperties") || obj.contains_key("patternProperties")) {
+            obj.insert("propertyNames".to_owned(), names.clone());
+            return true;
+        }
+        let mut found = false;
+        for key in ["items", "anyOf", "oneOf", "prefixItems"] {
+            match obj.get_mut(key) {
+                Some(Value::Array(list)) => list.iter_mut().for_each(|sub| found |= apply(sub, names)),
+                Some(sub) => found |= apply(sub, names),
+                None => {}
+            }
+        }
+        found
+    }
+    let key = K::json_schema(&mut settings().into_generator()).to_value();
+    let names = match key_string_schema(&key) {
+        Ok(Some(names)) => names,
+        // Any string is a key of this type: nothing to constrain.
+        Ok(None) => return,
+        Err(why) => {
+            schema
+                .insert(HELPER_ERROR_MARK.to_owned(), Value::String(format!("`keys::<{}>`: {why}", K::schema_name())));
+            return;
+        }
+    };
+    let mut value = std::mem::take(schema).to_value();
+    if !apply(&mut value, &names) {
+        if let Some(obj) = value.as_object_mut() {
+            obj.insert(
+                HELPER_ERROR_MARK.to_owned(),
+                Value::String(format!(
+                    "`keys::<{}>` is on a field that holds no map (no object with `additionalProperties` or `patternProperties` under it)",
+                    K::schema_name()
+                )),
+            );
+        }
+    }
+    *schema = Schema::try_from(value).unwrap_or_default();
+}
+
+/// The schema of a flattened `BTreeMap<K, V>` or `HashMap<K, V>` whose keys are not
+/// strings, for `#[schemars(with = "contract_runtime::FlatMap<K, V>")]` on the flattened
+/// field. schemars writes such a map as one with string keys and ignores transforms on
+/// flattened fields, so without it any key passes. The keys become a `patternProperties`
+/// pattern (a `propertyNames` would also apply to the fields around the map), and the
+/// enclosing object is closed under `exact`.
+///
+/// # Examples
+///
+/// ```
+/// use std::collections::BTreeMap;
+///
+/// use contract_runtime::ToolOutput;
+/// use schemars::JsonSchema;
+/// use serde::Serialize;
+///
+/// #[derive(Serialize, JsonSchema, ToolOutput)]
+/// #[tool_output(version = "1.0.0", compatibility = "exact")]
+/// struct Votes {
+///     id: u32,
+///     #[serde(flatten)]
+///     #[schemars(with = "contract_runtime::FlatMap<bool, u32>")]
+///     by_answer: BTreeMap<bool, u32>,
+/// }
+///
+/// let contract = Votes::contract();
+/// assert!(contract.validate_output(&Votes { id: 1, by_answer: [(true, 3)].into() }).is_ok());
+/// assert!(!contract.is_valid(&serde_json::json!({ "id": 1, "maybe": 3 })));
+/// ```
+#[derive(Debug)]
+pub struct FlatMap<K: ?Sized, V: ?Sized>(std::marker::PhantomData<K>, std::marker::PhantomData<V>);
+
+impl<K: schemars::JsonSchema + ?Sized, V: schemars::JsonSchema + ?Sized> schemars::JsonSchema for FlatMap<K, V> {
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        format!("FlatMap_from_{}_to_{}", K::schema_name(), V::schema_name()).into()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> Schema {
+        let values = generator.subschema_for::<V>().to_value();
+        let key = K::json_schema(generator).to_value();
+        let pattern = match key_string_schema(&key) {
+            Ok(Some(names)) => match (names.get("pattern"), names.get("enum"), names.get("maxLength")) {
+                (Some(Value::String(p)), _, _) => Ok(p.clone()),
+                (_, Some(Value::Array(words)), _) => {
+                    let words: Vec<String> = words.iter().filter_map(Value::as_str).map(escape_regex).collect();
+                    Ok(format!("^({})$", words.join("|")))
+                }
+                // One character of any kind, new lines included.
+                (_, _, Some(max)) if max == 1 => Ok(r"^[\s\S]$".to_owned()),
+                _ => Err(format!("the key schema {key} has no pattern form")),
+            },
+            Ok(None) => return schemars::json_schema!({ "type": "object", "additionalProperties": values }),
+            Err(why) => Err(why),
+        };
+        match pattern {
+            Ok(pattern) => schemars::json_schema!({ "type": "object", "patternProperties": { pattern: values } }),
+            Err(why) => schemars::json_schema!({
+                "type": "object",
+                HELPER_ERROR_MARK: format!("`FlatMap<{}, {}>`: {why}", K::schema_name(), V::schema_name()),
+            }),
+        }
+    }
+}
+
+/// Escapes the regular expression syntax characters of `text`.
+fn escape_regex(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if "\\^$.|?*+()[]{}".contains(c) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// The schema of a flattened `Option<T>` of a struct `T`, for
+/// `#[schemars(with = "contract_runtime::AllOrNone<T>")]` on the flattened field. serde
+/// writes either every field of `T` (`Some`) or none of them (`None`), but schemars makes
+/// each field optional on its own, so a payload with half of `T` passes. This one says
+/// "all of the fields `T` always writes, or none of its fields" with `anyOf` and `required`,
+/// which draft-07 Ajv reads too (it ignores `dependentRequired`).
+///
+/// # Examples
+///
+/// ```
+/// use contract_runtime::ToolOutput;
+/// use schemars::JsonSchema;
+/// use serde::Serialize;
+///
+/// #[derive(Serialize, JsonSchema)]
+/// struct Audit {
+///     created_by: String,
+///     created_at: u64,
+/// }
+///
+/// #[derive(Serialize, JsonSchema, ToolOutput)]
+/// #[tool_output(version = "1.0.0", compatibility = "exact")]
+/// struct Record {
+///     id: u32,
+///     #[serde(flatten)]
+///     #[schemars(with = "contract_runtime::AllOrNone<Audit>")]
+///     audit: Option<Audit>,
+/// }
+///
+/// let contract = Record::contract();
+/// assert!(contract.validate_output(&Record { id: 1, audit: None }).is_ok());
+/// let audit = Audit { created_by: "alice".into(), created_at: 7 };
+/// assert!(contract.validate_output(&Record { id: 1, audit: Some(audit) }).is_ok());
+/// assert!(!contract.is_valid(&serde_json::json!({ "id": 1, "created_by": "alice" })));
+/// ```
+#[derive(Debug)]
+pub struct AllOrNone<T: ?Sized>(std::marker::PhantomData<T>);
+
+impl<T: schemars::JsonSchema + ?Sized> schemars::JsonSchema for AllOrNone<T> {
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        format!("AllOrNone_{}", T::schema_name()).into()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> Schema {
+        let mut schema = T::json_schema(generator).to_value();
+        let required = schema.as_object_mut().and_then(|o| o.remove("required"));
+        let fields: Vec<Value> = required.and_then(|r| r.as_array().cloned()).unwrap_or_default();
+        let Some(obj) = schema.as_object_mut().filter(|o| o.contains_key("properties") && !fields.is_empty()) else {
+            return schemars::json_schema!({
+                "type": "object",
+                HELPER_ERROR_MARK: format!("`AllOrNone<{}>` needs a struct with fields it always writes", T::schema_name()),
+            });
+        };
+        // `None` writes no field at all, not even those `T` writes only sometimes.
+        let any_field: Vec<Value> = obj["properties"]
+            .as_object()
+            .into_iter()
+            .flat_map(Map::keys)
+            .map(|f| serde_json::json!({ "required": [f] }))
+            .collect();
+        let all_or_none = serde_json::json!([{ "required": fields }, { "not": { "anyOf": any_field } }]);
+        match obj.remove("anyOf") {
+            // Keep a choice the struct makes itself (an `Option<…>` of an untagged enum).
+            Some(own) => {
+                obj.insert("allOf".to_owned(), serde_json::json!([{ "anyOf": own }, { "anyOf": all_or_none }]));
+            }
+            None => {
+                obj.insert("anyOf".to_owned(), all_or_none);
+            }
+        }
+        Schema::try_from(schema).unwrap_or_default()
+    }
+}
+
 /// The result of generation: the final schema and the marker inventory.
 pub(crate) struct Generated {
     pub(crate) schema: Value,
@@ -130,6 +458,13 @@ pub(crate) fn finish(spec: &ContractSpec, mut schema: Value) -> Result<Generated
         }
     }
 
+    if spec.opaque_flattened {
+        mark_flattened_rest(&mut schema).map_err(|()| err(ErrorKind::NoFlattenedMap))?;
+    }
+    if let Some((pointer, message)) = find_helper_error(&schema, "") {
+        return Err(err(ErrorKind::Helper { pointer, message }));
+    }
+
     strip_nonstandard_formats(&mut schema);
     exact_integer_key_patterns(&mut schema);
     type_none_branches_of_flattened_options(&mut schema);
@@ -137,7 +472,11 @@ pub(crate) fn finish(spec: &ContractSpec, mut schema: Value) -> Result<Generated
         return Err(err(ErrorKind::PermissiveRoot));
     }
     if let Some((pointer, field)) = find_unconstrained(&schema) {
-        return Err(err(ErrorKind::Unconstrained { pointer, field }));
+        let kind = match flattened_map_owner(&schema, &pointer, spec.type_name) {
+            Some(owner) => ErrorKind::UnconstrainedFlattenedMap { pointer, owner },
+            None => ErrorKind::Unconstrained { pointer, field },
+        };
+        return Err(err(kind));
     }
 
     let mut marks = Marks::default();
@@ -153,6 +492,37 @@ pub(crate) fn finish(spec: &ContractSpec, mut schema: Value) -> Result<Generated
         opaque: marks.opaque.into_iter().collect(),
         completeness: marks.completeness.into_iter().collect(),
     })
+}
+
+/// Marks the values a flattened map adds to the root object as opaque, for
+/// `#[tool_output(opaque)]` on a flattened field. Fails when the root has no such values
+/// (the flattened field is a struct or an enum, not a map).
+fn mark_flattened_rest(schema: &mut Value) -> Result<(), ()> {
+    let obj = schema.as_object_mut().ok_or(())?;
+    let slot = ["additionalProperties", "unevaluatedProperties"]
+        .into_iter()
+        .find(|k| obj.get(*k).is_some_and(|v| v != &Value::Bool(false)))
+        .ok_or(())?;
+    let rest = obj.get_mut(slot).ok_or(())?;
+    if let Value::Bool(true) = rest {
+        *rest = Value::Object(Map::new());
+    }
+    rest.as_object_mut().ok_or(())?.insert(OPAQUE_MARK.to_owned(), Value::Bool(true));
+    Ok(())
+}
+
+/// The first helper error left in the schema, as (schema pointer, message).
+fn find_helper_error(node: &Value, pointer: &str) -> Option<(String, String)> {
+    if let Some(message) = node.get(HELPER_ERROR_MARK).and_then(Value::as_str) {
+        return Some((pointer.to_owned(), message.to_owned()));
+    }
+    let mut found = None;
+    for_each_child(node, |suffix, child| {
+        if found.is_none() {
+            found = find_helper_error(child, &format!("{pointer}{suffix}"));
+        }
+    });
+    found
 }
 
 /// Escapes one JSON pointer token (RFC 6901).
@@ -405,6 +775,22 @@ fn find_unconstrained(root: &Value) -> Option<(String, Option<String>)> {
     found
 }
 
+/// When the unconstrained subschema at `pointer` holds the values of a flattened map (the
+/// catch-all of an object that also has fields of its own), the type that flattens it:
+/// the `$defs` entry it sits in, or the contract type `root_type`.
+fn flattened_map_owner(schema: &Value, pointer: &str, root_type: &str) -> Option<String> {
+    let (parent, last) = pointer.rsplit_once('/')?;
+    if !matches!(last, "additionalProperties" | "unevaluatedProperties") {
+        return None;
+    }
+    schema.pointer(parent)?.get("properties")?;
+    let owner = match parent.strip_prefix("/$defs/") {
+        Some(rest) => rest.split('/').next().unwrap_or(rest).replace("~1", "/").replace("~0", "~"),
+        None => root_type.to_owned(),
+    };
+    Some(owner)
+}
+
 /// Follows a local `$ref` such as `#/$defs/Agent`.
 fn resolve<'a>(root: &'a Value, reference: &str) -> Option<&'a Value> {
     let pointer = reference.strip_prefix('#')?;
@@ -491,9 +877,33 @@ fn may_be_object(obj: &Map<String, Value>) -> bool {
 /// A node whose instance is built from several schemas at once: serde's `flatten` and
 /// internally tagged newtype variants. Such an object is closed with
 /// `unevaluatedProperties`, and its branches are left open.
+///
+/// An applicator whose branches name no property (the `anyOf` of `required` lists that
+/// [`AllOrNone`] writes) composes nothing: `additionalProperties: false` beside it sees
+/// every property there is, and draft-07 Ajv, which ignores `unevaluatedProperties`,
+/// still reads it.
 fn is_composed(obj: &Map<String, Value>) -> bool {
-    let applicator = ["anyOf", "oneOf", "allOf", "$ref", "if"].iter().any(|k| obj.contains_key(*k));
-    (has_own_members(obj) && applicator) || obj.contains_key("allOf")
+    let composes = |k: &str| match obj.get(k) {
+        None => false,
+        Some(Value::Array(branches)) if matches!(k, "anyOf" | "oneOf" | "allOf") => {
+            branches.iter().any(names_properties)
+        }
+        Some(_) => true,
+    };
+    let applicator = ["anyOf", "oneOf", "allOf", "$ref", "if"].into_iter().any(composes);
+    (has_own_members(obj) && applicator) || composes("allOf")
+}
+
+/// Whether a schema may make properties evaluated: it has members of its own, a `$ref`,
+/// a conditional or an applicator branch that does. `not` never does.
+fn names_properties(node: &Value) -> bool {
+    let Some(obj) = node.as_object() else { return false };
+    has_own_members(obj)
+        || ["$ref", "if", "unevaluatedProperties", "dependentSchemas"].iter().any(|k| obj.contains_key(*k))
+        || ["anyOf", "oneOf", "allOf"]
+            .iter()
+            .filter_map(|k| obj.get(*k).and_then(Value::as_array))
+            .any(|branches| branches.iter().any(names_properties))
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
