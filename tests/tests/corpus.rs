@@ -84,8 +84,9 @@ mod prelude {
     pub use contract_runtime::ToolOutput;
     pub use schemars::JsonSchema;
     pub use serde::Serialize;
-    pub use serde_json::json;
+    pub use serde_json::{json, Value};
     pub use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+    pub use uuid::Uuid;
 
     /// `base` with `key: value` inserted into the object at `at`, for hand-written probes.
     pub fn put(mut base: serde_json::Value, at: &str, key: &str, value: serde_json::Value) -> serde_json::Value {
@@ -1573,6 +1574,193 @@ flatten_integer_key_maps {
             ])]
     }
 }
+
+typed_key_maps {
+    #[derive(Serialize, JsonSchema)]
+    pub struct Inner { #[schemars(transform = contract_runtime::keys::<char>)] pub by_char: BTreeMap<char, u8> }
+
+    #[derive(Serialize, JsonSchema)]
+    pub enum Event { Seen { #[schemars(transform = contract_runtime::keys::<Uuid>)] by_id: HashMap<Uuid, bool> }, Idle }
+
+    /// Maps whose keys are not strings, declared with `contract_runtime::keys`: at the
+    /// root, in a `$defs` struct, in array items, in an enum variant and in an `Option`.
+    #[derive(Serialize, JsonSchema, ToolOutput)]
+    #[tool_output(version = "1.0.0", compatibility = $c)]
+    pub struct Root {
+        #[schemars(transform = contract_runtime::keys::<bool>)]
+        pub flags: BTreeMap<bool, u32>,
+        #[schemars(transform = contract_runtime::keys::<Uuid>)]
+        pub owners: HashMap<Uuid, String>,
+        pub inner: Inner,
+        pub rows: Vec<Inner>,
+        pub events: Vec<Event>,
+        #[schemars(transform = contract_runtime::keys::<bool>)]
+        pub maybe: Option<BTreeMap<bool, u8>>,
+    }
+
+    pub fn cases() -> Vec<Case> {
+        let chars: BTreeMap<char, u8> = [('a', 1), ('\n', 2), ('\u{e9}', 3), ('\u{1f600}', 4), ('"', 5), ('/', 6), ('~', 7)].into();
+        let ids = [Uuid::nil(), Uuid::max(), Uuid::from_u128(0x67e5_5044_10b1_426f_9247_bb68_0e5f_e0c8)];
+        let empty = Root {
+            flags: BTreeMap::new(), owners: HashMap::new(), inner: Inner { by_char: BTreeMap::new() },
+            rows: vec![], events: vec![], maybe: None,
+        };
+        let full = Root {
+            flags: [(true, 1), (false, 0)].into(),
+            owners: ids.iter().map(|id| (*id, id.to_string())).collect(),
+            inner: Inner { by_char: chars.clone() },
+            rows: vec![Inner { by_char: chars }, Inner { by_char: BTreeMap::new() }],
+            events: vec![Event::Idle, Event::Seen { by_id: ids.iter().map(|id| (*id, true)).collect() }],
+            maybe: Some([(false, 9)].into()),
+        };
+        // A payload serde writes for `Root`, by hand, for the probes below to bend.
+        let base = json!({
+            "flags": { "true": 1 }, "owners": { "00000000-0000-0000-0000-000000000000": "n" },
+            "inner": { "by_char": { "x": 1 } }, "rows": [{ "by_char": {} }],
+            "events": [{ "Seen": { "by_id": {} } }], "maybe": { "false": 1 },
+        });
+        let upper = "67E55044-10B1-426F-9247-BB680E5FE0C8";
+        vec![case("typed_key_maps", vec![empty, full], &[])
+            .accepts(vec![base.clone(), put(base.clone(), "", "maybe", json!(null))])
+            .rejects(vec![
+                ("a bool key that is not true or false", put(base.clone(), "/flags", "maybe", json!(1))),
+                ("a bool key in another case", put(base.clone(), "/flags", "True", json!(1))),
+                ("a bool key written as a number", put(base.clone(), "/maybe", "1", json!(1))),
+                ("an empty char key", put(base.clone(), "/inner/by_char", "", json!(1))),
+                ("a char key of two characters", put(base.clone(), "/rows/0/by_char", "ab", json!(1))),
+                ("a char key of two emoji", put(base.clone(), "/inner/by_char", "\u{1f600}\u{1f600}", json!(1))),
+                ("an uppercase uuid key (Uuid writes lowercase)", put(base.clone(), "/owners", upper, json!("u"))),
+                ("a uuid key without hyphens", put(base.clone(), "/owners", "67e5504410b1426f9247bb680e5fe0c8", json!("u"))),
+                ("a braced uuid key", put(base.clone(), "/owners", "{67e55044-10b1-426f-9247-bb680e5fe0c8}", json!("u"))),
+                ("a urn uuid key", put(base.clone(), "/owners", "urn:uuid:67e55044-10b1-426f-9247-bb680e5fe0c8", json!("u"))),
+                ("a word as a uuid key in an enum variant", put(base.clone(), "/events/0/Seen/by_id", "me", json!(true))),
+            ])]
+    }
+}
+
+flatten_typed_key_maps {
+    #[derive(Serialize, JsonSchema)]
+    pub struct Item {
+        pub count: u8,
+        #[serde(flatten)]
+        #[schemars(with = "contract_runtime::FlatMap<char, u8>")]
+        pub by_char: BTreeMap<char, u8>,
+    }
+
+    #[derive(Serialize, JsonSchema)]
+    pub enum Event {
+        Tally { id: u32, #[serde(flatten)] #[schemars(with = "contract_runtime::FlatMap<Uuid, u32>")] counts: HashMap<Uuid, u32> },
+        Idle,
+    }
+
+    #[derive(Serialize, JsonSchema)]
+    #[serde(tag = "kind")]
+    pub enum Tagged { Bag { #[serde(flatten)] #[schemars(with = "contract_runtime::FlatMap<bool, String>")] flags: BTreeMap<bool, String> }, Empty }
+
+    /// Flattened maps with `bool`, `char` and `Uuid` keys, declared with
+    /// `contract_runtime::FlatMap`: at the root, in array items of a `$defs` struct, in an
+    /// externally and in an internally tagged variant.
+    #[derive(Serialize, JsonSchema, ToolOutput)]
+    #[tool_output(version = "1.0.0", compatibility = $c)]
+    pub struct Root {
+        pub id: u32,
+        #[serde(flatten)]
+        #[schemars(with = "contract_runtime::FlatMap<bool, u32>")]
+        pub votes: BTreeMap<bool, u32>,
+        pub items: Vec<Item>,
+        pub events: Vec<Event>,
+        pub tagged: Tagged,
+    }
+
+    pub fn cases() -> Vec<Case> {
+        let empty = Root { id: 0, votes: BTreeMap::new(), items: vec![], events: vec![], tagged: Tagged::Empty };
+        let full = Root {
+            id: 1,
+            votes: [(true, 3), (false, 4)].into(),
+            items: vec![Item { count: 1, by_char: [('a', 1), ('\n', 2), ('\u{1f600}', 3), ('\\', 4)].into() }, Item { count: 2, by_char: BTreeMap::new() }],
+            events: vec![Event::Idle, Event::Tally { id: 2, counts: [(Uuid::nil(), 1), (Uuid::max(), 2)].into() }],
+            tagged: Tagged::Bag { flags: [(false, "f".to_owned())].into() },
+        };
+        let base = json!({
+            "id": 1, "true": 2,
+            "items": [{ "count": 1, "z": 2 }],
+            "events": [{ "Tally": { "id": 2, "ffffffff-ffff-ffff-ffff-ffffffffffff": 1 } }],
+            "tagged": { "kind": "Bag", "true": "t" },
+        });
+        vec![case("flatten_typed_key_maps", vec![empty, full], &[])
+            .accepts(vec![base.clone()])
+            .rejects(vec![
+                ("a bool-keyed value of the wrong type", put(base.clone(), "", "false", json!("x"))),
+            ])
+            .rejects_exact(vec![
+                ("a bool key that is not true or false", put(base.clone(), "", "yes", json!(1))),
+                ("a char key of two characters", put(base.clone(), "/items/0", "ab", json!(1))),
+                ("an empty char key", put(base.clone(), "/items/0", "", json!(1))),
+                ("an uppercase uuid key in a variant", put(base.clone(), "/events/0/Tally", "FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF", json!(1))),
+                ("a word key in an internally tagged variant", put(base.clone(), "/tagged", "maybe", json!("m"))),
+            ])]
+    }
+}
+
+flatten_option_all_or_none {
+    #[derive(Serialize, JsonSchema)]
+    pub struct Audit {
+        pub created_by: String,
+        pub created_at: u64,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub note: Option<String>,
+    }
+
+    #[derive(Serialize, JsonSchema)]
+    pub struct Item { pub id: u32, #[serde(flatten)] #[schemars(with = "contract_runtime::AllOrNone<Audit>")] pub audit: Option<Audit> }
+
+    #[derive(Serialize, JsonSchema)]
+    pub enum Event { Made { id: u32, #[serde(flatten)] #[schemars(with = "contract_runtime::AllOrNone<Audit>")] audit: Option<Audit> } }
+
+    #[derive(Serialize, JsonSchema)]
+    #[serde(tag = "kind")]
+    pub enum Tagged { Made { id: u32, #[serde(flatten)] #[schemars(with = "contract_runtime::AllOrNone<Audit>")] audit: Option<Audit> } }
+
+    /// A flattened `Option<Struct>` declared with `contract_runtime::AllOrNone`: serde
+    /// writes all of the struct's fields or none, at the root, in array items, in an
+    /// externally and in an internally tagged variant.
+    #[derive(Serialize, JsonSchema, ToolOutput)]
+    #[tool_output(version = "1.0.0", compatibility = $c)]
+    pub struct Root {
+        pub id: u32,
+        #[serde(flatten)]
+        #[schemars(with = "contract_runtime::AllOrNone<Audit>")]
+        pub audit: Option<Audit>,
+        pub items: Vec<Item>,
+        pub events: Vec<Event>,
+        pub tagged: Tagged,
+    }
+
+    pub fn cases() -> Vec<Case> {
+        let audit = |note: Option<&str>| Some(Audit { created_by: "alice".into(), created_at: 7, note: note.map(Into::into) });
+        let empty = Root { id: 0, audit: None, items: vec![], events: vec![], tagged: Tagged::Made { id: 0, audit: None } };
+        let full = Root {
+            id: 1,
+            audit: audit(Some("n")),
+            items: vec![Item { id: 2, audit: audit(None) }, Item { id: 3, audit: None }],
+            events: vec![Event::Made { id: 4, audit: audit(None) }, Event::Made { id: 5, audit: None }],
+            tagged: Tagged::Made { id: 6, audit: audit(Some("")) },
+        };
+        let base = json!({
+            "id": 1, "items": [{ "id": 2 }], "events": [{ "Made": { "id": 4 } }], "tagged": { "kind": "Made", "id": 6 },
+        });
+        let partial = |at: &str, key: &str, value: Value| put(base.clone(), at, key, value);
+        vec![case("flatten_option_all_or_none", vec![empty, full], &[])
+            .accepts(vec![base.clone()])
+            .rejects(vec![
+                ("the issue's example: created_by without created_at at the root", partial("", "created_by", json!("alice"))),
+                ("created_at alone in an array item", partial("/items/0", "created_at", json!(7))),
+                ("the optional note alone in an externally tagged variant", partial("/events/0/Made", "note", json!("n"))),
+                ("created_by alone in an internally tagged variant", partial("/tagged", "created_by", json!("alice"))),
+                ("note and created_by without created_at", put(partial("", "created_by", json!("a")), "", "note", json!("n"))),
+            ])]
+    }
+}
     } };
 }
 
@@ -1772,8 +1960,36 @@ struct Clash {
     extra: std::collections::HashMap<String, u32>,
 }
 
+/// schemars writes a map with `bool` (`char`, `Uuid`) keys exactly like one with `String`
+/// keys, and a flattened `Option<Struct>` with each field optional on its own: the schema
+/// keeps no trace of the key type or of the `Option`, so no post-processing can see them.
+/// `contract_runtime::keys`, `FlatMap` and `AllOrNone` declare them (corpus shapes
+/// `typed_key_maps`, `flatten_typed_key_maps`, `flatten_option_all_or_none`); without
+/// them these payloads, which serde never writes, still pass.
+#[derive(serde::Serialize, schemars::JsonSchema, ToolOutput)]
+#[tool_output(version = "1.0.0", compatibility = "exact")]
+struct Undeclared {
+    flags: std::collections::BTreeMap<bool, u32>,
+    #[serde(flatten)]
+    audit: Option<Audit>,
+}
+
+#[derive(serde::Serialize, schemars::JsonSchema)]
+struct Audit {
+    created_by: String,
+    created_at: u64,
+}
+
 #[test]
 fn known_gaps_are_still_gaps() {
+    let contract = Undeclared::contract();
+    assert!(contract.is_valid(&json!({ "flags": { "maybe": 1 } })), "a bool map key schemars cannot see");
+    assert!(contract.is_valid(&json!({ "flags": {}, "created_by": "alice" })), "a partial flattened Option<Struct>");
+    // Clean control: what serde writes passes, and an unknown key is still caught.
+    let audit = Audit { created_by: "a".into(), created_at: 1 };
+    assert!(contract.validate_output(&Undeclared { flags: [(true, 1)].into(), audit: Some(audit) }).is_ok());
+    assert!(!contract.is_valid(&json!({ "flags": {}, "other": 1 })));
+
     // chrono writes years outside 0000–9999 with a sign, which is not RFC 3339, so the
     // asserted `date-time` format refuses them (Ajv's and Python's validators do too) …
     let far = serde_json::to_value(Stamp { at: chrono::DateTime::<chrono::Utc>::MAX_UTC }).expect("serializes");
