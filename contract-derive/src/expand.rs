@@ -47,6 +47,12 @@ struct Collected {
     misplaced: Vec<&'static str>,
     /// Whether a flattened map field of the root is marked `#[tool_output(opaque)]`.
     opaque_flattened: bool,
+    /// Root map fields whose key type is not a string: serialized name and key type.
+    keyed: Vec<(String, syn::Type)>,
+    /// Key types of flattened root maps whose keys are not strings.
+    flattened_keys: Vec<syn::Type>,
+    /// `T` of each flattened root `Option<T>` that is not a map.
+    flattened_options: Vec<syn::Type>,
 }
 
 /// Where a field sits, which decides whether `#[tool_output(sensitive)]` and
@@ -129,6 +135,22 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
     };
     let marked = &collected.marked;
     let opaque_flattened = collected.opaque_flattened;
+    // Generic contracts get none of these: a key or field type may name a type parameter,
+    // which the `'static` tables below cannot hold.
+    let is_generic_type = input.generics.type_params().next().is_some();
+    let empty = (Vec::new(), Vec::new(), Vec::new());
+    let (keyed, flattened_keys, flattened_options) = if is_generic_type {
+        (&empty.0, &empty.1, &empty.2)
+    } else {
+        (&collected.keyed, &collected.flattened_keys, &collected.flattened_options)
+    };
+    let keyed = keyed
+        .iter()
+        .map(|(name, key)| quote!((#name, ::contract_runtime::__private::key_names_of::<#key> as fn() -> _)));
+    let flattened_keys =
+        flattened_keys.iter().map(|key| quote!(::contract_runtime::__private::key_names_of::<#key> as fn() -> _));
+    let flattened_options =
+        flattened_options.iter().map(|ty| quote!(::contract_runtime::__private::all_or_none_of::<#ty> as fn() -> _));
     let sensitive: Vec<&str> = marked.iter().filter(|m| m.sensitive).map(|m| m.serde_name.as_str()).collect();
     let opaque: Vec<&str> = marked.iter().filter(|m| m.opaque).map(|m| m.serde_name.as_str()).collect();
 
@@ -143,6 +165,9 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
             sensitive_fields: &[#(#sensitive),*],
             opaque_fields: &[#(#opaque),*],
             opaque_flattened: #opaque_flattened,
+            keyed_fields: &[#(#keyed),*],
+            flattened_keys: &[#(#flattened_keys),*],
+            flattened_options: &[#(#flattened_options),*],
         }
     };
     // A static inside a generic impl is shared by every instantiation, so generic
@@ -244,6 +269,13 @@ fn check_fields(
         let serde = attr::serde_field(&field.attrs);
         has_flatten |= serde.flatten;
         check_flattened_value_map(cx, field, &serde, &markers, (place, owner));
+        if matches!(place, FieldPlace::Struct)
+            && !serde.skipped
+            && !serde.schemars_with
+            && serde.custom_serialize.is_none()
+        {
+            collect_schema_facts(field, &serde, container, collected);
+        }
         check_custom_serialize(cx, &serde, "field", || {
             let ty = &field.ty;
             format!("`{}`", quote!(#ty).to_string().replace(' ', ""))
@@ -352,4 +384,80 @@ fn is_value_map(ty: &syn::Type) -> bool {
     let value =
         args.args.iter().filter_map(|a| if let syn::GenericArgument::Type(t) = a { Some(t) } else { None }).nth(1);
     matches!(value, Some(syn::Type::Path(v)) if v.path.segments.last().is_some_and(|s| s.ident == "Value"))
+}
+
+/// Records what schemars loses about a field of the contract type and the runtime can put
+/// back: the key type of a map whose keys are not strings, and the struct inside a
+/// flattened `Option`.
+fn collect_schema_facts(
+    field: &syn::Field,
+    serde: &attr::SerdeField,
+    container: &attr::SerdeContainer,
+    collected: &mut Collected,
+) {
+    if serde.flatten {
+        if let Some(key) = map_key(&field.ty).filter(|k| !is_string_like(k)) {
+            collected.flattened_keys.push(key.clone());
+        } else if let Some(inner) = single_arg(&field.ty, &["Option"]).filter(|t| map_key(t).is_none()) {
+            collected.flattened_options.push(inner.clone());
+        }
+        return;
+    }
+    let mut ty = &field.ty;
+    while let Some(inner) = single_arg(ty, &["Option", "Vec", "Box", "VecDeque"]) {
+        ty = inner;
+    }
+    let (Some(key), Some(ident)) = (map_key(ty).filter(|k| !is_string_like(k)), &field.ident) else { return };
+    let rust_name = ident.unraw().to_string();
+    let name = serde.rename.clone().unwrap_or_else(|| {
+        container.rename_all.map_or_else(|| rust_name.clone(), |rule| rule.apply_to_field(&rust_name))
+    });
+    collected.keyed.push((name, key.clone()));
+}
+
+/// The last path segment of `ty`, when `ty` is a path.
+fn last_segment(ty: &syn::Type) -> Option<&syn::PathSegment> {
+    match ty {
+        syn::Type::Path(path) if path.qself.is_none() => path.path.segments.last(),
+        _ => None,
+    }
+}
+
+/// The type arguments of `ty`'s last segment.
+fn type_args(ty: &syn::Type) -> Vec<&syn::Type> {
+    let Some(syn::PathArguments::AngleBracketed(args)) = last_segment(ty).map(|s| &s.arguments) else {
+        return Vec::new();
+    };
+    args.args.iter().filter_map(|a| if let syn::GenericArgument::Type(t) = a { Some(t) } else { None }).collect()
+}
+
+/// `T` of `Wrapper<T>` when the last segment of `ty` is one of `wrappers`.
+fn single_arg<'a>(ty: &'a syn::Type, wrappers: &[&str]) -> Option<&'a syn::Type> {
+    let segment = last_segment(ty)?;
+    if !wrappers.iter().any(|w| segment.ident == w) {
+        return None;
+    }
+    match type_args(ty).as_slice() {
+        [inner] => Some(inner),
+        _ => None,
+    }
+}
+
+/// `K` of a `HashMap<K, V>`, `BTreeMap<K, V>` or `IndexMap<K, V>`.
+fn map_key(ty: &syn::Type) -> Option<&syn::Type> {
+    let segment = last_segment(ty)?;
+    if !["HashMap", "BTreeMap", "IndexMap"].iter().any(|m| segment.ident == m) {
+        return None;
+    }
+    type_args(ty).first().copied()
+}
+
+/// Whether `ty` is written as a string type, whose keys need no constraint.
+fn is_string_like(ty: &syn::Type) -> bool {
+    match ty {
+        syn::Type::Reference(r) => is_string_like(&r.elem),
+        _ => {
+            last_segment(ty).is_some_and(|s| ["String", "str", "Cow", "Arc", "Rc", "Box"].iter().any(|n| s.ident == n))
+        }
+    }
 }

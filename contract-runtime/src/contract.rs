@@ -361,7 +361,19 @@ pub struct ContractSpec {
     /// Whether a flattened map field of the root is marked `#[tool_output(opaque)]`: the
     /// values it adds to the root object are opaque.
     pub opaque_flattened: bool,
+    /// Root map fields whose keys are not strings: serialized name and the
+    /// `propertyNames` of the key type (`schema::key_names_of`).
+    pub keyed_fields: &'static [(&'static str, SchemaFact)],
+    /// Flattened root maps whose keys are not strings: the key schema of each.
+    pub flattened_keys: &'static [SchemaFact],
+    /// Flattened root `Option<Struct>` fields: the all-or-none branches of each
+    /// (`schema::all_or_none_of`).
+    pub flattened_options: &'static [SchemaFact],
 }
+
+/// A piece of schema the derive knows how to compute from a Rust type schemars loses.
+#[doc(hidden)]
+pub type SchemaFact = fn() -> Option<Value>;
 
 /// Why a type cannot be a contract. The message names the type, the contract, the field
 /// and the JSON pointer into the schema.

@@ -180,6 +180,104 @@ fn key_string_schema(key: &Value) -> Result<Option<Value>, String> {
     Ok(Some(schema))
 }
 
+/// Puts `names` as `propertyNames` on the map objects of `node`, looking through
+/// `Option` (`anyOf`), `Vec` and tuples (`items`, `prefixItems`). Returns whether it found one.
+fn apply_key_names(node: &mut Value, names: &Value) -> bool {
+    let Some(obj) = node.as_object_mut() else { return false };
+    if may_be_object(obj) && (obj.contains_key("additionalProperties") || obj.contains_key("patternProperties")) {
+        obj.insert("propertyNames".to_owned(), names.clone());
+        return true;
+    }
+    let mut found = false;
+    for key in ["items", "anyOf", "oneOf", "prefixItems"] {
+        match obj.get_mut(key) {
+            Some(Value::Array(list)) => list.iter_mut().for_each(|sub| found |= apply_key_names(sub, names)),
+            Some(sub) => found |= apply_key_names(sub, names),
+            None => {}
+        }
+    }
+    found
+}
+
+/// A key schema from [`key_string_schema`] as one regular expression, for
+/// `patternProperties`.
+fn key_pattern(names: &Value) -> Option<String> {
+    match (names.get("pattern"), names.get("enum"), names.get("maxLength")) {
+        (Some(Value::String(p)), _, _) => Some(p.clone()),
+        (_, Some(Value::Array(words)), _) => {
+            let words: Vec<String> = words.iter().filter_map(Value::as_str).map(escape_regex).collect();
+            Some(format!("^({})$", words.join("|")))
+        }
+        // One character of any kind, new lines included.
+        (_, _, Some(max)) if max == 1 => Some(r"^[\s\S]$".to_owned()),
+        _ => None,
+    }
+}
+
+/// For the derive: the `propertyNames` schema of map keys of type `K` (see [`keys`]), or
+/// `None` when any string is such a key or serde_json cannot write it as one.
+#[doc(hidden)]
+#[must_use]
+pub fn key_names_of<K: schemars::JsonSchema + ?Sized>() -> Option<Value> {
+    key_string_schema(&K::json_schema(&mut settings().into_generator()).to_value()).ok().flatten()
+}
+
+/// For the derive: the all-or-none branches of a flattened `Option<T>` (see
+/// [`AllOrNone`]), or `None` when `T` is not a struct with fields it always writes.
+#[doc(hidden)]
+#[must_use]
+pub fn all_or_none_of<T: schemars::JsonSchema + ?Sized>() -> Option<Value> {
+    all_or_none_branches(&T::json_schema(&mut settings().into_generator()).to_value())
+}
+
+/// `[{required: <always written>}, {not: {anyOf: [{required: [<each field>]}…]}}]` for
+/// the struct schema `schema`, or `None` when it has no fields it always writes.
+fn all_or_none_branches(schema: &Value) -> Option<Value> {
+    let fields = schema.get("required")?.as_array().filter(|r| !r.is_empty())?;
+    // `None` writes no field at all, not even those `T` writes only sometimes.
+    let any_field: Vec<Value> =
+        schema.get("properties")?.as_object()?.keys().map(|f| serde_json::json!({ "required": [f] })).collect();
+    Some(serde_json::json!([{ "required": fields }, { "not": { "anyOf": any_field } }]))
+}
+
+/// Applies what the derive found on the contract type's own fields and schemars cannot
+/// say: typed map keys, flattened typed-key maps and flattened `Option<Struct>`s.
+fn apply_derived_facts(spec: &ContractSpec, schema: &mut Value) {
+    for (name, names) in spec.keyed_fields {
+        let pointer = format!("/properties/{}", escape_pointer_token(name));
+        if let (Some(names), Some(slot)) = (names(), schema.pointer_mut(&pointer)) {
+            apply_key_names(slot, &names);
+        }
+    }
+    let Some(root) = schema.as_object_mut() else { return };
+    for names in spec.flattened_keys {
+        let Some(pattern) = names().as_ref().and_then(key_pattern) else { continue };
+        // The map's values are the catch-all of the root; they become the values of the keys
+        // serde writes, and `exact` closes the rest.
+        for slot in ["additionalProperties", "unevaluatedProperties"] {
+            if let Some(values) = root.get(slot).filter(|v| **v != Value::Bool(false)).cloned() {
+                root.remove(slot);
+                let patterns = root.entry("patternProperties").or_insert_with(|| Value::Object(Map::new()));
+                if let Some(patterns) = patterns.as_object_mut() {
+                    patterns.insert(pattern, values);
+                }
+                break;
+            }
+        }
+    }
+    for branches in spec.flattened_options {
+        let Some(branches) = branches() else { continue };
+        if root.contains_key("anyOf") {
+            let all = root.entry("allOf").or_insert_with(|| Value::Array(Vec::new()));
+            if let Some(all) = all.as_array_mut() {
+                all.push(serde_json::json!({ "anyOf": branches }));
+            }
+        } else {
+            root.insert("anyOf".to_owned(), branches);
+        }
+    }
+}
+
 /// The lowercase hyphenated form `uuid::Uuid` serializes to.
 const UUID_KEY: &str = "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$";
 
@@ -211,22 +309,6 @@ const UUID_KEY: &str = "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f
 /// assert!(!contract.is_valid(&serde_json::json!({ "seen": { "maybe": 3 } })));
 /// ```
 pub fn keys<K: schemars::JsonSchema + ?Sized>(schema: &mut Schema) {
-    fn apply(node: &mut Value, names: &Value) -> bool {
-        let Some(obj) = node.as_object_mut() else { return false };
-        if may_be_object(obj) && (obj.contains_key("additionalProperties") || obj.contains_key("patternProperties")) {
-            obj.insert("propertyNames".to_owned(), names.clone());
-            return true;
-        }
-        let mut found = false;
-        for key in ["items", "anyOf", "oneOf", "prefixItems"] {
-            match obj.get_mut(key) {
-                Some(Value::Array(list)) => list.iter_mut().for_each(|sub| found |= apply(sub, names)),
-                Some(sub) => found |= apply(sub, names),
-                None => {}
-            }
-        }
-        found
-    }
     let key = K::json_schema(&mut settings().into_generator()).to_value();
     let names = match key_string_schema(&key) {
         Ok(Some(names)) => names,
@@ -239,7 +321,7 @@ pub fn keys<K: schemars::JsonSchema + ?Sized>(schema: &mut Schema) {
         }
     };
     let mut value = std::mem::take(schema).to_value();
-    if !apply(&mut value, &names) {
+    if !apply_key_names(&mut value, &names) {
         if let Some(obj) = value.as_object_mut() {
             obj.insert(
                 HELPER_ERROR_MARK.to_owned(),
@@ -298,16 +380,7 @@ impl<K: schemars::JsonSchema + ?Sized, V: schemars::JsonSchema + ?Sized> schemar
         let values = generator.subschema_for::<V>().to_value();
         let key = K::json_schema(generator).to_value();
         let pattern = match key_string_schema(&key) {
-            Ok(Some(names)) => match (names.get("pattern"), names.get("enum"), names.get("maxLength")) {
-                (Some(Value::String(p)), _, _) => Ok(p.clone()),
-                (_, Some(Value::Array(words)), _) => {
-                    let words: Vec<String> = words.iter().filter_map(Value::as_str).map(escape_regex).collect();
-                    Ok(format!("^({})$", words.join("|")))
-                }
-                // One character of any kind, new lines included.
-                (_, _, Some(max)) if max == 1 => Ok(r"^[\s\S]$".to_owned()),
-                _ => Err(format!("the key schema {key} has no pattern form")),
-            },
+            Ok(Some(names)) => key_pattern(&names).ok_or_else(|| format!("the key schema {key} has no pattern form")),
             Ok(None) => return schemars::json_schema!({ "type": "object", "additionalProperties": values }),
             Err(why) => Err(why),
         };
@@ -382,22 +455,13 @@ impl<T: schemars::JsonSchema + ?Sized> schemars::JsonSchema for AllOrNone<T> {
 
     fn json_schema(generator: &mut schemars::SchemaGenerator) -> Schema {
         let mut schema = T::json_schema(generator).to_value();
-        let required = schema.as_object_mut().and_then(|o| o.remove("required"));
-        let fields: Vec<Value> = required.and_then(|r| r.as_array().cloned()).unwrap_or_default();
-        let Some(obj) = schema.as_object_mut().filter(|o| o.contains_key("properties") && !fields.is_empty()) else {
+        let (Some(all_or_none), Some(obj)) = (all_or_none_branches(&schema), schema.as_object_mut()) else {
             return schemars::json_schema!({
                 "type": "object",
                 HELPER_ERROR_MARK: format!("`AllOrNone<{}>` needs a struct with fields it always writes", T::schema_name()),
             });
         };
-        // `None` writes no field at all, not even those `T` writes only sometimes.
-        let any_field: Vec<Value> = obj["properties"]
-            .as_object()
-            .into_iter()
-            .flat_map(Map::keys)
-            .map(|f| serde_json::json!({ "required": [f] }))
-            .collect();
-        let all_or_none = serde_json::json!([{ "required": fields }, { "not": { "anyOf": any_field } }]);
+        obj.remove("required");
         match obj.remove("anyOf") {
             // Keep a choice the struct makes itself (an `Option<…>` of an untagged enum).
             Some(own) => {
@@ -458,6 +522,7 @@ pub(crate) fn finish(spec: &ContractSpec, mut schema: Value) -> Result<Generated
         }
     }
 
+    apply_derived_facts(spec, &mut schema);
     if spec.opaque_flattened {
         mark_flattened_rest(&mut schema).map_err(|()| err(ErrorKind::NoFlattenedMap))?;
     }

@@ -1761,6 +1761,58 @@ flatten_option_all_or_none {
             ])]
     }
 }
+
+root_fields_typed_by_the_derive {
+    #[derive(Serialize, JsonSchema)]
+    pub struct Audit {
+        pub created_by: String,
+        pub created_at: u64,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub note: Option<String>,
+    }
+
+    /// Typed-key maps, a flattened typed-key map and a flattened `Option<Struct>` as
+    /// fields of the contract type, with no helper: the derive sees the Rust types.
+    #[derive(Serialize, JsonSchema, ToolOutput)]
+    #[tool_output(version = "1.0.0", compatibility = $c)]
+    #[serde(rename_all = "camelCase")]
+    pub struct Root {
+        pub seen_flags: BTreeMap<bool, u32>,
+        pub chars: Option<HashMap<char, u8>>,
+        pub owners: Vec<BTreeMap<Uuid, String>>,
+        pub counts: BTreeMap<u16, u8>,
+        #[serde(flatten)]
+        pub audit: Option<Audit>,
+        #[serde(flatten)]
+        pub votes: BTreeMap<bool, String>,
+    }
+
+    pub fn cases() -> Vec<Case> {
+        let empty = Root { seen_flags: BTreeMap::new(), chars: None, owners: vec![], counts: BTreeMap::new(), audit: None, votes: BTreeMap::new() };
+        let full = Root {
+            seen_flags: [(true, 1), (false, 2)].into(),
+            chars: Some([('\u{1f600}', 1), ('\t', 2)].into()),
+            owners: vec![[(Uuid::nil(), "n".to_owned()), (Uuid::max(), "m".to_owned())].into(), BTreeMap::new()],
+            counts: [(0, 1), (u16::MAX, 2)].into(),
+            audit: Some(Audit { created_by: "alice".into(), created_at: 7, note: Some("n".into()) }),
+            votes: [(true, "yes".to_owned()), (false, "no".to_owned())].into(),
+        };
+        let base = json!({ "seenFlags": { "true": 1 }, "chars": null, "owners": [{}], "counts": { "3": 4 }, "false": "no" });
+        vec![case("root_fields_typed_by_the_derive", vec![empty, full], &[])
+            .accepts(vec![base.clone(), put(put(base.clone(), "", "created_by", json!("a")), "", "created_at", json!(1))])
+            .rejects(vec![
+                ("a bool key that is not true or false", put(base.clone(), "/seenFlags", "maybe", json!(1))),
+                ("a char key of two characters inside an Option", put(base.clone(), "", "chars", json!({ "ab": 1 }))),
+                ("an uppercase uuid key inside a Vec", put(base.clone(), "/owners/0", "FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF", json!("m"))),
+                ("the issue's example: created_by without created_at", put(base.clone(), "", "created_by", json!("alice"))),
+                ("the optional note alone", put(base.clone(), "", "note", json!("n"))),
+            ])
+            .rejects_exact(vec![
+                ("a flattened bool map key that is not true or false", put(base.clone(), "", "maybe", json!("m"))),
+                ("a u16 map key with a leading zero", put(base.clone(), "/counts", "03", json!(1))),
+            ])]
+    }
+}
     } };
 }
 
@@ -1962,13 +2014,19 @@ struct Clash {
 
 /// schemars writes a map with `bool` (`char`, `Uuid`) keys exactly like one with `String`
 /// keys, and a flattened `Option<Struct>` with each field optional on its own: the schema
-/// keeps no trace of the key type or of the `Option`, so no post-processing can see them.
-/// `contract_runtime::keys`, `FlatMap` and `AllOrNone` declare them (corpus shapes
-/// `typed_key_maps`, `flatten_typed_key_maps`, `flatten_option_all_or_none`); without
-/// them these payloads, which serde never writes, still pass.
+/// keeps no trace of the key type or of the `Option`. On the contract type's own fields
+/// the derive sees the types and puts them back (corpus shape `root_fields_typed_by_the_derive`);
+/// in nested types `contract_runtime::keys`, `FlatMap` and `AllOrNone` declare them
+/// (shapes `typed_key_maps`, `flatten_typed_key_maps`, `flatten_option_all_or_none`).
+/// Without them these payloads, which serde never writes, still pass.
 #[derive(serde::Serialize, schemars::JsonSchema, ToolOutput)]
 #[tool_output(version = "1.0.0", compatibility = "exact")]
 struct Undeclared {
+    inner: UndeclaredInner,
+}
+
+#[derive(serde::Serialize, schemars::JsonSchema)]
+struct UndeclaredInner {
     flags: std::collections::BTreeMap<bool, u32>,
     #[serde(flatten)]
     audit: Option<Audit>,
@@ -1983,12 +2041,17 @@ struct Audit {
 #[test]
 fn known_gaps_are_still_gaps() {
     let contract = Undeclared::contract();
-    assert!(contract.is_valid(&json!({ "flags": { "maybe": 1 } })), "a bool map key schemars cannot see");
-    assert!(contract.is_valid(&json!({ "flags": {}, "created_by": "alice" })), "a partial flattened Option<Struct>");
+    let inner = |v: Value| json!({ "inner": v });
+    assert!(contract.is_valid(&inner(json!({ "flags": { "maybe": 1 } }))), "a bool map key schemars cannot see");
+    assert!(
+        contract.is_valid(&inner(json!({ "flags": {}, "created_by": "alice" }))),
+        "a partial flattened Option<Struct>"
+    );
     // Clean control: what serde writes passes, and an unknown key is still caught.
     let audit = Audit { created_by: "a".into(), created_at: 1 };
-    assert!(contract.validate_output(&Undeclared { flags: [(true, 1)].into(), audit: Some(audit) }).is_ok());
-    assert!(!contract.is_valid(&json!({ "flags": {}, "other": 1 })));
+    let value = Undeclared { inner: UndeclaredInner { flags: [(true, 1)].into(), audit: Some(audit) } };
+    assert!(contract.validate_output(&value).is_ok());
+    assert!(!contract.is_valid(&inner(json!({ "flags": {}, "other": 1 }))));
 
     // chrono writes years outside 0000–9999 with a sign, which is not RFC 3339, so the
     // asserted `date-time` format refuses them (Ajv's and Python's validators do too) …
