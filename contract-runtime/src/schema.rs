@@ -215,11 +215,20 @@ fn key_pattern(names: &Value) -> Option<String> {
 }
 
 /// For the derive: the `propertyNames` schema of map keys of type `K` (see [`keys`]), or
-/// `None` when any string is such a key or serde_json cannot write it as one.
+/// `None` when schemars already says what the keys are (integers, enums and patterns
+/// become `patternProperties` or `properties`), when any string is such a key, or when
+/// serde_json cannot write it as one.
 #[doc(hidden)]
 #[must_use]
 pub fn key_names_of<K: schemars::JsonSchema + ?Sized>() -> Option<Value> {
-    key_string_schema(&K::json_schema(&mut settings().into_generator()).to_value()).ok().flatten()
+    let key = K::json_schema(&mut settings().into_generator()).to_value();
+    let described = key.get("type").and_then(Value::as_str) == Some("integer")
+        || key.get("enum").is_some()
+        || key.get("pattern").is_some();
+    if described {
+        return None;
+    }
+    key_string_schema(&key).ok().flatten()
 }
 
 /// For the derive: the all-or-none branches of a flattened `Option<T>` (see
