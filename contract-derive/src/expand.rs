@@ -135,9 +135,9 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
     };
     let marked = &collected.marked;
     let opaque_flattened = collected.opaque_flattened;
-    // Generic contracts get none of these: a key or field type may name a type parameter,
-    // which the `'static` tables below cannot hold.
-    let is_generic_type = input.generics.type_params().next().is_some();
+    // Generic contracts get none of these: a key or field type may name a type or
+    // lifetime parameter, which the `'static` tables below cannot hold.
+    let is_generic_type = !input.generics.params.is_empty();
     let empty = (Vec::new(), Vec::new(), Vec::new());
     let (keyed, flattened_keys, flattened_options) = if is_generic_type {
         (&empty.0, &empty.1, &empty.2)
@@ -273,6 +273,8 @@ fn check_fields(
             && !serde.skipped
             && !serde.schemars_with
             && serde.custom_serialize.is_none()
+            // An opaque flattened map keeps its values as they are, whatever its keys.
+            && !(serde.flatten && markers.opaque.is_some())
         {
             collect_schema_facts(field, &serde, container, collected);
         }
