@@ -40,6 +40,23 @@ struct Marked {
     counts: Option<String>,
 }
 
+/// What the field checks collect for the impl.
+#[derive(Default)]
+struct Collected {
+    /// Root fields with markers, by serialized name.
+    marked: Vec<Marked>,
+    /// Container keys written on fields (already reported).
+    misplaced: Vec<&'static str>,
+    /// Whether a flattened map field of the root is marked `#[tool_output(opaque)]`.
+    opaque_flattened: bool,
+    /// Root map fields whose key type is not a string: serialized name and key type.
+    keyed: Vec<(String, syn::Type)>,
+    /// Key types of flattened root maps whose keys are not strings.
+    flattened_keys: Vec<syn::Type>,
+    /// `T` of each flattened root `Option<T>` that is not a map.
+    flattened_options: Vec<syn::Type>,
+}
+
 /// Where a field sits, which decides whether `#[tool_output(sensitive)]` and
 /// `#[tool_output(opaque)]` can be resolved to a JSON pointer at compile time.
 #[derive(Clone, Copy)]
@@ -54,13 +71,13 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
     let mut cx = Ctxt::default();
     let container = attr::container(&mut cx, &input.attrs);
     let serde_container = attr::serde_container(&input.attrs);
-    let mut marked = Vec::new();
-    let mut misplaced = Vec::new();
+    let mut collected = Collected::default();
+    let owner = input.ident.unraw().to_string();
 
     match &input.data {
         Data::Struct(data) => {
             let has_flatten =
-                check_fields(&mut cx, &data.fields, &serde_container, FieldPlace::Struct, &mut marked, &mut misplaced);
+                check_fields(&mut cx, &data.fields, &serde_container, (FieldPlace::Struct, &owner), &mut collected);
             // serde writes the tag of a tagged struct, but schemars 1.2 leaves it out of
             // the schema, so an exact contract would reject every result.
             if let Some(span) = serde_container.tag {
@@ -81,14 +98,8 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
                 attr::forbid_on_variant(&mut cx, &variant.attrs);
                 let serde = attr::serde_field(&variant.attrs);
                 check_custom_serialize(&mut cx, &serde, "variant", || format!("the fields of `{}`", variant.ident));
-                check_fields(
-                    &mut cx,
-                    &variant.fields,
-                    &serde_container,
-                    FieldPlace::Variant,
-                    &mut marked,
-                    &mut misplaced,
-                );
+                let owner = format!("{owner}::{}", variant.ident.unraw());
+                check_fields(&mut cx, &variant.fields, &serde_container, (FieldPlace::Variant, &owner), &mut collected);
             }
         }
         Data::Union(data) => {
@@ -109,7 +120,7 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
         );
     }
 
-    check_missing(&mut cx, input, &container, &misplaced);
+    check_missing(&mut cx, input, &container, &collected.misplaced);
     cx.finish()?;
 
     let (Some(version), Some(compatibility)) = (container.version, container.compatibility) else {
@@ -124,6 +135,24 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
         Compatibility::Exact => quote!(::contract_runtime::Compatibility::Exact),
         Compatibility::Additive => quote!(::contract_runtime::Compatibility::Additive),
     };
+    let marked = &collected.marked;
+    let opaque_flattened = collected.opaque_flattened;
+    // Generic contracts get none of these: a key or field type may name a type or
+    // lifetime parameter, which the `'static` tables below cannot hold.
+    let is_generic_type = !input.generics.params.is_empty();
+    let empty = (Vec::new(), Vec::new(), Vec::new());
+    let (keyed, flattened_keys, flattened_options) = if is_generic_type {
+        (&empty.0, &empty.1, &empty.2)
+    } else {
+        (&collected.keyed, &collected.flattened_keys, &collected.flattened_options)
+    };
+    let keyed = keyed
+        .iter()
+        .map(|(name, key)| quote!((#name, ::contract_runtime::__private::key_names_of::<#key> as fn() -> _)));
+    let flattened_keys =
+        flattened_keys.iter().map(|key| quote!(::contract_runtime::__private::key_names_of::<#key> as fn() -> _));
+    let flattened_options =
+        flattened_options.iter().map(|ty| quote!(::contract_runtime::__private::all_or_none_of::<#ty> as fn() -> _));
     let sensitive: Vec<&str> = marked.iter().filter(|m| m.sensitive).map(|m| m.serde_name.as_str()).collect();
     let opaque: Vec<&str> = marked.iter().filter(|m| m.opaque).map(|m| m.serde_name.as_str()).collect();
     let (counters, counted): (Vec<&str>, Vec<&str>) =
@@ -140,6 +169,10 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
             sensitive_fields: &[#(#sensitive),*],
             opaque_fields: &[#(#opaque),*],
             completeness_counts: &[#((#counters, #counted)),*],
+            opaque_flattened: #opaque_flattened,
+            keyed_fields: &[#(#keyed),*],
+            flattened_keys: &[#(#flattened_keys),*],
+            flattened_options: &[#(#flattened_options),*],
         }
     };
     // A static inside a generic impl is shared by every instantiation, so generic
@@ -224,16 +257,15 @@ fn check_custom_serialize(cx: &mut Ctxt, serde: &attr::SerdeField, what: &str, d
     }
 }
 
-/// Checks the fields of a struct or of one enum variant, and records the serialized
-/// names of marked struct fields in `marked` and container keys found on fields in
-/// `misplaced`. Returns whether any field is flattened.
+/// Checks the fields of a struct or of one enum variant (`owner` names it in messages),
+/// and records in `collected` the serialized names of marked struct fields, container keys
+/// found on fields and an opaque flattened map. Returns whether any field is flattened.
 fn check_fields(
     cx: &mut Ctxt,
     fields: &Fields,
     container: &attr::SerdeContainer,
-    place: FieldPlace,
-    marked: &mut Vec<Marked>,
-    misplaced: &mut Vec<&'static str>,
+    (place, owner): (FieldPlace, &str),
+    collected: &mut Collected,
 ) -> bool {
     let mut has_flatten = false;
     let serde_name_of = |field: &syn::Field, serde: &attr::SerdeField| {
@@ -244,9 +276,19 @@ fn check_fields(
     };
     for field in fields {
         let markers = attr::field(cx, &field.attrs);
-        misplaced.extend(&markers.misplaced);
+        collected.misplaced.extend(&markers.misplaced);
         let serde = attr::serde_field(&field.attrs);
         has_flatten |= serde.flatten;
+        check_flattened_value_map(cx, field, &serde, &markers, (place, owner));
+        if matches!(place, FieldPlace::Struct)
+            && !serde.skipped
+            && !serde.schemars_with
+            && serde.custom_serialize.is_none()
+            // An opaque flattened map keeps its values as they are, whatever its keys.
+            && !(serde.flatten && markers.opaque.is_some())
+        {
+            collect_schema_facts(field, &serde, container, collected);
+        }
         check_custom_serialize(cx, &serde, "field", || {
             let ty = &field.ty;
             format!("`{}`", quote!(#ty).to_string().replace(' ', ""))
@@ -258,6 +300,11 @@ fn check_fields(
                 cx.error(span, msg);
                 placed = false;
             }
+        }
+        // An opaque flattened map has no key of its own: the values it adds are opaque.
+        if serde.flatten && placed && markers.opaque.is_some() {
+            collected.opaque_flattened = true;
+            continue;
         }
         let (Some(_), true, true) = (&field.ident, placed, markers.markers().next().is_some()) else {
             continue;
@@ -291,7 +338,7 @@ fn check_fields(
                 }
             }
         });
-        marked.push(Marked {
+        collected.marked.push(Marked {
             serde_name,
             sensitive: markers.sensitive.is_some(),
             opaque: markers.opaque.is_some(),
@@ -329,6 +376,9 @@ fn misplaced_marker(
         _ if container.transparent => format!(
             "a `#[serde(transparent)]` struct is written as this field alone, which has no key of its own: write `#[schemars(transform = contract_runtime::{key})]` instead of `#[tool_output({key})]`"
         ),
+        // `opaque` on a flattened map marks the values it adds (checked when the contract
+        // is built: a flattened struct or enum adds no map values and is refused there).
+        _ if serde.flatten && key == "opaque" => return None,
         _ if serde.flatten => format!(
             "a flattened field has no JSON pointer of its own: remove `#[tool_output({key})]` and mark the fields of the flattened type with `#[schemars(transform = contract_runtime::{key})]`"
         ),
@@ -338,4 +388,124 @@ fn misplaced_marker(
         _ => return None,
     };
     Some(msg)
+}
+
+/// Refuses a flattened map of `serde_json::Value` that is not declared opaque: it accepts
+/// any key with any value, so the contract would check nothing there. The same refusal
+/// happens when the contract is built, but without the field's name, which only the
+/// derive knows.
+fn check_flattened_value_map(
+    cx: &mut Ctxt,
+    field: &syn::Field,
+    serde: &attr::SerdeField,
+    markers: &attr::FieldAttrs,
+    (place, owner): (FieldPlace, &str),
+) {
+    if !serde.flatten || serde.schemars_with || markers.opaque.is_some() || !is_value_map(&field.ty) {
+        return;
+    }
+    let ty = &field.ty;
+    let ty = quote!(#ty).to_string().replace(' ', "");
+    let name =
+        field.ident.as_ref().map_or_else(|| "the flattened field".to_owned(), |i| format!("field `{}`", i.unraw()));
+    let fix = match place {
+        FieldPlace::Struct => "`#[tool_output(opaque)]` on this field",
+        FieldPlace::Variant => "`#[schemars(with = \"contract_runtime::OpaqueMap\")]` on this field",
+    };
+    cx.error_spanned_by(
+        &field.ty,
+        format!(
+            "{name} of `{owner}` is a flattened `{ty}`: it accepts any key with any JSON value, so the contract would check nothing there; declare it opaque with {fix} (its values are then listed as opaque), or give the values a concrete type"
+        ),
+    );
+}
+
+/// Whether `ty` is written as a map (`HashMap`, `BTreeMap`, `IndexMap`, `serde_json::Map`)
+/// whose value type is named `Value`.
+fn is_value_map(ty: &syn::Type) -> bool {
+    let syn::Type::Path(path) = ty else { return false };
+    let Some(last) = path.path.segments.last() else { return false };
+    if !matches!(last.ident.to_string().as_str(), "HashMap" | "BTreeMap" | "IndexMap" | "Map") {
+        return false;
+    }
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else { return false };
+    let value =
+        args.args.iter().filter_map(|a| if let syn::GenericArgument::Type(t) = a { Some(t) } else { None }).nth(1);
+    matches!(value, Some(syn::Type::Path(v)) if v.path.segments.last().is_some_and(|s| s.ident == "Value"))
+}
+
+/// Records what schemars loses about a field of the contract type and the runtime can put
+/// back: the key type of a map whose keys are not strings, and the struct inside a
+/// flattened `Option`.
+fn collect_schema_facts(
+    field: &syn::Field,
+    serde: &attr::SerdeField,
+    container: &attr::SerdeContainer,
+    collected: &mut Collected,
+) {
+    if serde.flatten {
+        if let Some(key) = map_key(&field.ty).filter(|k| !is_string_like(k)) {
+            collected.flattened_keys.push(key.clone());
+        } else if let Some(inner) = single_arg(&field.ty, &["Option"]).filter(|t| map_key(t).is_none()) {
+            collected.flattened_options.push(inner.clone());
+        }
+        return;
+    }
+    let mut ty = &field.ty;
+    while let Some(inner) = single_arg(ty, &["Option", "Vec", "Box", "VecDeque"]) {
+        ty = inner;
+    }
+    let (Some(key), Some(ident)) = (map_key(ty).filter(|k| !is_string_like(k)), &field.ident) else { return };
+    let rust_name = ident.unraw().to_string();
+    let name = serde.rename.clone().unwrap_or_else(|| {
+        container.rename_all.map_or_else(|| rust_name.clone(), |rule| rule.apply_to_field(&rust_name))
+    });
+    collected.keyed.push((name, key.clone()));
+}
+
+/// The last path segment of `ty`, when `ty` is a path.
+fn last_segment(ty: &syn::Type) -> Option<&syn::PathSegment> {
+    match ty {
+        syn::Type::Path(path) if path.qself.is_none() => path.path.segments.last(),
+        _ => None,
+    }
+}
+
+/// The type arguments of `ty`'s last segment.
+fn type_args(ty: &syn::Type) -> Vec<&syn::Type> {
+    let Some(syn::PathArguments::AngleBracketed(args)) = last_segment(ty).map(|s| &s.arguments) else {
+        return Vec::new();
+    };
+    args.args.iter().filter_map(|a| if let syn::GenericArgument::Type(t) = a { Some(t) } else { None }).collect()
+}
+
+/// `T` of `Wrapper<T>` when the last segment of `ty` is one of `wrappers`.
+fn single_arg<'a>(ty: &'a syn::Type, wrappers: &[&str]) -> Option<&'a syn::Type> {
+    let segment = last_segment(ty)?;
+    if !wrappers.iter().any(|w| segment.ident == w) {
+        return None;
+    }
+    match type_args(ty).as_slice() {
+        [inner] => Some(inner),
+        _ => None,
+    }
+}
+
+/// `K` of a `HashMap<K, V>`, `BTreeMap<K, V>` or `IndexMap<K, V>`.
+fn map_key(ty: &syn::Type) -> Option<&syn::Type> {
+    let segment = last_segment(ty)?;
+    if !["HashMap", "BTreeMap", "IndexMap"].iter().any(|m| segment.ident == m) {
+        return None;
+    }
+    type_args(ty).first().copied()
+}
+
+/// Whether `ty` is written as a string type, whose keys need no constraint.
+fn is_string_like(ty: &syn::Type) -> bool {
+    match ty {
+        syn::Type::Reference(r) => is_string_like(&r.elem),
+        _ => {
+            last_segment(ty).is_some_and(|s| ["String", "str", "Cow", "Arc", "Rc", "Box"].iter().any(|n| s.ident == n))
+        }
+    }
 }

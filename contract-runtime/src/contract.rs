@@ -372,7 +372,22 @@ pub struct ContractSpec {
     /// `(completeness field, counted array field)` for each root `Completeness` field
     /// marked `#[tool_output(counts = "…")]`, by serialized names.
     pub completeness_counts: &'static [(&'static str, &'static str)],
+    /// Whether a flattened map field of the root is marked `#[tool_output(opaque)]`: the
+    /// values it adds to the root object are opaque.
+    pub opaque_flattened: bool,
+    /// Root map fields whose keys are not strings: serialized name and the
+    /// `propertyNames` of the key type (`schema::key_names_of`).
+    pub keyed_fields: &'static [(&'static str, SchemaFact)],
+    /// Flattened root maps whose keys are not strings: the key schema of each.
+    pub flattened_keys: &'static [SchemaFact],
+    /// Flattened root `Option<Struct>` fields: the all-or-none branches of each
+    /// (`schema::all_or_none_of`).
+    pub flattened_options: &'static [SchemaFact],
 }
+
+/// A piece of schema the derive knows how to compute from a Rust type schemars loses.
+#[doc(hidden)]
+pub type SchemaFact = fn() -> Option<Value>;
 
 /// Why a type cannot be a contract. The message names the type, the contract, the field
 /// and the JSON pointer into the schema.
@@ -391,6 +406,13 @@ pub(crate) enum ErrorKind {
     Unconstrained { pointer: String, field: Option<String> },
     /// A field marker names a property the root schema does not have.
     UnknownMarkedField(String),
+    /// A flattened field is marked opaque, but the root object has no map values.
+    NoFlattenedMap,
+    /// A flattened map whose values accept anything and which was not declared opaque.
+    UnconstrainedFlattenedMap { pointer: String, owner: String },
+    /// A helper of `contract_runtime::schema` (`keys`, `FlatMap`, `AllOrNone`) could not
+    /// describe what it was put on.
+    Helper { pointer: String, message: String },
     /// The declared version does not parse (the derive normally prevents this).
     BadVersion(String),
     /// The generated schema is not a valid 2020-12 schema.
@@ -416,7 +438,9 @@ impl ContractError {
     #[must_use]
     pub fn pointer(&self) -> Option<&str> {
         match &self.kind {
-            ErrorKind::Unconstrained { pointer, .. } => Some(pointer),
+            ErrorKind::Unconstrained { pointer, .. }
+            | ErrorKind::UnconstrainedFlattenedMap { pointer, .. }
+            | ErrorKind::Helper { pointer, .. } => Some(pointer),
             ErrorKind::PermissiveRoot => Some(""),
             _ => None,
         }
@@ -437,6 +461,17 @@ impl fmt::Display for ContractError {
                     f,
                     "contract `{name}` (type `{ty}`):{field} at schema pointer `{pointer}` accepts any JSON value; give it a concrete type, or declare it opaque with `#[tool_output(opaque)]` on a field of `{ty}` or `#[schemars(transform = contract_runtime::opaque)]` on a field of a nested type"
                 )
+            }
+            ErrorKind::UnconstrainedFlattenedMap { pointer, owner } => write!(
+                f,
+                "contract `{name}` (type `{ty}`): a `#[serde(flatten)]` map in `{owner}` (schema pointer `{pointer}`) accepts any key with any JSON value; give its values a concrete type, or declare the flattened field opaque: `#[tool_output(opaque)]` when it is a field of `{ty}`, `#[schemars(with = \"contract_runtime::OpaqueMap\")]` when it is a field of a nested type (schemars ignores `transform` on flattened fields)"
+            ),
+            ErrorKind::NoFlattenedMap => write!(
+                f,
+                "contract `{name}` (type `{ty}`): `#[tool_output(opaque)]` is on a flattened field, but that field adds no map to the object (it is a struct or an enum): mark the fields inside it with `#[schemars(transform = contract_runtime::opaque)]` instead"
+            ),
+            ErrorKind::Helper { pointer, message } => {
+                write!(f, "contract `{name}` (type `{ty}`): at schema pointer `{pointer}`: {message}")
             }
             ErrorKind::UnknownMarkedField(field) => write!(
                 f,

@@ -35,7 +35,7 @@ pub use contract::{Compatibility, ContractError, ContractId, OutputContract, Too
 /// Derives [`ToolOutput`]; see the crate documentation.
 pub use contract_derive::ToolOutput;
 pub use pipeline::{CallContext, Pipeline};
-pub use schema::{opaque, sensitive};
+pub use schema::{keys, opaque, sensitive, AllOrNone, FlatMap, OpaqueMap};
 pub use set::{Binding, ContractSet, SetError, SetProblem};
 pub use validate::{Report, Violation};
 pub use wire::{ErrorCode, ToolCallResult, ToolError, ToolFailure};

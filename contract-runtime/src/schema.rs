@@ -13,11 +13,18 @@ use sha2::{Digest, Sha256};
 
 use crate::contract::{Compatibility, ContractError, ContractSpec, ErrorKind};
 
+mod serde_shapes;
+
+#[doc(hidden)]
+pub use serde_shapes::{all_or_none_of, key_names_of};
+use serde_shapes::{apply_derived_facts, exact_integer_key_patterns, find_helper_error, mark_flattened_rest};
+pub use serde_shapes::{keys, AllOrNone, FlatMap, OpaqueMap};
+
 /// Private keyword that marks a sensitive subschema while the schema is being built.
 /// It never reaches an advertised schema.
 const SENSITIVE_MARK: &str = "x-tool-contracts-sensitive";
 /// Private keyword that marks an opaque (pass-through) subschema while building.
-const OPAQUE_MARK: &str = "x-tool-contracts-opaque";
+pub(crate) const OPAQUE_MARK: &str = "x-tool-contracts-opaque";
 /// Private keyword on the schema of [`crate::completeness::Completeness`], so that the
 /// pipeline knows where a result carries completeness metadata to check.
 pub(crate) const COMPLETENESS_MARK: &str = "x-tool-contracts-completeness";
@@ -130,13 +137,26 @@ pub(crate) fn finish(spec: &ContractSpec, mut schema: Value) -> Result<Generated
         }
     }
 
+    apply_derived_facts(spec, &mut schema);
+    if spec.opaque_flattened {
+        mark_flattened_rest(&mut schema).map_err(|()| err(ErrorKind::NoFlattenedMap))?;
+    }
+    if let Some((pointer, message)) = find_helper_error(&schema, "") {
+        return Err(err(ErrorKind::Helper { pointer, message }));
+    }
+
     strip_nonstandard_formats(&mut schema);
+    exact_integer_key_patterns(&mut schema);
     type_none_branches_of_flattened_options(&mut schema);
     if constrains_nothing(&schema) {
         return Err(err(ErrorKind::PermissiveRoot));
     }
     if let Some((pointer, field)) = find_unconstrained(&schema) {
-        return Err(err(ErrorKind::Unconstrained { pointer, field }));
+        let kind = match flattened_map_owner(&schema, &pointer, spec.type_name) {
+            Some(owner) => ErrorKind::UnconstrainedFlattenedMap { pointer, owner },
+            None => ErrorKind::Unconstrained { pointer, field },
+        };
+        return Err(err(kind));
     }
 
     let mut marks = Marks::default();
@@ -382,6 +402,22 @@ fn find_unconstrained(root: &Value) -> Option<(String, Option<String>)> {
     found
 }
 
+/// When the unconstrained subschema at `pointer` holds the values of a flattened map (the
+/// catch-all of an object that also has fields of its own), the type that flattens it:
+/// the `$defs` entry it sits in, or the contract type `root_type`.
+fn flattened_map_owner(schema: &Value, pointer: &str, root_type: &str) -> Option<String> {
+    let (parent, last) = pointer.rsplit_once('/')?;
+    if !matches!(last, "additionalProperties" | "unevaluatedProperties") {
+        return None;
+    }
+    schema.pointer(parent)?.get("properties")?;
+    let owner = match parent.strip_prefix("/$defs/") {
+        Some(rest) => rest.split('/').next().unwrap_or(rest).replace("~1", "/").replace("~0", "~"),
+        None => root_type.to_owned(),
+    };
+    Some(owner)
+}
+
 /// Follows a local `$ref` such as `#/$defs/Agent`.
 fn resolve<'a>(root: &'a Value, reference: &str) -> Option<&'a Value> {
     let pointer = reference.strip_prefix('#')?;
@@ -456,7 +492,7 @@ fn has_own_members(obj: &Map<String, Value>) -> bool {
     obj.contains_key("properties") || obj.contains_key("patternProperties") || obj.contains_key("additionalProperties")
 }
 
-fn may_be_object(obj: &Map<String, Value>) -> bool {
+pub(crate) fn may_be_object(obj: &Map<String, Value>) -> bool {
     let typed_object = match obj.get("type") {
         Some(Value::String(t)) => t == "object",
         Some(Value::Array(ts)) => ts.iter().any(|t| t == "object"),
@@ -468,9 +504,33 @@ fn may_be_object(obj: &Map<String, Value>) -> bool {
 /// A node whose instance is built from several schemas at once: serde's `flatten` and
 /// internally tagged newtype variants. Such an object is closed with
 /// `unevaluatedProperties`, and its branches are left open.
+///
+/// An applicator whose branches name no property (the `anyOf` of `required` lists that
+/// [`AllOrNone`] writes) composes nothing: `additionalProperties: false` beside it sees
+/// every property there is, and draft-07 Ajv, which ignores `unevaluatedProperties`,
+/// still reads it.
 fn is_composed(obj: &Map<String, Value>) -> bool {
-    let applicator = ["anyOf", "oneOf", "allOf", "$ref", "if"].iter().any(|k| obj.contains_key(*k));
-    (has_own_members(obj) && applicator) || obj.contains_key("allOf")
+    let composes = |k: &str| match obj.get(k) {
+        None => false,
+        Some(Value::Array(branches)) if matches!(k, "anyOf" | "oneOf" | "allOf") => {
+            branches.iter().any(names_properties)
+        }
+        Some(_) => true,
+    };
+    let applicator = ["anyOf", "oneOf", "allOf", "$ref", "if"].into_iter().any(composes);
+    (has_own_members(obj) && applicator) || composes("allOf")
+}
+
+/// Whether a schema may make properties evaluated: it has members of its own, a `$ref`,
+/// a conditional or an applicator branch that does. `not` never does.
+fn names_properties(node: &Value) -> bool {
+    let Some(obj) = node.as_object() else { return false };
+    has_own_members(obj)
+        || ["$ref", "if", "unevaluatedProperties", "dependentSchemas"].iter().any(|k| obj.contains_key(*k))
+        || ["anyOf", "oneOf", "allOf"]
+            .iter()
+            .filter_map(|k| obj.get(*k).and_then(Value::as_array))
+            .any(|branches| branches.iter().any(names_properties))
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -605,10 +665,11 @@ fn visit(node: &mut Value, mode: Mode, apply: bool, open_defs: &HashSet<String>,
             if !obj.contains_key("additionalProperties") && !obj.contains_key("unevaluatedProperties") {
                 obj.insert("unevaluatedProperties".to_owned(), Value::Bool(false));
             }
-        } else if may_be_object(obj)
-            && !obj.contains_key("additionalProperties")
-            && !obj.contains_key("patternProperties")
-        {
+        } else if may_be_object(obj) && !obj.contains_key("additionalProperties") {
+            // `patternProperties` alone does not close an object: a key that matches no
+            // pattern is still allowed. schemars writes it without `additionalProperties`
+            // for a flattened map with integer keys, whose object serde never gives a key
+            // outside its fields and the key pattern.
             obj.insert("additionalProperties".to_owned(), Value::Bool(false));
         }
     }

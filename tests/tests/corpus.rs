@@ -7,6 +7,10 @@
 //! an unknown key is then injected into the root object and into every nested object of
 //! every instance, one at a time, and each such probe must be rejected (false accepts),
 //! except where serde's own shape allows any key (listed per shape as `open` pointers).
+//! Shapes whose keys or field sets serde fixes in ways an unknown-key probe cannot reach
+//! (typed map keys, flattened `Option<Struct>`, issue 9) also carry hand-written payloads
+//! that serde can never write for the Rust type, each of which must be rejected, and
+//! hand-written clean controls those payloads were bent from, which must pass.
 
 #![allow(unreachable_pub, reason = "the corpus types are `pub` so that one macro body serves every module")]
 #![allow(dead_code, reason = "some corpus variants exist for the schema only and are never constructed")]
@@ -28,6 +32,41 @@ pub(crate) struct Case {
     /// does not fix: maps, and structs with a flattened map. An unknown key there is
     /// valid output, so a probe at these places is not a false accept.
     open: &'static [&'static str],
+    /// Payloads serde can never write for the shape, written by hand from what the Rust
+    /// type can and cannot serialize (never from the generated schema): a key outside a
+    /// map's key type, a flattened `Option<Struct>` with some of its fields, …. Each one
+    /// must be rejected under `exact` and, when `additive` is true, under `additive` too
+    /// (bad keys and missing fields are type errors there; unknown keys are not).
+    rejects: Vec<Reject>,
+}
+
+/// One hand-written payload that must be rejected.
+#[derive(Debug)]
+pub(crate) struct Reject {
+    why: &'static str,
+    payload: Value,
+    additive: bool,
+}
+
+impl Case {
+    /// Adds hand-written payloads that serde writes for the shape: clean controls for the
+    /// probes built from them, validated and probed like the serialized instances.
+    pub(crate) fn accepts(mut self, payloads: Vec<Value>) -> Self {
+        self.instances.extend(payloads);
+        self
+    }
+
+    /// Adds payloads that must be rejected under both compatibilities.
+    pub(crate) fn rejects(mut self, probes: Vec<(&'static str, Value)>) -> Self {
+        self.rejects.extend(probes.into_iter().map(|(why, payload)| Reject { why, payload, additive: true }));
+        self
+    }
+
+    /// Adds payloads that must be rejected under `exact` (where objects are closed).
+    pub(crate) fn rejects_exact(mut self, probes: Vec<(&'static str, Value)>) -> Self {
+        self.rejects.extend(probes.into_iter().map(|(why, payload)| Reject { why, payload, additive: false }));
+        self
+    }
 }
 
 /// Builds a case from real Rust values.
@@ -40,7 +79,7 @@ pub(crate) fn case<T: ToolOutput>(name: &'static str, values: Vec<T>, open: &'st
         .iter()
         .map(|v| serde_json::to_value(v).unwrap_or_else(|err| panic!("{name}: instance does not serialize: {err}")))
         .collect();
-    Case { name, contract: T::try_contract(), instances, open }
+    Case { name, contract: T::try_contract(), instances, open, rejects: Vec::new() }
 }
 
 mod prelude {
@@ -49,7 +88,16 @@ mod prelude {
     pub use contract_runtime::ToolOutput;
     pub use schemars::JsonSchema;
     pub use serde::Serialize;
+    pub use serde_json::{json, Value};
     pub use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+    pub use uuid::Uuid;
+
+    /// `base` with `key: value` inserted into the object at `at`, for hand-written probes.
+    pub fn put(mut base: serde_json::Value, at: &str, key: &str, value: serde_json::Value) -> serde_json::Value {
+        let slot = base.pointer_mut(at).and_then(serde_json::Value::as_object_mut).expect("an object at the pointer");
+        slot.insert(key.to_owned(), value);
+        base
+    }
 }
 
 /// Emits one module per shape plus `all()`, which lists every case of the shapes.
@@ -1458,6 +1506,317 @@ flatten_option_adjacent {
         ], &[])]
     }
 }
+
+// ------------------------------------------------------------------ typed map keys (issue 9)
+
+flatten_integer_key_maps {
+    #[derive(Serialize, JsonSchema)]
+    pub struct Inner { pub kind: String, #[serde(flatten)] pub by_id: BTreeMap<u64, String> }
+
+    #[derive(Serialize, JsonSchema)]
+    pub struct Item { pub n: u8, #[serde(flatten)] pub deltas: BTreeMap<i32, bool> }
+
+    #[derive(Serialize, JsonSchema)]
+    pub enum Event { Tally { id: u32, #[serde(flatten)] counts: HashMap<u16, u32> }, Quiet }
+
+    #[derive(Serialize, JsonSchema)]
+    #[serde(tag = "kind")]
+    pub enum Tagged { Bag { id: u32, #[serde(flatten)] slots: BTreeMap<u8, String> }, Empty }
+
+    /// Flattened maps with integer keys at the root, in a `$defs` struct, in array items,
+    /// in an externally tagged variant and in an internally tagged one: serde writes only
+    /// the fields and decimal keys there, so every object is closed.
+    #[derive(Serialize, JsonSchema, ToolOutput)]
+    #[tool_output(version = "1.0.0", compatibility = $c)]
+    pub struct Root {
+        pub id: u32,
+        #[serde(flatten)]
+        pub extra: BTreeMap<u32, String>,
+        pub inner: Inner,
+        pub items: Vec<Item>,
+        pub events: Vec<Event>,
+        pub tagged: Tagged,
+    }
+
+    pub fn cases() -> Vec<Case> {
+        let empty = Root {
+            id: 0, extra: BTreeMap::new(), inner: Inner { kind: String::new(), by_id: BTreeMap::new() },
+            items: vec![], events: vec![], tagged: Tagged::Empty,
+        };
+        let full = Root {
+            id: 1,
+            extra: [(0, "zero".to_owned()), (u32::MAX, "max".to_owned())].into(),
+            inner: Inner { kind: "k".into(), by_id: [(u64::MAX, "m".to_owned()), (10, "t".to_owned())].into() },
+            items: vec![Item { n: 1, deltas: [(i32::MIN, true), (-1, false), (0, true), (i32::MAX, false)].into() }, Item { n: 2, deltas: BTreeMap::new() }],
+            events: vec![Event::Quiet, Event::Tally { id: 3, counts: [(0, 1), (u16::MAX, 2)].into() }, Event::Tally { id: 4, counts: HashMap::new() }],
+            tagged: Tagged::Bag { id: 5, slots: [(255, "s".to_owned())].into() },
+        };
+        // A payload serde writes for `Root`, by hand, for the probes below to bend.
+        let base = json!({
+            "id": 1, "7": "x",
+            "inner": { "kind": "k", "12": "y" },
+            "items": [{ "n": 1, "-3": true }],
+            "events": ["Quiet", { "Tally": { "id": 3, "4": 5 } }],
+            "tagged": { "kind": "Bag", "id": 5, "6": "z" },
+        });
+        vec![case("flatten_integer_key_maps", vec![empty, full], &[])
+            .accepts(vec![base.clone()])
+            .rejects(vec![
+                ("a string map value that is a number", put(base.clone(), "", "8", json!(8))),
+                ("a bool map value that is a string", put(base.clone(), "/items/0", "2", json!("true"))),
+            ])
+            .rejects_exact(vec![
+                ("a negative key for u32 keys", put(base.clone(), "", "-1", json!("x"))),
+                ("a key with a leading zero", put(base.clone(), "", "07", json!("x"))),
+                ("a key of non-ASCII digits", put(base.clone(), "", "\u{661}\u{662}", json!("x"))),
+                ("a key with a sign and a space", put(base.clone(), "/inner", "+ 1", json!("y"))),
+                ("a negative zero for i32 keys", put(base.clone(), "/items/0", "-0", json!(true))),
+                ("a fraction for i32 keys", put(base.clone(), "/items/0", "1.5", json!(true))),
+                ("a word in an externally tagged variant's map", put(base.clone(), "/events/1/Tally", "count", json!(1))),
+                ("a word in an internally tagged variant's map", put(base.clone(), "/tagged", "slot", json!("z"))),
+                ("a map key on the variant without a map", put(put(base.clone(), "", "tagged", json!({ "kind": "Empty" })), "/tagged", "9", json!("z"))),
+            ])]
+    }
+}
+
+typed_key_maps {
+    #[derive(Serialize, JsonSchema)]
+    pub struct Inner { #[schemars(transform = contract_runtime::keys::<char>)] pub by_char: BTreeMap<char, u8> }
+
+    #[derive(Serialize, JsonSchema)]
+    pub enum Event { Seen { #[schemars(transform = contract_runtime::keys::<Uuid>)] by_id: HashMap<Uuid, bool> }, Idle }
+
+    /// Maps whose keys are not strings, declared with `contract_runtime::keys`: at the
+    /// root, in a `$defs` struct, in array items, in an enum variant and in an `Option`.
+    #[derive(Serialize, JsonSchema, ToolOutput)]
+    #[tool_output(version = "1.0.0", compatibility = $c)]
+    pub struct Root {
+        #[schemars(transform = contract_runtime::keys::<bool>)]
+        pub flags: BTreeMap<bool, u32>,
+        #[schemars(transform = contract_runtime::keys::<Uuid>)]
+        pub owners: HashMap<Uuid, String>,
+        pub inner: Inner,
+        pub rows: Vec<Inner>,
+        pub events: Vec<Event>,
+        #[schemars(transform = contract_runtime::keys::<bool>)]
+        pub maybe: Option<BTreeMap<bool, u8>>,
+    }
+
+    pub fn cases() -> Vec<Case> {
+        let chars: BTreeMap<char, u8> = [('a', 1), ('\n', 2), ('\u{e9}', 3), ('\u{1f600}', 4), ('"', 5), ('/', 6), ('~', 7)].into();
+        let ids = [Uuid::nil(), Uuid::max(), Uuid::from_u128(0x67e5_5044_10b1_426f_9247_bb68_0e5f_e0c8)];
+        let empty = Root {
+            flags: BTreeMap::new(), owners: HashMap::new(), inner: Inner { by_char: BTreeMap::new() },
+            rows: vec![], events: vec![], maybe: None,
+        };
+        let full = Root {
+            flags: [(true, 1), (false, 0)].into(),
+            owners: ids.iter().map(|id| (*id, id.to_string())).collect(),
+            inner: Inner { by_char: chars.clone() },
+            rows: vec![Inner { by_char: chars }, Inner { by_char: BTreeMap::new() }],
+            events: vec![Event::Idle, Event::Seen { by_id: ids.iter().map(|id| (*id, true)).collect() }],
+            maybe: Some([(false, 9)].into()),
+        };
+        // A payload serde writes for `Root`, by hand, for the probes below to bend.
+        let base = json!({
+            "flags": { "true": 1 }, "owners": { "00000000-0000-0000-0000-000000000000": "n" },
+            "inner": { "by_char": { "x": 1 } }, "rows": [{ "by_char": {} }],
+            "events": [{ "Seen": { "by_id": {} } }], "maybe": { "false": 1 },
+        });
+        let upper = "67E55044-10B1-426F-9247-BB680E5FE0C8";
+        vec![case("typed_key_maps", vec![empty, full], &[])
+            .accepts(vec![base.clone(), put(base.clone(), "", "maybe", json!(null))])
+            .rejects(vec![
+                ("a bool key that is not true or false", put(base.clone(), "/flags", "maybe", json!(1))),
+                ("a bool key in another case", put(base.clone(), "/flags", "True", json!(1))),
+                ("a bool key written as a number", put(base.clone(), "/maybe", "1", json!(1))),
+                ("an empty char key", put(base.clone(), "/inner/by_char", "", json!(1))),
+                ("a char key of two characters", put(base.clone(), "/rows/0/by_char", "ab", json!(1))),
+                ("a char key of two emoji", put(base.clone(), "/inner/by_char", "\u{1f600}\u{1f600}", json!(1))),
+                ("an uppercase uuid key (Uuid writes lowercase)", put(base.clone(), "/owners", upper, json!("u"))),
+                ("a uuid key without hyphens", put(base.clone(), "/owners", "67e5504410b1426f9247bb680e5fe0c8", json!("u"))),
+                ("a braced uuid key", put(base.clone(), "/owners", "{67e55044-10b1-426f-9247-bb680e5fe0c8}", json!("u"))),
+                ("a urn uuid key", put(base.clone(), "/owners", "urn:uuid:67e55044-10b1-426f-9247-bb680e5fe0c8", json!("u"))),
+                ("a word as a uuid key in an enum variant", put(base.clone(), "/events/0/Seen/by_id", "me", json!(true))),
+            ])]
+    }
+}
+
+flatten_typed_key_maps {
+    #[derive(Serialize, JsonSchema)]
+    pub struct Item {
+        pub count: u8,
+        #[serde(flatten)]
+        #[schemars(with = "contract_runtime::FlatMap<char, u8>")]
+        pub by_char: BTreeMap<char, u8>,
+    }
+
+    #[derive(Serialize, JsonSchema)]
+    pub enum Event {
+        Tally { id: u32, #[serde(flatten)] #[schemars(with = "contract_runtime::FlatMap<Uuid, u32>")] counts: HashMap<Uuid, u32> },
+        Idle,
+    }
+
+    #[derive(Serialize, JsonSchema)]
+    #[serde(tag = "kind")]
+    pub enum Tagged { Bag { #[serde(flatten)] #[schemars(with = "contract_runtime::FlatMap<bool, String>")] flags: BTreeMap<bool, String> }, Empty }
+
+    /// Flattened maps with `bool`, `char` and `Uuid` keys, declared with
+    /// `contract_runtime::FlatMap`: at the root, in array items of a `$defs` struct, in an
+    /// externally and in an internally tagged variant.
+    #[derive(Serialize, JsonSchema, ToolOutput)]
+    #[tool_output(version = "1.0.0", compatibility = $c)]
+    pub struct Root {
+        pub id: u32,
+        #[serde(flatten)]
+        #[schemars(with = "contract_runtime::FlatMap<bool, u32>")]
+        pub votes: BTreeMap<bool, u32>,
+        pub items: Vec<Item>,
+        pub events: Vec<Event>,
+        pub tagged: Tagged,
+    }
+
+    pub fn cases() -> Vec<Case> {
+        let empty = Root { id: 0, votes: BTreeMap::new(), items: vec![], events: vec![], tagged: Tagged::Empty };
+        let full = Root {
+            id: 1,
+            votes: [(true, 3), (false, 4)].into(),
+            items: vec![Item { count: 1, by_char: [('a', 1), ('\n', 2), ('\u{1f600}', 3), ('\\', 4)].into() }, Item { count: 2, by_char: BTreeMap::new() }],
+            events: vec![Event::Idle, Event::Tally { id: 2, counts: [(Uuid::nil(), 1), (Uuid::max(), 2)].into() }],
+            tagged: Tagged::Bag { flags: [(false, "f".to_owned())].into() },
+        };
+        let base = json!({
+            "id": 1, "true": 2,
+            "items": [{ "count": 1, "z": 2 }],
+            "events": [{ "Tally": { "id": 2, "ffffffff-ffff-ffff-ffff-ffffffffffff": 1 } }],
+            "tagged": { "kind": "Bag", "true": "t" },
+        });
+        vec![case("flatten_typed_key_maps", vec![empty, full], &[])
+            .accepts(vec![base.clone()])
+            .rejects(vec![
+                ("a bool-keyed value of the wrong type", put(base.clone(), "", "false", json!("x"))),
+            ])
+            .rejects_exact(vec![
+                ("a bool key that is not true or false", put(base.clone(), "", "yes", json!(1))),
+                ("a char key of two characters", put(base.clone(), "/items/0", "ab", json!(1))),
+                ("an empty char key", put(base.clone(), "/items/0", "", json!(1))),
+                ("an uppercase uuid key in a variant", put(base.clone(), "/events/0/Tally", "FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF", json!(1))),
+                ("a word key in an internally tagged variant", put(base.clone(), "/tagged", "maybe", json!("m"))),
+            ])]
+    }
+}
+
+flatten_option_all_or_none {
+    #[derive(Serialize, JsonSchema)]
+    pub struct Audit {
+        pub created_by: String,
+        pub created_at: u64,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub note: Option<String>,
+    }
+
+    #[derive(Serialize, JsonSchema)]
+    pub struct Item { pub id: u32, #[serde(flatten)] #[schemars(with = "contract_runtime::AllOrNone<Audit>")] pub audit: Option<Audit> }
+
+    #[derive(Serialize, JsonSchema)]
+    pub enum Event { Made { id: u32, #[serde(flatten)] #[schemars(with = "contract_runtime::AllOrNone<Audit>")] audit: Option<Audit> } }
+
+    #[derive(Serialize, JsonSchema)]
+    #[serde(tag = "kind")]
+    pub enum Tagged { Made { id: u32, #[serde(flatten)] #[schemars(with = "contract_runtime::AllOrNone<Audit>")] audit: Option<Audit> } }
+
+    /// A flattened `Option<Struct>` declared with `contract_runtime::AllOrNone`: serde
+    /// writes all of the struct's fields or none, at the root, in array items, in an
+    /// externally and in an internally tagged variant.
+    #[derive(Serialize, JsonSchema, ToolOutput)]
+    #[tool_output(version = "1.0.0", compatibility = $c)]
+    pub struct Root {
+        pub id: u32,
+        #[serde(flatten)]
+        #[schemars(with = "contract_runtime::AllOrNone<Audit>")]
+        pub audit: Option<Audit>,
+        pub items: Vec<Item>,
+        pub events: Vec<Event>,
+        pub tagged: Tagged,
+    }
+
+    pub fn cases() -> Vec<Case> {
+        let audit = |note: Option<&str>| Some(Audit { created_by: "alice".into(), created_at: 7, note: note.map(Into::into) });
+        let empty = Root { id: 0, audit: None, items: vec![], events: vec![], tagged: Tagged::Made { id: 0, audit: None } };
+        let full = Root {
+            id: 1,
+            audit: audit(Some("n")),
+            items: vec![Item { id: 2, audit: audit(None) }, Item { id: 3, audit: None }],
+            events: vec![Event::Made { id: 4, audit: audit(None) }, Event::Made { id: 5, audit: None }],
+            tagged: Tagged::Made { id: 6, audit: audit(Some("")) },
+        };
+        let base = json!({
+            "id": 1, "items": [{ "id": 2 }], "events": [{ "Made": { "id": 4 } }], "tagged": { "kind": "Made", "id": 6 },
+        });
+        let partial = |at: &str, key: &str, value: Value| put(base.clone(), at, key, value);
+        vec![case("flatten_option_all_or_none", vec![empty, full], &[])
+            .accepts(vec![base.clone()])
+            .rejects(vec![
+                ("the issue's example: created_by without created_at at the root", partial("", "created_by", json!("alice"))),
+                ("created_at alone in an array item", partial("/items/0", "created_at", json!(7))),
+                ("the optional note alone in an externally tagged variant", partial("/events/0/Made", "note", json!("n"))),
+                ("created_by alone in an internally tagged variant", partial("/tagged", "created_by", json!("alice"))),
+                ("note and created_by without created_at", put(partial("", "created_by", json!("a")), "", "note", json!("n"))),
+            ])]
+    }
+}
+
+root_fields_typed_by_the_derive {
+    #[derive(Serialize, JsonSchema)]
+    pub struct Audit {
+        pub created_by: String,
+        pub created_at: u64,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub note: Option<String>,
+    }
+
+    /// Typed-key maps, a flattened typed-key map and a flattened `Option<Struct>` as
+    /// fields of the contract type, with no helper: the derive sees the Rust types.
+    #[derive(Serialize, JsonSchema, ToolOutput)]
+    #[tool_output(version = "1.0.0", compatibility = $c)]
+    #[serde(rename_all = "camelCase")]
+    pub struct Root {
+        pub seen_flags: BTreeMap<bool, u32>,
+        pub chars: Option<HashMap<char, u8>>,
+        pub owners: Vec<BTreeMap<Uuid, String>>,
+        pub counts: BTreeMap<u16, u8>,
+        #[serde(flatten)]
+        pub audit: Option<Audit>,
+        #[serde(flatten)]
+        pub votes: BTreeMap<bool, String>,
+    }
+
+    pub fn cases() -> Vec<Case> {
+        let empty = Root { seen_flags: BTreeMap::new(), chars: None, owners: vec![], counts: BTreeMap::new(), audit: None, votes: BTreeMap::new() };
+        let full = Root {
+            seen_flags: [(true, 1), (false, 2)].into(),
+            chars: Some([('\u{1f600}', 1), ('\t', 2)].into()),
+            owners: vec![[(Uuid::nil(), "n".to_owned()), (Uuid::max(), "m".to_owned())].into(), BTreeMap::new()],
+            counts: [(0, 1), (u16::MAX, 2)].into(),
+            audit: Some(Audit { created_by: "alice".into(), created_at: 7, note: Some("n".into()) }),
+            votes: [(true, "yes".to_owned()), (false, "no".to_owned())].into(),
+        };
+        let base = json!({ "seenFlags": { "true": 1 }, "chars": null, "owners": [{}], "counts": { "3": 4 }, "false": "no" });
+        vec![case("root_fields_typed_by_the_derive", vec![empty, full], &[])
+            .accepts(vec![base.clone(), put(put(base.clone(), "", "created_by", json!("a")), "", "created_at", json!(1))])
+            .rejects(vec![
+                ("a bool key that is not true or false", put(base.clone(), "/seenFlags", "maybe", json!(1))),
+                ("a char key of two characters inside an Option", put(base.clone(), "", "chars", json!({ "ab": 1 }))),
+                ("an uppercase uuid key inside a Vec", put(base.clone(), "/owners/0", "FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF", json!("m"))),
+                ("the issue's example: created_by without created_at", put(base.clone(), "", "created_by", json!("alice"))),
+                ("the optional note alone", put(base.clone(), "", "note", json!("n"))),
+            ])
+            .rejects_exact(vec![
+                ("a flattened bool map key that is not true or false", put(base.clone(), "", "maybe", json!("m"))),
+                ("a u16 map key with a leading zero", put(base.clone(), "/counts", "03", json!(1))),
+            ])]
+    }
+}
     } };
 }
 
@@ -1508,6 +1867,7 @@ struct Counts {
     false_accepts: Vec<String>,
     additive_probes_accepted: usize,
     additive_probes: usize,
+    rejects: usize,
     broken: Vec<String>,
 }
 
@@ -1554,6 +1914,16 @@ fn every_serialized_instance_passes_and_every_unknown_key_is_caught_under_exact(
                     }
                 }
             }
+            for reject in &case.rejects {
+                if compatibility == Compatibility::Exact || reject.additive {
+                    counts.rejects += 1;
+                    if contract.is_valid(&reject.payload) {
+                        counts
+                            .false_accepts
+                            .push(format!("{} ({compatibility}): {}: {}", case.name, reject.why, reject.payload));
+                    }
+                }
+            }
             for format in contract_tests::formats(contract.schema()) {
                 assert!(
                     ["date-time", "date", "time", "uuid", "uri", "email"].contains(&format.as_str()),
@@ -1564,12 +1934,13 @@ fn every_serialized_instance_passes_and_every_unknown_key_is_caught_under_exact(
         }
     }
     println!(
-        "corpus: {} shape cases ({} per compatibility), {} instances, {} false rejects; exact: {} unknown-key probes, {} false accepts ({} probes at map/flattened-map objects, accepted by design); additive: {}/{} unknown-key probes accepted",
+        "corpus: {} shape cases ({} per compatibility), {} instances, {} false rejects; exact: {} unknown-key probes, {} hand-written reject probes (both modes), {} false accepts ({} probes at map/flattened-map objects, accepted by design); additive: {}/{} unknown-key probes accepted",
         counts.shapes,
         counts.shapes / 2,
         counts.instances,
         counts.false_rejects.len(),
         counts.probes,
+        counts.rejects,
         counts.false_accepts.len(),
         counts.open_probes,
         counts.additive_probes_accepted,
@@ -1645,8 +2016,47 @@ struct Clash {
     extra: std::collections::HashMap<String, u32>,
 }
 
+/// schemars writes a map with `bool` (`char`, `Uuid`) keys exactly like one with `String`
+/// keys, and a flattened `Option<Struct>` with each field optional on its own: the schema
+/// keeps no trace of the key type or of the `Option`. On the contract type's own fields
+/// the derive sees the types and puts them back (corpus shape `root_fields_typed_by_the_derive`);
+/// in nested types `contract_runtime::keys`, `FlatMap` and `AllOrNone` declare them
+/// (shapes `typed_key_maps`, `flatten_typed_key_maps`, `flatten_option_all_or_none`).
+/// Without them these payloads, which serde never writes, still pass.
+#[derive(serde::Serialize, schemars::JsonSchema, ToolOutput)]
+#[tool_output(version = "1.0.0", compatibility = "exact")]
+struct Undeclared {
+    inner: UndeclaredInner,
+}
+
+#[derive(serde::Serialize, schemars::JsonSchema)]
+struct UndeclaredInner {
+    flags: std::collections::BTreeMap<bool, u32>,
+    #[serde(flatten)]
+    audit: Option<Audit>,
+}
+
+#[derive(serde::Serialize, schemars::JsonSchema)]
+struct Audit {
+    created_by: String,
+    created_at: u64,
+}
+
 #[test]
 fn known_gaps_are_still_gaps() {
+    let contract = Undeclared::contract();
+    let inner = |v: Value| json!({ "inner": v });
+    assert!(contract.is_valid(&inner(json!({ "flags": { "maybe": 1 } }))), "a bool map key schemars cannot see");
+    assert!(
+        contract.is_valid(&inner(json!({ "flags": {}, "created_by": "alice" }))),
+        "a partial flattened Option<Struct>"
+    );
+    // Clean control: what serde writes passes, and an unknown key is still caught.
+    let audit = Audit { created_by: "a".into(), created_at: 1 };
+    let value = Undeclared { inner: UndeclaredInner { flags: [(true, 1)].into(), audit: Some(audit) } };
+    assert!(contract.validate_output(&value).is_ok());
+    assert!(!contract.is_valid(&inner(json!({ "flags": {}, "other": 1 }))));
+
     // chrono writes years outside 0000–9999 with a sign, which is not RFC 3339, so the
     // asserted `date-time` format refuses them (Ajv's and Python's validators do too) …
     let far = serde_json::to_value(Stamp { at: chrono::DateTime::<chrono::Utc>::MAX_UTC }).expect("serializes");
@@ -1666,4 +2076,59 @@ fn known_gaps_are_still_gaps() {
     // … while a map key that does not clash passes (clean control).
     let fine = Clash { id: "a".into(), extra: [("other".to_owned(), 5)].into() };
     assert!(Clash::contract().validate_output(&fine).is_ok());
+}
+
+// ---------------------------------------------------------------------------------------
+// What `additive` leaves closed (README, "Writing contracts"): objects whose keys are a
+// struct's fields are open, so a newer server may add fields; the one-key wrapper of an
+// externally tagged variant is the discriminant, not a struct, and stays closed; a type
+// with `#[serde(deny_unknown_fields)]` stays closed because its author said so; map keys
+// stay typed. The payloads are written by hand from what serde writes for these types.
+
+#[derive(serde::Serialize, schemars::JsonSchema)]
+enum Shape {
+    Circle { r: u32 },
+    Dot,
+}
+
+#[derive(serde::Serialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct Pinned {
+    code: u16,
+}
+
+#[derive(serde::Serialize, schemars::JsonSchema)]
+struct Plain {
+    name: String,
+}
+
+#[derive(serde::Serialize, schemars::JsonSchema, ToolOutput)]
+#[tool_output(version = "1.0.0", compatibility = "additive")]
+struct Drawing {
+    shape: Shape,
+    pinned: Pinned,
+    plain: Plain,
+    by_id: std::collections::BTreeMap<u32, bool>,
+}
+
+#[test]
+fn additive_opens_struct_objects_and_keeps_discriminants_deny_unknown_fields_and_keys_closed() {
+    let contract = Drawing::contract();
+    let base = json!({
+        "shape": { "Circle": { "r": 1 } }, "pinned": { "code": 2 }, "plain": { "name": "n" }, "by_id": { "3": true },
+    });
+    assert!(contract.is_valid(&base), "clean control");
+    let with = |pointer: &str, key: &str| {
+        let mut value = base.clone();
+        value.pointer_mut(pointer).and_then(Value::as_object_mut).expect("object").insert(key.to_owned(), json!(1));
+        value
+    };
+    // Open: the root, a plain struct, a struct variant's own fields.
+    for (pointer, key) in [("", "added"), ("/plain", "added"), ("/shape/Circle", "added")] {
+        assert!(contract.is_valid(&with(pointer, key)), "additive must accept a new key at `{pointer}`");
+    }
+    // Closed: the variant wrapper, a deny_unknown_fields struct, a map's key type.
+    for (pointer, key) in [("/shape", "added"), ("/shape", "Dot"), ("/pinned", "added"), ("/by_id", "x")] {
+        assert!(!contract.is_valid(&with(pointer, key)), "additive must reject `{key}` at `{pointer}`");
+    }
 }

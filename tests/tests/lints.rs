@@ -16,7 +16,7 @@ use serde_json::Value;
 fn refusal<T: ToolOutput>() -> ContractError {
     match T::try_contract() {
         Ok(contract) => panic!("`{}` must be refused, got {}", contract.type_name(), contract.id()),
-        Err(err) if err.pointer().is_some() && err.to_string().contains("accepts any JSON value") => err,
+        Err(err) if err.pointer().is_some() && err.to_string().contains("any JSON value") => err,
         Err(err) => panic!("refused for another reason than the lint: {err}"),
     }
 }
@@ -141,12 +141,16 @@ struct TypedMap {
     labels: HashMap<String, String>,
 }
 
+/// Written with an alias, so that the derive cannot see the map of `Value` and the
+/// refusal comes from building the contract.
+type Bag = BTreeMap<String, Value>;
+
 #[derive(Serialize, JsonSchema, ToolOutput)]
 #[tool_output(version = "1.0.0", compatibility = "exact")]
 struct FlattenedValueMap {
     id: u32,
     #[serde(flatten)]
-    rest: BTreeMap<String, Value>,
+    rest: Bag,
 }
 
 #[derive(Serialize, JsonSchema, ToolOutput)]
@@ -222,6 +226,7 @@ fn maps_and_options_of_value_are_refused() {
 
     let err = refusal::<FlattenedValueMap>();
     assert!(err.to_string().contains("`FlattenedValueMap`"), "{err}");
+    assert!(err.to_string().contains("#[tool_output(opaque)]"), "{err}");
     let err = refusal::<FlattenedValue>();
     assert!(err.to_string().contains("`FlattenedValue`"), "{err}");
     let err = refusal::<FlattenedMaybeValueMap>();
@@ -353,4 +358,136 @@ fn only_standard_formats_are_advertised() {
     );
     assert_eq!(numeric["properties"]["e"], serde_json::json!({ "type": "integer", "minimum": 0, "maximum": u64::MAX }));
     assert_eq!(numeric["properties"]["c"], serde_json::json!({ "type": "number" }));
+}
+
+// ------------------------------------------------------------------ flattened maps (issue 9)
+
+#[derive(Serialize, JsonSchema)]
+struct Upstream {
+    url: String,
+    #[serde(flatten)]
+    rest: HashMap<String, Value>,
+}
+
+#[derive(Serialize, JsonSchema, ToolOutput)]
+#[tool_output(version = "1.0.0", compatibility = "exact")]
+struct RawCrawl {
+    pages: Vec<Upstream>,
+}
+
+#[derive(Serialize, JsonSchema)]
+struct OpaqueUpstream {
+    url: String,
+    #[serde(flatten)]
+    #[schemars(with = "contract_runtime::OpaqueMap")]
+    rest: HashMap<String, Value>,
+}
+
+#[derive(Serialize, JsonSchema, ToolOutput)]
+#[tool_output(version = "1.0.0", compatibility = "exact")]
+struct OpaqueCrawl {
+    pages: Vec<OpaqueUpstream>,
+}
+
+#[test]
+fn a_nested_flattened_value_map_is_refused_naming_its_type_and_a_fix_that_works() {
+    let err = refusal::<RawCrawl>();
+    let message = err.to_string();
+    assert_eq!(err.pointer(), Some("/$defs/Upstream/additionalProperties"));
+    for part in ["`RawCrawl`", "`Upstream`", "flatten", "#[schemars(with = \"contract_runtime::OpaqueMap\")]"] {
+        assert!(message.contains(part), "message lacks {part}: {message}");
+    }
+    // The fix the message names: the same type with the `with` attribute builds, accepts
+    // what serde writes and lists the map's values as opaque.
+    let contract = accepted::<OpaqueCrawl>();
+    assert_eq!(contract.opaque_pointers(), ["/pages/*/*"]);
+    let rest: HashMap<String, Value> = [("x".to_owned(), serde_json::json!({ "deep": [1] }))].into();
+    let crawl = OpaqueCrawl { pages: vec![OpaqueUpstream { url: "u".into(), rest }] };
+    assert!(contract.validate_output(&crawl).is_ok());
+    assert!(!contract.is_valid(&serde_json::json!({ "pages": [{ "x": 1 }] })), "the field next to the map is required");
+}
+
+#[derive(Serialize, JsonSchema)]
+struct Meta {
+    source: String,
+}
+
+#[derive(Serialize, JsonSchema, ToolOutput)]
+#[tool_output(version = "1.0.0", compatibility = "exact")]
+struct OpaqueFlattenedStruct {
+    id: u32,
+    #[serde(flatten)]
+    #[tool_output(opaque)]
+    meta: Meta,
+}
+
+#[test]
+fn opaque_on_a_flattened_struct_is_refused() {
+    let err = OpaqueFlattenedStruct::try_contract().expect_err("a flattened struct adds no map values");
+    let message = err.to_string();
+    for part in ["`OpaqueFlattenedStruct`", "flattened", "contract_runtime::opaque"] {
+        assert!(message.contains(part), "message lacks {part}: {message}");
+    }
+}
+
+// ------------------------------------------------------------------ key and flatten helpers
+
+#[derive(Serialize, JsonSchema)]
+struct Point {
+    x: i32,
+}
+
+#[derive(Serialize, JsonSchema, ToolOutput)]
+#[tool_output(version = "1.0.0", compatibility = "exact")]
+struct KeysOnNoMap {
+    #[schemars(transform = contract_runtime::keys::<bool>)]
+    count: u32,
+}
+
+#[derive(Serialize, JsonSchema, ToolOutput)]
+#[tool_output(version = "1.0.0", compatibility = "exact")]
+struct KeysOfAStruct {
+    #[schemars(transform = contract_runtime::keys::<Point>)]
+    by_point: BTreeMap<String, u32>,
+}
+
+#[derive(Serialize, JsonSchema)]
+enum Mode {
+    Fast,
+    Slow,
+}
+
+#[derive(Serialize, JsonSchema, ToolOutput)]
+#[tool_output(version = "1.0.0", compatibility = "exact")]
+struct AllOrNoneOfAnEnum {
+    id: u32,
+    #[serde(flatten)]
+    #[schemars(with = "contract_runtime::AllOrNone<Mode>")]
+    mode: Option<Mode>,
+}
+
+#[derive(Serialize, JsonSchema, ToolOutput)]
+#[tool_output(version = "1.0.0", compatibility = "exact")]
+struct KeysOnAMap {
+    #[schemars(transform = contract_runtime::keys::<bool>)]
+    flags: Option<Vec<BTreeMap<bool, u32>>>,
+}
+
+#[test]
+fn a_helper_put_where_it_cannot_work_refuses_the_contract() {
+    for (err, part) in [
+        (KeysOnNoMap::try_contract().expect_err("no map"), "holds no map"),
+        (KeysOfAStruct::try_contract().expect_err("struct keys"), "keys::<Point>"),
+        (AllOrNoneOfAnEnum::try_contract().expect_err("not a struct"), "AllOrNone<Mode>"),
+    ] {
+        let message = err.to_string();
+        assert!(message.contains(part), "message lacks {part}: {message}");
+        assert!(err.pointer().is_some(), "{message}");
+    }
+    // Clean control: `keys` finds the map inside `Option` and `Vec`.
+    let contract = accepted::<KeysOnAMap>();
+    let flags = KeysOnAMap { flags: Some(vec![[(true, 1), (false, 2)].into(), BTreeMap::new()]) };
+    assert!(contract.validate_output(&flags).is_ok());
+    assert!(contract.validate_output(&KeysOnAMap { flags: None }).is_ok());
+    assert!(!contract.is_valid(&serde_json::json!({ "flags": [{ "yes": 1 }] })));
 }

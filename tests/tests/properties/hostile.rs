@@ -1,10 +1,9 @@
 //! Hostile shapes from outside the demo slice.
 //!
-//! KNOWN ISSUE (issue #9, item 2; the fix belongs to schema.rs, owned elsewhere): three
-//! shapes from outside the demo slice on which `exact` contracts accept payloads serde can
-//! never write. The same runner proves it: each test below asserts that false accepts are
-//! still found. When the schema closes a shape, its test fails: turn it into a proof then
-//! (`report`, which asserts 0 false accepts and 0 false rejects).
+//! Issue #9, item 2: three shapes from outside the demo slice on which `exact` contracts
+//! used to accept payloads serde can never write (a flattened map with integer keys, maps
+//! with `bool`/`char` keys, a flattened `Option<Struct>`). The same runner that proves the
+//! demo contracts proves these closed now: 0 false accepts, 0 false rejects.
 
 use std::collections::BTreeMap;
 
@@ -105,60 +104,60 @@ struct FlatOptionTwin {
     unknown: Closed,
 }
 
-/// Runs the runner on a hostile shape, prints its counts and asserts that the known false
-/// accepts are still there (and that nothing else is wrong).
-fn still_accepts_what_serde_never_writes<T, S>(name: &str, contract: &OutputContract, strategy: S)
+/// Runs the runner on a hostile shape and proves it: 0 false accepts, 0 false rejects.
+/// The one exception no JSON Schema can close — an integral float such as `0.0` where an
+/// integer belongs passes `"type": "integer"` (see
+/// `known_limitation_integral_floats_pass_as_integers`) — is counted and printed apart.
+fn closed<T, S>(name: &str, contract: &OutputContract, strategy: S)
 where
     T: DeserializeOwned + Serialize,
     S: Strategy,
     S::Value: Serialize,
 {
-    let tally = run::<T, S>(name, contract, strategy, 2_000, 2_000);
+    let mut tally = run::<T, S>(name, contract, strategy, 2_000, 2_000);
+    let before = tally.false_accepts.len();
+    tally.false_accepts.retain(|case| !(case.contains("invalid type: floating point") && case.contains("expected u")));
     println!(
-        "properties KNOWN ISSUE (issue #9 item 2) {name}: {} values generated, {} rejected | {} false accepts of {} \
-         invalid faults; {} false rejects of {} valid ones",
+        "properties {name}: {} values generated, {} rejected | {} false accepts of {} invalid faults ({} integral \
+         floats as integers, the known limitation, set apart); {} false rejects of {} valid ones",
         tally.values,
         tally.values_rejected.len(),
         tally.false_accepts.len(),
         tally.invalid_faults,
+        before - tally.false_accepts.len(),
         tally.false_rejects.len(),
         tally.valid_faults,
     );
-    for case in tally.false_accepts.iter().take(2) {
-        println!("  {name} FALSE ACCEPT: {case}");
+    for case in tally.false_accepts.iter().chain(&tally.false_rejects).take(5) {
+        println!("  {name}: {case}");
     }
-    assert!(tally.values_rejected.is_empty() && tally.false_rejects.is_empty(), "{name}: false rejects");
-    assert!(
-        !tally.false_accepts.is_empty(),
-        "{name}: the schema closes this shape now; make this test a proof (`report`, 0 false accepts)"
-    );
+    assert!(tally.invalid_faults >= 1_000, "{name}: only {} invalid faults", tally.invalid_faults);
+    assert!(tally.values_rejected.is_empty(), "{name}: generated values rejected");
+    assert!(tally.false_rejects.is_empty(), "{name}: false rejects");
+    assert!(tally.false_accepts.is_empty(), "{name}: false accepts");
 }
 
 #[test]
-fn known_issue_flattened_map_with_integer_keys() {
+fn flattened_map_with_integer_keys_is_closed() {
     use contract_runtime::ToolOutput;
     let strategy = (int!(u32), btree_map(int!(u32), text(), 0..4)).prop_map(|(id, extra)| FlatU32Map { id, extra });
-    still_accepts_what_serde_never_writes::<FlatU32MapTwin, _>(
-        "hostile_flat_u32_map",
-        FlatU32Map::contract(),
-        strategy,
-    );
+    closed::<FlatU32MapTwin, _>("hostile_flat_u32_map", FlatU32Map::contract(), strategy);
 }
 
 #[test]
-fn known_issue_maps_with_typed_keys() {
+fn maps_with_typed_keys_are_closed() {
     use contract_runtime::ToolOutput;
     let strategy = (btree_map(any::<bool>(), int!(u32), 0..3), btree_map(any::<char>(), int!(u32), 0..4))
         .prop_map(|(by_flag, by_char)| TypedKeys { by_flag, by_char });
-    still_accepts_what_serde_never_writes::<TypedKeysTwin, _>("hostile_typed_keys", TypedKeys::contract(), strategy);
+    closed::<TypedKeysTwin, _>("hostile_typed_keys", TypedKeys::contract(), strategy);
 }
 
 #[test]
-fn known_issue_flattened_option_struct() {
+fn flattened_option_struct_is_all_or_none() {
     use contract_runtime::ToolOutput;
     let strategy = (int!(u32), proptest::option::of((text(), int!(u64)))).prop_map(|(id, audit)| FlatOption {
         id,
         audit: audit.map(|(created_by, created_at)| Audit { created_by, created_at }),
     });
-    still_accepts_what_serde_never_writes::<FlatOptionTwin, _>("hostile_flat_option", FlatOption::contract(), strategy);
+    closed::<FlatOptionTwin, _>("hostile_flat_option", FlatOption::contract(), strategy);
 }
