@@ -171,10 +171,11 @@ fn mask_paths(paths: &Regex, text: &str) -> String {
 /// use contract_runtime::redact::Sensitive;
 /// use serde_json::json;
 ///
-/// let result = json!({ "hosts": { "db-prod.internal:5432": { "port": "x" } }, "items": [1, 2] });
+/// let result = json!({ "hosts": { "db-prod.internal:5432": [80, "x"] }, "items": [1, 2] });
 /// let sensitive = Sensitive::collect(&result, &["/hosts".to_owned()]);
-/// // The key of the sensitive map is masked as a token; the field names stay.
-/// assert_eq!(sensitive.pointer("/hosts/db-prod.internal:5432/port", Some(&result)), "/hosts/[redacted]/port");
+/// // Keys below the sensitive field are masked whole; array indices and the fields
+/// // outside it stay, so the pointer still leads to the location.
+/// assert_eq!(sensitive.pointer("/hosts/db-prod.internal:5432/1", Some(&result)), "/hosts/[redacted]/1");
 /// assert_eq!(sensitive.pointer("/items/1", Some(&result)), "/items/1");
 /// ```
 #[derive(Clone, Debug, Default)]
