@@ -311,10 +311,12 @@ impl OutputContract {
         &self.validator
     }
 
-    /// Whether `value` satisfies the contract; the fast check with no report.
+    /// Whether `value` satisfies the contract; the fast check with no report. A value
+    /// beyond the default [`crate::finite::Limits`] is not valid (fail closed): the
+    /// validator recurses, and a deeper value could overflow the stack.
     #[must_use]
     pub fn is_valid(&self, value: &Value) -> bool {
-        self.validator.is_valid(value)
+        crate::finite::measure_value(value, &crate::finite::Limits::default()).is_ok() && self.validator.is_valid(value)
     }
 
     /// Validates `value`, returning its violations. Messages never contain instance

@@ -104,7 +104,12 @@ pub enum ProblemKind {
 
 /// Why a result cannot be written or judged, and where.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NonFinite {
+pub struct NonFinite(Box<Repr>);
+
+/// Boxed, so every call of the walk returns a pointer-sized `Result`: the walk runs on
+/// every result, and the error is rare.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Repr {
     path: Vec<String>,
     kind: ProblemKind,
 }
@@ -115,7 +120,7 @@ impl NonFinite {
     #[must_use]
     pub fn pointer(&self) -> String {
         let mut out = String::new();
-        for token in self.path.iter().rev() {
+        for token in self.0.path.iter().rev() {
             out.push('/');
             out.push_str(&crate::schema::escape_pointer_token(token));
         }
@@ -125,13 +130,13 @@ impl NonFinite {
     /// What was found.
     #[must_use]
     pub fn kind(&self) -> &ProblemKind {
-        &self.kind
+        &self.0.kind
     }
 
     /// Set when the value's own `Serialize` impl failed rather than a float or a limit.
     #[must_use]
     pub fn custom_error(&self) -> Option<&str> {
-        match &self.kind {
+        match &self.0.kind {
             ProblemKind::Custom(msg) => Some(msg),
             _ => None,
         }
@@ -140,14 +145,14 @@ impl NonFinite {
     /// Whether a [`Limits`] bound was passed (as opposed to a value JSON cannot hold).
     #[must_use]
     pub fn is_limit(&self) -> bool {
-        matches!(self.kind, ProblemKind::TooDeep { .. } | ProblemKind::TooLarge { .. })
+        matches!(self.0.kind, ProblemKind::TooDeep { .. } | ProblemKind::TooLarge { .. })
     }
 
     /// The message with `pointer` in place of the real pointer, so a caller can mask
     /// its tokens first.
     #[must_use]
     pub fn message_at(&self, pointer: &str) -> String {
-        match &self.kind {
+        match &self.0.kind {
             ProblemKind::Custom(msg) => format!("serialization failed: {msg}"),
             ProblemKind::NonFinite => {
                 format!("a non-finite float (NaN or infinity) at `{pointer}`, which JSON cannot represent")
@@ -163,14 +168,14 @@ impl NonFinite {
     }
 
     fn new(kind: ProblemKind) -> Self {
-        Self { path: Vec::new(), kind }
+        Self(Box::new(Repr { path: Vec::new(), kind }))
     }
 
     fn within(mut self, segment: impl Into<String>) -> Self {
         // A size limit has no useful location; keeping the path empty also keeps the
         // error small when it is hit deep inside a large value.
-        if !matches!(self.kind, ProblemKind::TooLarge { .. } | ProblemKind::Custom(_)) {
-            self.path.push(segment.into());
+        if !matches!(self.0.kind, ProblemKind::TooLarge { .. } | ProblemKind::Custom(_)) {
+            self.0.path.push(segment.into());
         }
         self
     }
@@ -275,7 +280,7 @@ pub fn measure_value(value: &Value, limits: &Limits) -> Result<usize, NonFinite>
 
 fn too_deep(limits: &Limits, path: &[String]) -> NonFinite {
     let mut err = NonFinite::new(ProblemKind::TooDeep { limit: limits.max_depth });
-    err.path = path.iter().rev().cloned().collect();
+    err.0.path = path.iter().rev().cloned().collect();
     err
 }
 
@@ -301,6 +306,12 @@ fn digits(mut n: u64) -> usize {
 
 /// The bytes `s` takes inside JSON quotes, escapes included.
 fn escaped_len(s: &str) -> usize {
+    // Most strings need no escape: a plain count of the bytes that do is a loop the
+    // compiler vectorizes, and the exact sum runs only when there are some.
+    let needing = s.bytes().filter(|&b| b < 0x20 || b == b'"' || b == b'\\').count();
+    if needing == 0 {
+        return s.len();
+    }
     s.bytes()
         .map(|b| match b {
             b'"' | b'\\' | b'\n' | b'\r' | b'\t' | 0x08 | 0x0c => 2,
@@ -308,6 +319,16 @@ fn escaped_len(s: &str) -> usize {
             _ => 1,
         })
         .sum()
+}
+
+/// Counts the bytes a `Display` value takes as a JSON string, without storing them.
+struct EscapedCounter(usize);
+
+impl fmt::Write for EscapedCounter {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        self.0 += escaped_len(s);
+        Ok(())
+    }
 }
 
 struct State {
@@ -356,7 +377,14 @@ impl<'s> Check<'s> {
             return Err(NonFinite::new(ProblemKind::TooDeep { limit: self.state.limits.max_depth }));
         }
         self.state.add(2 + len.unwrap_or(1).saturating_sub(1))?;
-        Ok(Compound { state: self.state, depth: self.depth + 1, calls: self.calls + 1, index: 0, key: None })
+        Ok(Compound {
+            state: self.state,
+            depth: self.depth + 1,
+            calls: self.calls + 1,
+            index: 0,
+            key: None,
+            key_json: Vec::new(),
+        })
     }
 
     fn float(self, v: f64) -> Result<(), NonFinite> {
@@ -378,7 +406,11 @@ struct Compound<'s> {
     depth: usize,
     calls: usize,
     index: usize,
+    /// The variant name of an externally tagged variant, for error pointers.
     key: Option<String>,
+    /// The current map key as JSON, kept for the pointer of an error in its value. The
+    /// buffer is reused for every key of the map, so a map costs one allocation at most.
+    key_json: Vec<u8>,
 }
 
 impl Compound<'_> {
@@ -393,7 +425,9 @@ impl Compound<'_> {
     }
 
     fn field<T: Serialize + ?Sized>(&mut self, key: &str, value: &T) -> Result<(), NonFinite> {
-        self.state.add(escaped_len(key) + 3)?;
+        // Field names are the type's own: counted raw (an escape in one is rare and
+        // would be off by a byte or two).
+        self.state.add(key.len() + 3)?;
         value.serialize(self.child()).map_err(|e| e.within(key))
     }
 }
@@ -453,6 +487,13 @@ impl<'s> ser::Serializer for Check<'s> {
     }
     fn serialize_str(self, v: &str) -> Result<(), NonFinite> {
         self.state.string(v)
+    }
+    fn collect_str<T: fmt::Display + ?Sized>(self, value: &T) -> Result<(), NonFinite> {
+        // The default would format into a new `String` (timestamps, ids, URLs do this);
+        // counting the formatted pieces allocates nothing.
+        let mut counter = EscapedCounter(0);
+        let _ = fmt::Write::write_fmt(&mut counter, format_args!("{value}"));
+        self.state.add(counter.0.saturating_add(2))
     }
     fn serialize_bytes(self, v: &[u8]) -> Result<(), NonFinite> {
         // serde_json writes bytes as an array of numbers.
@@ -600,15 +641,18 @@ impl ser::SerializeMap for Compound<'_> {
     fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<(), NonFinite> {
         // A colon, a comma and the quotes around keys serde_json writes from numbers.
         self.state.add(4)?;
-        // Measured first, so the conversion below is bounded by the depth limit too.
+        // Measured first, so the write below is bounded by the depth limit too.
         key.serialize(self.child())?;
-        // The key's text is kept for the pointer of an error in its value.
-        self.key = Some(key_text(key));
+        self.key_json.clear();
+        if serde_json::to_writer(&mut self.key_json, key).is_err() {
+            self.key_json.clear();
+        }
         Ok(())
     }
     fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), NonFinite> {
-        let key = self.key.take().unwrap_or_else(|| "*".to_owned());
-        value.serialize(self.child()).map_err(|e| e.within(key))
+        let key_json = &self.key_json;
+        let child = Check { state: &mut *self.state, depth: self.depth, calls: self.calls };
+        value.serialize(child).map_err(|e| e.within(key_text(key_json)))
     }
     fn end(self) -> Result<(), NonFinite> {
         Ok(())
@@ -638,10 +682,10 @@ impl ser::SerializeStructVariant for Compound<'_> {
     }
 }
 
-/// The text of a map key for error pointers: strings as they are, anything else as its
-/// compact JSON (which is shallow: a key cannot be a deep value in JSON output).
-fn key_text<T: Serialize + ?Sized>(key: &T) -> String {
-    match serde_json::to_value(key) {
+/// The text of a map key for error pointers, from the key's JSON: strings as they are,
+/// numbers as written; `*` when the key could not be written.
+fn key_text(key_json: &[u8]) -> String {
+    match serde_json::from_slice::<Value>(key_json) {
         Ok(Value::String(s)) => s,
         Ok(other) => other.to_string(),
         Err(_) => "*".to_owned(),

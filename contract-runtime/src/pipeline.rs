@@ -409,8 +409,16 @@ impl Pipeline {
             cache.evict(&key);
             return None;
         };
-        let fits = crate::finite::measure_value(&value, &self.limits).is_ok();
-        if !fits || (cache.revalidate_hits() && check(contract, &value).is_err()) {
+        // An entry admitted under other limits must fit these too. serde_json parses at
+        // most 128 levels, so only a tighter depth limit needs the walk.
+        let fits = entry.text.len() <= self.limits.max_bytes()
+            && (self.limits.max_depth() >= crate::finite::DEFAULT_MAX_DEPTH
+                || crate::finite::measure_value(&value, &self.limits).is_ok());
+        if !fits {
+            // Too big for this pipeline, but valid: another pipeline may serve it.
+            return None;
+        }
+        if cache.revalidate_hits() && check(contract, &value).is_err() {
             cache.evict(&key);
             return None;
         }

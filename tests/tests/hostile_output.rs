@@ -143,7 +143,7 @@ fn a_json_value_10000_deep_is_refused_on_every_path() {
         let deep = nested_arrays(10_000);
         let report = contract.validate(&deep).unwrap_err();
         assert_eq!(report.violations()[0].keyword(), "maxDepth");
-        assert!(!contract.is_valid(&json!([])));
+        assert!(!contract.is_valid(&deep));
         dismantle(deep);
         // Clean control: a shallow valid value through the same paths passes.
         let r = pipeline.process_value(&ctx(), contract, json!({ "label": "x", "next": null }));
@@ -265,4 +265,25 @@ fn integers_beyond_2_pow_53_keep_every_digit_and_beyond_u64_are_refused() {
         // Clean control: a u128 within u64 passes.
         assert!(!pipeline.call_sync(&ctx(), || Ok::<_, ToolError>(Huge { n: 7 })).is_error());
     });
+}
+
+/// A cache shared by pipelines with different limits serves an entry only to a
+/// pipeline whose limits it fits.
+#[test]
+fn cached_results_must_fit_the_serving_pipelines_limits() {
+    use contract_runtime::cache::InMemoryCache;
+    use contract_runtime::wire::CacheStatus;
+    use std::sync::Arc;
+
+    let cache = Arc::new(InMemoryCache::new());
+    let roomy = Pipeline::builder().cache(cache.clone()).build();
+    let tight = Pipeline::builder().cache(cache).limits(Limits::default().with_max_bytes(1024)).build();
+    let blob = || Ok::<_, ToolError>(Blob { body: "x".repeat(2000) });
+    assert_eq!(roomy.call_sync(&ctx(), blob).cache_status(), CacheStatus::Miss);
+    // Clean control: the pipeline that admitted it is served from the cache.
+    assert_eq!(roomy.call_sync(&ctx(), blob).cache_status(), CacheStatus::Hit);
+    let r = tight.call_sync(&ctx(), blob);
+    assert_eq!(r.error_code(), Some(ErrorCode::OutputLimitExceeded), "{}", r.text());
+    // The entry is left for the pipeline it fits.
+    assert_eq!(roomy.call_sync(&ctx(), blob).cache_status(), CacheStatus::Hit);
 }
