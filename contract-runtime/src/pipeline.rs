@@ -309,17 +309,22 @@ impl Pipeline {
             };
             return self.accept(ctx, contract, value, Some(text));
         }
-        self.process_value(ctx, contract, value)
+        self.run_middleware(ctx, contract, value)
     }
 
     /// The path after serialization, for a result that is already JSON (an adapter's
     /// handler wrote it): middleware, validate, admit, emit.
-    pub fn process_value(&self, ctx: &CallContext, contract: &OutputContract, mut value: Value) -> ToolCallResult {
+    pub fn process_value(&self, ctx: &CallContext, contract: &OutputContract, value: Value) -> ToolCallResult {
         // Measured before any middleware walks it, and again after them: a middleware
         // may grow the value past the limits.
         if let Err(err) = crate::finite::measure_value(&value, &self.limits) {
             return unfit(contract, &err);
         }
+        self.run_middleware(ctx, contract, value)
+    }
+
+    /// Middleware, then validation, for a value already measured against the limits.
+    fn run_middleware(&self, ctx: &CallContext, contract: &OutputContract, mut value: Value) -> ToolCallResult {
         for middleware in &self.middleware {
             let outcome = catch_unwind(AssertUnwindSafe(|| middleware.after_result(ctx.tool(), &mut value)));
             let message = match outcome {
@@ -373,6 +378,14 @@ impl Pipeline {
             return *failure;
         }
         let text = text.unwrap_or_else(|| value.to_string());
+        if text.len() > self.limits.max_bytes() {
+            // The walk before conversion counts no escapes; this is the exact size.
+            let error = ToolError::new(
+                ErrorCode::OutputLimitExceeded,
+                format!("the result is larger than {} bytes of JSON (Limits::with_max_bytes)", self.limits.max_bytes()),
+            );
+            return ToolCallResult::failure(error, Vec::new(), Some(meta(contract)));
+        }
         if let (Some(cache), true) = (&self.cache, ctx.cacheable) {
             cache.put(
                 CacheKey::new(ctx.tool(), ctx.arguments()),
