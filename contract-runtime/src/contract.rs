@@ -322,25 +322,56 @@ impl OutputContract {
         &self.validator
     }
 
-    /// Whether `value` satisfies the contract; the fast check with no report.
+    /// Whether `value` satisfies the contract; the fast check with no report. A value
+    /// beyond the default [`crate::finite::Limits`] is not valid (fail closed): the
+    /// validator recurses, and a deeper value could overflow the stack.
     #[must_use]
     pub fn is_valid(&self, value: &Value) -> bool {
-        self.validator.is_valid(value)
+        crate::finite::measure_value(value, &crate::finite::Limits::default()).is_ok() && self.validator.is_valid(value)
     }
 
-    /// Validates `value`, returning every violation. Messages never contain instance
-    /// values: they are masked.
+    /// Validates `value`, returning its violations. Messages never contain instance
+    /// values or the names of unexpected keys; pointers are the real locations, except
+    /// that tokens below a [sensitive](OutputContract::sensitive_pointers) location, or
+    /// equal to a sensitive value, are masked whole (see [`crate::redact::Sensitive`]).
+    ///
+    /// A value nested deeper than [`crate::finite::DEFAULT_MAX_DEPTH`] is a violation
+    /// (keyword `maxDepth`) and is not walked further: the validator recurses, and a
+    /// deeper value could overflow the stack.
     ///
     /// # Errors
     ///
-    /// A [`Report`] with one [`Violation`] per failed keyword.
+    /// A [`Report`] with one [`Violation`] per failed keyword, the first
+    /// [`crate::validate::MAX_REPORTED_VIOLATIONS`] of them listed.
     pub fn validate(&self, value: &Value) -> Result<(), Report> {
+        let limits = crate::finite::Limits::default();
+        if let Err(err) = crate::finite::measure_value(value, &limits) {
+            let pointer = crate::redact::Sensitive::locations(&self.sensitive).pointer(&err.pointer(), None);
+            return Err(Report::new(self.id.clone(), vec![Violation::limit(&err, &pointer)]));
+        }
+        self.validate_measured(value)
+    }
+
+    /// [`OutputContract::validate`] for a value the caller has already measured against
+    /// its own limits.
+    pub(crate) fn validate_measured(&self, value: &Value) -> Result<(), Report> {
         if self.validator.is_valid(value) {
             return Ok(());
         }
-        let violations: Vec<Violation> =
-            self.validator.iter_errors(value).map(|err| Violation::from_error(&err)).collect();
-        Err(Report::new(self.id.clone(), violations))
+        let sensitive = (!self.sensitive.is_empty()).then(|| crate::redact::Sensitive::collect(value, &self.sensitive));
+        let mut total = 0;
+        let mut violations = Vec::new();
+        for err in self.validator.iter_errors(value) {
+            total += 1;
+            if violations.len() < crate::validate::MAX_REPORTED_VIOLATIONS {
+                let mut violation = Violation::from_error(&err);
+                if let Some(sensitive) = &sensitive {
+                    violation.pointer = sensitive.pointer(&violation.pointer, Some(value));
+                }
+                violations.push(violation);
+            }
+        }
+        Err(Report::with_total(self.id.clone(), violations, total))
     }
 
     /// Serializes `output` and validates the result.
@@ -348,8 +379,18 @@ impl OutputContract {
     /// # Errors
     ///
     /// A [`Report`] when serialization fails (reported as one violation at the root with
-    /// keyword `serialize`) or when the serialized value breaks the contract.
+    /// keyword `serialize`), when the value passes the default [`crate::finite::Limits`]
+    /// (keyword `maxDepth` or `maxBytes`), or when the serialized value breaks the
+    /// contract.
     pub fn validate_output<T: Serialize + ?Sized>(&self, output: &T) -> Result<Value, Report> {
+        // Measured first: converting a value nested deeper than the limit would overflow
+        // the stack before the validator ever saw it.
+        if let Err(err) = crate::finite::measure(output, &crate::finite::Limits::default()) {
+            if err.is_limit() {
+                let pointer = crate::redact::Sensitive::locations(&self.sensitive).pointer(&err.pointer(), None);
+                return Err(Report::new(self.id.clone(), vec![Violation::limit(&err, &pointer)]));
+            }
+        }
         let value = serde_json::to_value(output)
             .map_err(|err| Report::new(self.id.clone(), vec![Violation::serialization(&err)]))?;
         self.validate(&value)?;

@@ -16,7 +16,8 @@ use serde_json::{json, Value};
 use crate::cache::{CacheKey, CachedResult, ResultCache};
 use crate::completeness::Refusal;
 use crate::contract::{OutputContract, ToolOutput};
-use crate::redact::{sanitize, values_at};
+use crate::finite::{Limits, NonFinite};
+use crate::redact::{sanitize, Sensitive};
 use crate::wire::{
     root_shape, CacheStatus, ErrorCode, ProtocolVersion, RootShape, ToolCallResult, ToolError, ToolFailure,
     WireViolation,
@@ -167,12 +168,17 @@ impl CallContext {
 pub struct Pipeline {
     middleware: Vec<Arc<dyn Middleware>>,
     cache: Option<Arc<dyn ResultCache>>,
+    limits: Limits,
 }
 
 impl fmt::Debug for Pipeline {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let names: Vec<&str> = self.middleware.iter().map(|m| m.name()).collect();
-        f.debug_struct("Pipeline").field("middleware", &names).field("cache", &self.cache).finish()
+        f.debug_struct("Pipeline")
+            .field("middleware", &names)
+            .field("cache", &self.cache)
+            .field("limits", &self.limits)
+            .finish()
     }
 }
 
@@ -199,6 +205,32 @@ impl PipelineBuilder {
     /// Sets the result cache.
     pub fn cache(mut self, cache: Arc<dyn ResultCache>) -> Self {
         self.pipeline.cache = Some(cache);
+        self
+    }
+
+    /// Sets the depth and size limits a result must keep to be judged (default:
+    /// [`Limits::default`], 128 levels and 16 MiB). A result beyond them fails with
+    /// `output_limit_exceeded`; it is never passed unchecked.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use contract_runtime::finite::Limits;
+    /// use contract_runtime::pipeline::{CallContext, Pipeline};
+    /// use contract_runtime::wire::{ErrorCode, ToolError};
+    /// use contract_runtime::ToolOutput;
+    ///
+    /// #[derive(serde::Serialize, schemars::JsonSchema, ToolOutput)]
+    /// #[tool_output(version = "1.0.0", compatibility = "exact")]
+    /// struct Page { body: String }
+    ///
+    /// let pipeline = Pipeline::builder().limits(Limits::default().with_max_bytes(1024)).build();
+    /// let ctx = CallContext::new("page", serde_json::json!({}));
+    /// let r = pipeline.call_sync(&ctx, || Ok::<_, ToolError>(Page { body: "x".repeat(2000) }));
+    /// assert_eq!(r.error_code(), Some(ErrorCode::OutputLimitExceeded));
+    /// ```
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.pipeline.limits = limits;
         self
     }
 
@@ -262,8 +294,8 @@ impl Pipeline {
         contract: &OutputContract,
         output: &T,
     ) -> ToolCallResult {
-        if let Err(err) = crate::finite::check_finite(output) {
-            return serialization_failure(contract, &err.to_string());
+        if let Err(err) = crate::finite::measure(output, &self.limits) {
+            return unfit(contract, &err);
         }
         let value = match serde_json::to_value(output) {
             Ok(value) => value,
@@ -278,12 +310,22 @@ impl Pipeline {
             };
             return self.accept(ctx, contract, value, Some(text));
         }
-        self.process_value(ctx, contract, value)
+        self.run_middleware(ctx, contract, value)
     }
 
     /// The path after serialization, for a result that is already JSON (an adapter's
     /// handler wrote it): middleware, validate, admit, emit.
-    pub fn process_value(&self, ctx: &CallContext, contract: &OutputContract, mut value: Value) -> ToolCallResult {
+    pub fn process_value(&self, ctx: &CallContext, contract: &OutputContract, value: Value) -> ToolCallResult {
+        // Measured before any middleware walks it, and again after them: a middleware
+        // may grow the value past the limits.
+        if let Err(err) = crate::finite::measure_value(&value, &self.limits) {
+            return unfit(contract, &err);
+        }
+        self.run_middleware(ctx, contract, value)
+    }
+
+    /// Middleware, then validation, for a value already measured against the limits.
+    fn run_middleware(&self, ctx: &CallContext, contract: &OutputContract, mut value: Value) -> ToolCallResult {
         for middleware in &self.middleware {
             let outcome = catch_unwind(AssertUnwindSafe(|| middleware.after_result(ctx.tool(), &mut value)));
             let message = match outcome {
@@ -291,9 +333,14 @@ impl Pipeline {
                 Ok(Err(err)) => format!("middleware `{}` failed: {err}", middleware.name()),
                 Err(_) => format!("middleware `{}` failed unexpectedly", middleware.name()),
             };
-            let secrets = values_at(&value, contract.sensitive_pointers());
-            let error = ToolError::new(ErrorCode::MiddlewareError, sanitize(&message, &secrets));
+            let sensitive = Sensitive::collect(&value, contract.sensitive_pointers());
+            let error = ToolError::new(ErrorCode::MiddlewareError, sensitive.message(&message));
             return ToolCallResult::failure(error, Vec::new(), Some(meta(contract)));
+        }
+        if !self.middleware.is_empty() {
+            if let Err(err) = crate::finite::measure_value(&value, &self.limits) {
+                return unfit(contract, &err);
+            }
         }
         self.accept(ctx, contract, value, None)
     }
@@ -319,8 +366,8 @@ impl Pipeline {
         }
     }
 
-    /// Validates a serialized result, checks completeness, admits it to the cache and
-    /// builds the success.
+    /// Validates a serialized result (already measured against the limits), checks
+    /// completeness, admits it to the cache and builds the success.
     fn accept(
         &self,
         ctx: &CallContext,
@@ -332,6 +379,14 @@ impl Pipeline {
             return *failure;
         }
         let text = text.unwrap_or_else(|| value.to_string());
+        if text.len() > self.limits.max_bytes() {
+            // The walk before conversion counts no escapes; this is the exact size.
+            let error = ToolError::new(
+                ErrorCode::OutputLimitExceeded,
+                format!("the result is larger than {} bytes of JSON (Limits::with_max_bytes)", self.limits.max_bytes()),
+            );
+            return ToolCallResult::failure(error, Vec::new(), Some(meta(contract)));
+        }
         if let (Some(cache), true) = (&self.cache, ctx.cacheable) {
             cache.put(
                 CacheKey::new(ctx.tool(), contract.id(), ctx.arguments()),
@@ -367,6 +422,15 @@ impl Pipeline {
             cache.evict(&key);
             return None;
         };
+        // An entry admitted under other limits must fit these too. serde_json parses at
+        // most 128 levels, so only a tighter depth limit needs the walk.
+        let fits = entry.text.len() <= self.limits.max_bytes()
+            && (self.limits.max_depth() >= crate::finite::DEFAULT_MAX_DEPTH
+                || crate::finite::measure_value(&value, &self.limits).is_ok());
+        if !fits {
+            // Too big for this pipeline, but valid: another pipeline may serve it.
+            return None;
+        }
         if cache.revalidate_hits() && check(contract, &value).is_err() {
             cache.evict(&key);
             return None;
@@ -375,32 +439,38 @@ impl Pipeline {
     }
 }
 
-/// Validation and the completeness invariants; the error result on failure.
+/// Validation and the completeness invariants; the error result on failure. The value
+/// has been measured against the pipeline's limits.
 fn check(contract: &OutputContract, value: &Value) -> Result<(), Box<ToolCallResult>> {
-    if let Err(report) = contract.validate(value) {
-        let secrets = values_at(value, contract.sensitive_pointers());
+    if let Err(report) = contract.validate_measured(value) {
+        // The report's pointers are masked already and its messages quote no instance
+        // data, so nothing here rewrites them: text patterns would mangle field names.
         let violations: Vec<WireViolation> = report
             .violations()
             .iter()
             .map(|v| WireViolation {
-                pointer: sanitize(v.pointer(), &secrets),
+                pointer: v.pointer().to_owned(),
                 keyword: v.keyword().to_owned(),
-                message: sanitize(v.message(), &secrets),
+                message: v.message().to_owned(),
             })
             .collect();
+        let total = report.total();
+        let shown =
+            if total > violations.len() { format!(", the first {} shown", violations.len()) } else { String::new() };
         let message = format!(
-            "the result broke the output contract {}@{} ({} violation{})",
+            "the result broke the output contract {}@{} ({total} violation{}{shown})",
             contract.name(),
             contract.version(),
-            violations.len(),
-            if violations.len() == 1 { "" } else { "s" }
+            if total == 1 { "" } else { "s" }
         );
         let error = ToolError::new(ErrorCode::OutputContractViolation, message);
         return Err(Box::new(ToolCallResult::failure(error, violations, Some(meta(contract)))));
     }
+    // Pointers are masked by token under sensitive fields before any message names them.
+    let mask = Sensitive::collect(value, contract.sensitive_pointers());
     let blocks = contract.completeness_pointers().iter().flat_map(|pointer| pointer_matches(value, pointer));
     let refused = blocks
-        .map(|(at, block)| crate::completeness::check_block(&at, block))
+        .map(|(at, block)| crate::completeness::check_block(&mask.pointer(&at, Some(value)), block))
         .find(Result::is_err)
         .unwrap_or_else(|| crate::completeness::check_counts(contract, value));
     match refused {
@@ -419,7 +489,7 @@ fn check(contract: &OutputContract, value: &Value) -> Result<(), Box<ToolCallRes
                 ),
             );
             let violation = WireViolation {
-                pointer: at,
+                pointer: mask.pointer(&at, Some(value)),
                 keyword: "completeness".to_owned(),
                 message: "does not read as completeness metadata (a field of the wrong JSON type or out of range)"
                     .to_owned(),
@@ -487,6 +557,25 @@ fn serialization_failure(contract: &OutputContract, message: &str) -> ToolCallRe
     let error = ToolError::new(
         ErrorCode::SerializationError,
         sanitize(&format!("the result could not be serialized to JSON: {message}"), &[]),
+    );
+    ToolCallResult::failure(error, Vec::new(), Some(meta(contract)))
+}
+
+/// The error result for a result the pre-conversion walk refused: a limit passed
+/// (`output_limit_exceeded`) or a value JSON cannot hold (`serialization_error`). The
+/// pointer is masked below sensitive locations and never run through text patterns.
+fn unfit(contract: &OutputContract, err: &NonFinite) -> ToolCallResult {
+    let pointer = Sensitive::locations(contract.sensitive_pointers()).pointer(&err.pointer(), None);
+    if err.is_limit() {
+        let error = ToolError::new(ErrorCode::OutputLimitExceeded, err.message_at(&pointer));
+        return ToolCallResult::failure(error, Vec::new(), Some(meta(contract)));
+    }
+    if let Some(custom) = err.custom_error() {
+        return serialization_failure(contract, custom);
+    }
+    let error = ToolError::new(
+        ErrorCode::SerializationError,
+        format!("the result could not be serialized to JSON: {}", err.message_at(&pointer)),
     );
     ToolCallResult::failure(error, Vec::new(), Some(meta(contract)))
 }

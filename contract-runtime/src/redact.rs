@@ -1,12 +1,25 @@
 //! Sanitizing of everything an error result carries (DESIGN.md decision 10): no stack
 //! traces, no absolute paths, no tokens or passwords, no value from a sensitive pointer.
+//!
+//! Two kinds of text leave the server in an error, and each is treated by what it is:
+//!
+//! - **Free text** (a handler's or a middleware's error message) goes through
+//!   [`sanitize`]: stack-trace lines are dropped, recognisable secrets and absolute paths
+//!   are masked by pattern, and the values of the result's sensitive fields are masked
+//!   as whole words.
+//! - **Structure** (a violation's JSON pointer and message) is never rewritten by text
+//!   patterns: a pointer names fields, not files. Violation messages are written from the
+//!   validator's structured error and never quote instance data; pointer tokens that lie
+//!   below a sensitive location, or that equal a sensitive value, are replaced whole by
+//!   [`REDACTED`] ([`Sensitive::pointer`]).
 
+use std::collections::BTreeSet;
 use std::sync::OnceLock;
 
 use regex::Regex;
 use serde_json::Value;
 
-/// What replaces a redacted fragment.
+/// What replaces a redacted fragment, a masked pointer token or a masked value.
 pub const REDACTED: &str = "[redacted]";
 
 /// The longest message an error result carries; longer ones are cut, so raw payload
@@ -36,8 +49,10 @@ fn patterns() -> &'static Patterns {
             r"|\b[a-z][a-z0-9+.-]*://[^/\s:@]+:[^/\s@]+@",
         ))
         .expect("secret patterns compile"),
+        // Group 1 is the path itself; group 2 is the part after a known top-level
+        // directory, absent when the path is that directory alone.
         paths: Regex::new(concat!(
-            r#"(?:^|[\s'"(=\[,])(?:/(?:home|Users|root|usr|var|etc|opt|tmp|srv|mnt|private|proc|workspace|work|app|build|nix)(?:/[^\s'"),\]]*)?"#,
+            r#"(?:^|[\s'"(=\[,])((?:/(?:home|Users|root|usr|var|etc|opt|tmp|srv|mnt|private|proc|workspace|work|app|build|nix)(/[^\s'"),\]]*)?)"#,
             r#"|[A-Za-z]:\\[^\s'"),\]]*"#,
             r#"|\\\\[^\s'"),\]]+)"#,
         ))
@@ -50,50 +65,208 @@ fn patterns() -> &'static Patterns {
     })
 }
 
-/// Sanitizes one message: drops stack-trace lines, redacts secrets, absolute paths and
-/// every string in `sensitive_values`, and cuts it to [`MAX_MESSAGE_CHARS`].
+/// Sanitizes one free-text message: drops stack-trace lines, masks every string in
+/// `sensitive_values` where it stands as a whole word, masks recognisable secrets and
+/// absolute paths, and cuts it to [`MAX_MESSAGE_CHARS`].
+///
+/// A sensitive value is masked only where it is not glued to other letters or digits,
+/// so a value such as `integer` masks the word `integer` but not `integers` or
+/// `type "integerish"`. A path is masked only when it is a directory such as `/home` or
+/// goes below one: `/options` and `/home_dir` are words, not paths.
+///
+/// Never use it on JSON pointers: they name fields, not files (see [`Sensitive::pointer`]).
 ///
 /// # Examples
 ///
 /// ```
+/// use contract_runtime::redact::sanitize;
+///
 /// let msg = "login failed for token=abc123 at /home/ci/app/src/auth.rs:42";
-/// let clean = contract_runtime::redact::sanitize(msg, &[]);
+/// let clean = sanitize(msg, &[]);
 /// assert!(!clean.contains("abc123") && !clean.contains("/home/"));
+///
+/// // Whole values only: the sensitive word `integer` is masked, `integers` is not.
+/// let clean = sanitize("integer overflow in integers", &["integer".to_owned()]);
+/// assert_eq!(clean, "[redacted] overflow in integers");
 /// ```
 #[must_use]
 pub fn sanitize(message: &str, sensitive_values: &[String]) -> String {
     let p = patterns();
     let mut out = p.trace_line.replace_all(message, "").into_owned();
-    for value in sensitive_values.iter().filter(|v| v.len() >= 3) {
-        out = out.replace(value.as_str(), REDACTED);
+    // Longest first, so a value that contains a shorter one is masked whole.
+    let mut values: Vec<&str> = sensitive_values.iter().map(String::as_str).filter(|v| !v.is_empty()).collect();
+    values.sort_by_key(|v| std::cmp::Reverse(v.len()));
+    values.dedup();
+    for value in values {
+        out = mask_whole(&out, value);
     }
     out = p.secrets.replace_all(&out, REDACTED).into_owned();
-    out = p
-        .paths
-        .replace_all(&out, |caps: &regex::Captures<'_>| {
-            // Keep the delimiter the path followed.
-            let whole = &caps[0];
-            let lead: String =
-                whole.chars().take_while(|c| !matches!(c, '/' | '\\') && !c.is_ascii_alphabetic()).collect();
-            format!("{lead}[path]")
-        })
-        .into_owned();
+    out = mask_paths(&p.paths, &out);
     let out = out.split_whitespace().collect::<Vec<_>>().join(" ");
-    if out.chars().count() > MAX_MESSAGE_CHARS {
-        let cut: String = out.chars().take(MAX_MESSAGE_CHARS).collect();
+    cut(out)
+}
+
+/// Cuts `text` to [`MAX_MESSAGE_CHARS`] characters, marking the cut with `…`.
+pub(crate) fn cut(text: String) -> String {
+    if text.chars().count() > MAX_MESSAGE_CHARS {
+        let cut: String = text.chars().take(MAX_MESSAGE_CHARS).collect();
         format!("{cut}…")
     } else {
-        out
+        text
     }
 }
 
+fn is_word(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+/// Replaces every occurrence of `value` in `text` that is not glued to a word character
+/// on a side where `value` itself starts or ends with one.
+fn mask_whole(text: &str, value: &str) -> String {
+    let starts_word = value.chars().next().is_some_and(is_word);
+    let ends_word = value.chars().next_back().is_some_and(is_word);
+    let mut out = String::with_capacity(text.len());
+    let mut kept = 0;
+    for (at, _) in text.match_indices(value) {
+        let before = text[..at].chars().next_back();
+        let after = text[at + value.len()..].chars().next();
+        if (starts_word && before.is_some_and(is_word)) || (ends_word && after.is_some_and(is_word)) {
+            continue;
+        }
+        out.push_str(&text[kept..at]);
+        out.push_str(REDACTED);
+        kept = at + value.len();
+    }
+    out.push_str(&text[kept..]);
+    out
+}
+
+/// Replaces absolute paths by `[path]`, keeping the delimiter before each. A bare
+/// top-level directory name glued to more word characters (`/options`, `/home_dir`,
+/// `/root-cause`) is a word, not a path, and stays.
+fn mask_paths(paths: &Regex, text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut kept = 0;
+    for caps in paths.captures_iter(text) {
+        let Some(path) = caps.get(1) else { continue };
+        let bare_dir = path.as_str().starts_with('/') && caps.get(2).is_none();
+        let next = text[path.end()..].chars().next();
+        if bare_dir && next.is_some_and(|c| is_word(c) || matches!(c, '-' | '.')) {
+            continue;
+        }
+        out.push_str(&text[kept..path.start()]);
+        out.push_str("[path]");
+        kept = path.end();
+    }
+    out.push_str(&text[kept..]);
+    out
+}
+
+/// What must not leave the server for one result: the tokens of the contract's sensitive
+/// pointers, and every value and map key found at or below them.
+///
+/// # Examples
+///
+/// ```
+/// use contract_runtime::redact::Sensitive;
+/// use serde_json::json;
+///
+/// let result = json!({ "hosts": { "db-prod.internal:5432": [80, "x"] }, "items": [1, 2] });
+/// let sensitive = Sensitive::collect(&result, &["/hosts".to_owned()]);
+/// // Keys below the sensitive field are masked whole; array indices and the fields
+/// // outside it stay, so the pointer still leads to the location.
+/// assert_eq!(sensitive.pointer("/hosts/db-prod.internal:5432/1", Some(&result)), "/hosts/[redacted]/1");
+/// assert_eq!(sensitive.pointer("/items/1", Some(&result)), "/items/1");
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct Sensitive {
+    patterns: Vec<Vec<String>>,
+    secrets: BTreeSet<String>,
+}
+
+impl Sensitive {
+    /// The sensitive locations `pointers` (`*` matches any index or key) and every value
+    /// and key found in `value` at or below them.
+    #[must_use]
+    pub fn collect(value: &Value, pointers: &[String]) -> Self {
+        let secrets = values_at(value, pointers).into_iter().filter(|s| !s.is_empty()).collect();
+        Self { patterns: pointers.iter().map(|p| split_pointer(p)).collect(), secrets }
+    }
+
+    /// The sensitive locations only, for when there is no value to read (a result that
+    /// failed to serialize): every token below a sensitive location is masked.
+    #[must_use]
+    pub fn locations(pointers: &[String]) -> Self {
+        Self { patterns: pointers.iter().map(|p| split_pointer(p)).collect(), secrets: BTreeSet::new() }
+    }
+
+    /// The values and keys to mask, in no particular order.
+    pub fn secrets(&self) -> impl Iterator<Item = &str> {
+        self.secrets.iter().map(String::as_str)
+    }
+
+    /// `pointer` with every token masked that is a map key at or below a sensitive
+    /// location, or that equals a sensitive value or key anywhere; other tokens, and
+    /// array indices (read from `value` when given), are kept, so the pointer still
+    /// leads to the real location. Text patterns are never applied: a pointer names
+    /// fields, not files.
+    #[must_use]
+    pub fn pointer(&self, pointer: &str, value: Option<&Value>) -> String {
+        if self.patterns.is_empty() && self.secrets.is_empty() {
+            return pointer.to_owned();
+        }
+        let tokens = split_pointer(pointer);
+        let mut at = value;
+        let mut out = String::with_capacity(pointer.len());
+        for (i, token) in tokens.iter().enumerate() {
+            let index = match at {
+                Some(Value::Array(items)) => token.parse::<usize>().ok().filter(|&n| n < items.len()),
+                _ => None,
+            };
+            let below = self.patterns.iter().any(|p| p.len() <= i && matches_prefix(p, &tokens));
+            let masked = index.is_none() && (below || self.secrets.contains(token.as_str()));
+            out.push('/');
+            if masked {
+                out.push_str(REDACTED);
+            } else {
+                out.push_str(&crate::schema::escape_pointer_token(token));
+            }
+            at = match (at, index) {
+                (Some(Value::Array(items)), Some(n)) => items.get(n),
+                (Some(Value::Object(map)), _) => map.get(token.as_str()),
+                _ => None,
+            };
+        }
+        out
+    }
+
+    /// [`sanitize`] with these secrets.
+    #[must_use]
+    pub fn message(&self, text: &str) -> String {
+        let secrets: Vec<String> = self.secrets.iter().cloned().collect();
+        sanitize(text, &secrets)
+    }
+}
+
+fn split_pointer(pointer: &str) -> Vec<String> {
+    if pointer.is_empty() {
+        return Vec::new();
+    }
+    pointer.split('/').skip(1).map(|t| t.replace("~1", "/").replace("~0", "~")).collect()
+}
+
+fn matches_prefix(pattern: &[String], tokens: &[String]) -> bool {
+    pattern.len() <= tokens.len() && pattern.iter().zip(tokens).all(|(p, t)| p == "*" || p == t)
+}
+
 /// Every string (and number, as text) found at `pointers` in `value`; `*` in a pointer
-/// matches any array index or object key. Nested values contribute all their leaves.
+/// matches any array index or object key. Nested values contribute all their leaves and
+/// all their map keys (the keys of a sensitive map are as sensitive as its values).
 #[must_use]
 pub fn values_at(value: &Value, pointers: &[String]) -> Vec<String> {
     let mut out = Vec::new();
     for pointer in pointers {
-        let tokens: Vec<String> = pointer.split('/').skip(1).map(|t| t.replace("~1", "/").replace("~0", "~")).collect();
+        let tokens = split_pointer(pointer);
         collect_at(value, &tokens, &mut out);
     }
     out
@@ -121,16 +294,26 @@ fn collect_at(value: &Value, tokens: &[String], out: &mut Vec<String>) {
     }
 }
 
+/// Walks with an explicit stack: the value may be as deep as the pipeline's depth limit
+/// allows, and this runs on the error path, where a stack overflow would be the worst
+/// outcome.
 fn collect_leaves(value: &Value, out: &mut Vec<String>) {
-    match value {
-        Value::String(s) => out.push(s.clone()),
-        Value::Number(n) => out.push(n.to_string()),
-        Value::Array(items) => items.iter().for_each(|v| collect_leaves(v, out)),
-        Value::Object(map) => map.values().for_each(|v| collect_leaves(v, out)),
-        Value::Bool(_) | Value::Null => {}
+    let mut stack = vec![value];
+    while let Some(value) = stack.pop() {
+        match value {
+            Value::String(s) => out.push(s.clone()),
+            Value::Number(n) => out.push(n.to_string()),
+            Value::Array(items) => stack.extend(items),
+            Value::Object(map) => {
+                for (k, v) in map {
+                    out.push(k.clone());
+                    stack.push(v);
+                }
+            }
+            Value::Bool(_) | Value::Null => {}
+        }
     }
 }
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -162,6 +345,8 @@ mod tests {
             "ticket T-42 not found",
             "rate limit: 10 requests per minute",
             "/properties/healthy: value is not of type \"integer\"",
+            // Words that begin like a top-level directory are not paths.
+            "bad /options/0, /variants/0/id, /workers/2, /home_dir and /root_cause; see /root-cause.md",
         ] {
             assert_eq!(sanitize(msg, &[]), msg);
         }
@@ -180,6 +365,45 @@ mod tests {
         let v = serde_json::json!({"agents": [{"token": "a1"}, {"token": "b2"}], "meta": {"k": {"x": 1}}});
         let mut got = values_at(&v, &["/agents/*/token".to_owned(), "/meta/*".to_owned()]);
         got.sort();
-        assert_eq!(got, ["1", "a1", "b2"]);
+        assert_eq!(got, ["1", "a1", "b2", "x"]);
+    }
+
+    #[test]
+    fn sensitive_values_are_masked_as_whole_words_only() {
+        let secrets = ["integer".to_owned(), "10.0.0.1:80".to_owned()];
+        let out = sanitize("type \"integer\" expected, integers and myinteger stay; 10.0.0.1:80 refused", &secrets);
+        assert_eq!(out, "type \"[redacted]\" expected, integers and myinteger stay; [redacted] refused");
+        // Clean control: no secrets, nothing changes.
+        assert_eq!(sanitize("type \"integer\" expected", &[]), "type \"integer\" expected");
+    }
+
+    #[test]
+    fn real_paths_are_still_masked() {
+        for (input, kept) in
+            [("open /etc/passwd", "open [path]"), ("cd /tmp", "cd [path]"), ("in (/opt/x)", "in ([path])")]
+        {
+            assert_eq!(sanitize(input, &[]), kept);
+        }
+    }
+
+    #[test]
+    fn pointers_mask_sensitive_keys_and_keep_the_rest() {
+        let v = serde_json::json!({
+            "hosts": {"db:5432": {"port": 1}, "a/b": [0, 1]},
+            "agents": [{"token": "t0", "name": "n"}],
+            "other": {"t0": 1}
+        });
+        let s = Sensitive::collect(&v, &["/hosts".to_owned(), "/agents/*/token".to_owned()]);
+        assert_eq!(s.pointer("/hosts/db:5432/port", Some(&v)), "/hosts/[redacted]/[redacted]");
+        assert_eq!(s.pointer("/hosts/a~1b/1", Some(&v)), "/hosts/[redacted]/1");
+        assert_eq!(s.pointer("/agents/0/name", Some(&v)), "/agents/0/name");
+        assert_eq!(s.pointer("/agents/0/token", Some(&v)), "/agents/0/token");
+        // A key equal to a sensitive value is masked wherever it appears.
+        assert_eq!(s.pointer("/other/t0", Some(&v)), "/other/[redacted]");
+        // Without the value, every token below a sensitive location is masked.
+        let l = Sensitive::locations(&["/hosts".to_owned()]);
+        assert_eq!(l.pointer("/hosts/db:5432/0", None), "/hosts/[redacted]/[redacted]");
+        assert_eq!(l.pointer("/options/0", None), "/options/0");
+        assert_eq!(l.pointer("", None), "");
     }
 }

@@ -37,6 +37,9 @@ pub enum ErrorCode {
     FalseCompleteness,
     /// The arguments broke the tool's `inputSchema` (SEP-1303).
     InvalidArguments,
+    /// The result passed the pipeline's depth or size limit, so it was neither judged
+    /// nor sent (fail closed; see [`crate::finite::Limits`]).
+    OutputLimitExceeded,
 }
 
 impl ErrorCode {
@@ -51,6 +54,7 @@ impl ErrorCode {
             ErrorCode::Unavailable => "unavailable",
             ErrorCode::FalseCompleteness => "false_completeness",
             ErrorCode::InvalidArguments => "invalid_arguments",
+            ErrorCode::OutputLimitExceeded => "output_limit_exceeded",
         }
     }
 
@@ -61,7 +65,7 @@ impl ErrorCode {
     }
 }
 
-const ALL_CODES: [ErrorCode; 7] = [
+const ALL_CODES: [ErrorCode; 8] = [
     ErrorCode::OutputContractViolation,
     ErrorCode::ToolExecutionError,
     ErrorCode::MiddlewareError,
@@ -69,6 +73,7 @@ const ALL_CODES: [ErrorCode; 7] = [
     ErrorCode::Unavailable,
     ErrorCode::FalseCompleteness,
     ErrorCode::InvalidArguments,
+    ErrorCode::OutputLimitExceeded,
 ];
 
 impl fmt::Display for ErrorCode {
