@@ -148,7 +148,9 @@ async fn call_one(harness: &Harness, tool: &str, given: Option<Value>, limit: Du
         Ok(Ok(outcome)) => outcome,
     };
     match outcome {
-        CallOutcome::Success(success) if success.validated => plain(source, "valid", "structuredContent is valid".into()),
+        CallOutcome::Success(success) if success.validated => {
+            plain(source, "valid", "structuredContent is valid".into())
+        }
         CallOutcome::Success(success) => plain(
             source,
             "unvalidated",
@@ -167,7 +169,11 @@ async fn call_one(harness: &Harness, tool: &str, given: Option<Value>, limit: Du
         },
         CallOutcome::ContractFailure(failure) => CallReport {
             arguments: source,
-            result: if failure.kind == FailureKind::InvalidArguments { "arguments-invalid" } else { "contract-failure" },
+            result: if failure.kind == FailureKind::InvalidArguments {
+                "arguments-invalid"
+            } else {
+                "contract-failure"
+            },
             code: Some(failure.kind.code().to_owned()),
             detail: failure.to_string(),
             violations: failure.violations,
@@ -200,8 +206,7 @@ fn call_finding(report: &CallReport) -> Option<Finding> {
 fn arguments_file(args: &Args) -> Result<Option<BTreeMap<String, Value>>, String> {
     let Some(path) = &args.args else { return Ok(None) };
     let text = std::fs::read_to_string(path).map_err(|err| format!("cannot read {}: {err}", path.display()))?;
-    let value: Value =
-        serde_json::from_str(&text).map_err(|err| format!("{} is not JSON: {err}", path.display()))?;
+    let value: Value = serde_json::from_str(&text).map_err(|err| format!("{} is not JSON: {err}", path.display()))?;
     let Value::Object(map) = value else {
         return Err(format!("{} must hold a JSON object of arguments by tool name", path.display()));
     };

@@ -87,8 +87,18 @@ const DRAFT7_IGNORES: &[&str] = &[
 ];
 
 /// Keywords that only annotate: a schema made of nothing else accepts anything.
-const ANNOTATIONS: &[&str] =
-    &["title", "description", "default", "examples", "$comment", "deprecated", "readOnly", "writeOnly", "$schema", "$id"];
+const ANNOTATIONS: &[&str] = &[
+    "title",
+    "description",
+    "default",
+    "examples",
+    "$comment",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+    "$schema",
+    "$id",
+];
 
 /// All static findings for one tool.
 pub(crate) fn lint_tool(entry: &ToolEntry) -> Vec<Finding> {
@@ -124,7 +134,8 @@ pub(crate) fn lint_tool(entry: &ToolEntry) -> Vec<Finding> {
                     "the inputSchema root must be `type: object`",
                 ));
             }
-            let mut walk = Walk { root: schema, site: "inputSchema", exact: false, permissive: false, findings: &mut findings };
+            let mut walk =
+                Walk { root: schema, site: "inputSchema", exact: false, permissive: false, findings: &mut findings };
             walk.node(schema, "", false);
             if let Some(why) = entry.input_error() {
                 findings.push(Finding::new(Level::Error, "schema-does-not-compile", "inputSchema", "", why));
@@ -141,7 +152,8 @@ pub(crate) fn lint_tool(entry: &ToolEntry) -> Vec<Finding> {
             "no outputSchema: a client cannot validate structuredContent",
         )),
         Some(schema) => {
-            let mut walk = Walk { root: schema, site: "outputSchema", exact, permissive: true, findings: &mut findings };
+            let mut walk =
+                Walk { root: schema, site: "outputSchema", exact, permissive: true, findings: &mut findings };
             walk.node(schema, "", false);
             if let Some(why) = entry.output_error() {
                 findings.push(Finding::new(Level::Error, "schema-does-not-compile", "outputSchema", "", why));
@@ -215,13 +227,9 @@ impl Walk<'_> {
             self.reference(reference, pointer);
         }
         let closed = |k: &str| object.get(k) == Some(&Value::Bool(false));
-        let is_object = object.get("type").and_then(Value::as_str) == Some("object") || object.contains_key("properties");
-        if self.exact
-            && is_object
-            && !composed
-            && !closed("additionalProperties")
-            && !closed("unevaluatedProperties")
-        {
+        let is_object =
+            object.get("type").and_then(Value::as_str) == Some("object") || object.contains_key("properties");
+        if self.exact && is_object && !composed && !closed("additionalProperties") && !closed("unevaluatedProperties") {
             self.push(
                 Level::Warn,
                 "open-object",

@@ -80,7 +80,8 @@ fn minimal(root: &Value, node: &Value, depth: usize) -> Option<Value> {
         "object" => {
             let properties = object.get("properties").and_then(Value::as_object);
             let mut out = Map::new();
-            for name in object.get("required").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str) {
+            for name in object.get("required").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str)
+            {
                 let schema = properties.and_then(|p| p.get(name)).unwrap_or(&Value::Bool(true));
                 out.insert(name.to_owned(), minimal(root, schema, depth + 1)?);
             }

@@ -1,6 +1,6 @@
 //! The tool catalog: every listed tool with one compiled validator per schema.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
 use std::sync::Arc;
 
@@ -20,6 +20,9 @@ const MAX_VIOLATIONS: usize = 32;
 struct Compiled {
     sha256: String,
     validator: Result<jsonschema::Validator, String>,
+    /// Every property name the schema mentions: pointer tokens outside this set are
+    /// names the server chose, and are masked in reports.
+    declared: BTreeSet<String>,
 }
 
 impl fmt::Debug for Compiled {
@@ -199,7 +202,11 @@ impl Catalog {
                         Some(s) if !(s.is_object() || s.is_boolean()) => Err(format!("the {what} is not a schema")),
                         Some(s) => compile(s),
                     };
-                    Arc::new(Compiled { sha256, validator })
+                    let mut declared = BTreeSet::new();
+                    if let Some(schema) = schema {
+                        declared_names(schema, &mut declared);
+                    }
+                    Arc::new(Compiled { sha256, validator, declared })
                 }))
             };
             let input = obtain(definition.get("inputSchema"), "inputSchema");
@@ -208,7 +215,8 @@ impl Catalog {
             match self.tools.get(&name) {
                 None => report.added.push(name.clone()),
                 Some(old)
-                    if old.input.sha256 == input.sha256 && old.output_sha256() == output.as_deref().map(|c| c.sha256.as_str()) =>
+                    if old.input.sha256 == input.sha256
+                        && old.output_sha256() == output.as_deref().map(|c| c.sha256.as_str()) =>
                 {
                     report.unchanged.push(name.clone());
                 }
@@ -282,7 +290,7 @@ impl Catalog {
             let violation = Violation::new("", "type", "tool arguments must be a JSON object");
             return Err(ContractFailure::new(tool, FailureKind::InvalidArguments, vec![violation]));
         }
-        let violations = violations(validator, arguments);
+        let violations = violations(validator, &entry.input.declared, arguments);
         if violations.is_empty() {
             Ok(())
         } else {
@@ -304,7 +312,11 @@ impl Catalog {
         };
         let Some(object) = result.as_object() else {
             let violation = Violation::new("", "type", "a tools/call result must be a JSON object");
-            return CallOutcome::ContractFailure(ContractFailure::new(tool, FailureKind::MalformedResult, vec![violation]));
+            return CallOutcome::ContractFailure(ContractFailure::new(
+                tool,
+                FailureKind::MalformedResult,
+                vec![violation],
+            ));
         };
         let is_error = match object.get("isError") {
             None | Some(Value::Null) => false,
@@ -356,7 +368,7 @@ impl Catalog {
                 vec![violation],
             ));
         };
-        let violations = violations(validator, value);
+        let violations = violations(validator, &output.declared, value);
         if violations.is_empty() {
             CallOutcome::Success(Success {
                 tool: tool.to_owned(),
@@ -371,14 +383,76 @@ impl Catalog {
     }
 }
 
-/// The violations of `instance`, masked: pointers, keywords and messages that never
-/// quote the instance.
-fn violations(validator: &jsonschema::Validator, instance: &Value) -> Vec<Violation> {
+/// The violations of `instance`, masked: keywords, messages written from the keyword
+/// alone, and pointers whose tokens are array indices or names the schema declares.
+/// Undeclared keys are text the server chose (`"run_shell"`, or an instruction aimed at
+/// the model), so they are reported as `*`, never quoted; so are values.
+fn violations(validator: &jsonschema::Validator, declared: &BTreeSet<String>, instance: &Value) -> Vec<Violation> {
     validator
         .iter_errors(instance)
         .take(MAX_VIOLATIONS)
-        .map(|err| Violation::new(err.instance_path().to_string(), err.kind().keyword(), err.masked().to_string()))
+        .map(|err| {
+            let pointer: String = err
+                .instance_path()
+                .iter()
+                .map(|token| {
+                    let token = match token {
+                        jsonschema::paths::LocationSegment::Property(name) => {
+                            if declared.contains(name.as_ref()) {
+                                crate::schema::escape_pointer_token(name.as_ref())
+                            } else {
+                                "*".to_owned()
+                            }
+                        }
+                        jsonschema::paths::LocationSegment::Index(index) => index.to_string(),
+                    };
+                    format!("/{token}")
+                })
+                .collect();
+            let keyword = err.kind().keyword();
+            let message = match err.kind() {
+                jsonschema::error::ValidationErrorKind::Required { property } => match property.as_str() {
+                    Some(name) => format!("required property `{name}` is missing"),
+                    None => "a required property is missing".to_owned(),
+                },
+                _ => describe(keyword),
+            };
+            Violation::new(pointer, keyword, message)
+        })
         .collect()
+}
+
+/// A message for a failed keyword that says nothing about the value.
+fn describe(keyword: &str) -> String {
+    match keyword {
+        "additionalProperties" | "unevaluatedProperties" => {
+            "the object has properties the schema does not declare".into()
+        }
+        "type" => "the value has the wrong type".into(),
+        "enum" => "the value is not one of the allowed values".into(),
+        "const" => "the value is not the required constant".into(),
+        "oneOf" => "the value does not match exactly one alternative".into(),
+        "anyOf" => "the value matches none of the alternatives".into(),
+        "false" | "falseSchema" => "no value is allowed here".into(),
+        other => format!("the value breaks `{other}`"),
+    }
+}
+
+/// Collects the property names a schema mentions (`properties` keys, `required` entries).
+fn declared_names(node: &Value, out: &mut BTreeSet<String>) {
+    match node {
+        Value::Object(object) => {
+            if let Some(Value::Object(properties)) = object.get("properties") {
+                out.extend(properties.keys().cloned());
+            }
+            if let Some(Value::Array(required)) = object.get("required") {
+                out.extend(required.iter().filter_map(Value::as_str).map(str::to_owned));
+            }
+            object.values().for_each(|child| declared_names(child, out));
+        }
+        Value::Array(items) => items.iter().for_each(|child| declared_names(child, out)),
+        _ => {}
+    }
 }
 
 /// The text of every `text` content block, in order.
