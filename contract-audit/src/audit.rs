@@ -13,7 +13,7 @@ use rmcp::ServiceExt;
 use serde_json::Value;
 
 use crate::lint::{lint_tool, Finding, Level};
-use crate::{synth, Args};
+use crate::{synth, Cli};
 
 /// The whole audit of one server.
 #[derive(Debug, serde::Serialize)]
@@ -58,7 +58,7 @@ pub(crate) struct CallReport {
 }
 
 /// Runs the audit described by `args`.
-pub(crate) async fn run(args: &Args) -> Result<Audit, String> {
+pub(crate) async fn run(args: &Cli) -> Result<Audit, String> {
     let plan = arguments_file(args)?;
     let limit = Duration::from_secs(args.timeout.max(1));
     let watch = CatalogWatch::new("contract-audit", env!("CARGO_PKG_VERSION"));
@@ -203,7 +203,7 @@ fn call_finding(report: &CallReport) -> Option<Finding> {
 }
 
 /// Reads `--args FILE`: an object of argument objects by tool name.
-fn arguments_file(args: &Args) -> Result<Option<BTreeMap<String, Value>>, String> {
+fn arguments_file(args: &Cli) -> Result<Option<BTreeMap<String, Value>>, String> {
     let Some(path) = &args.args else { return Ok(None) };
     let text = std::fs::read_to_string(path).map_err(|err| format!("cannot read {}: {err}", path.display()))?;
     let value: Value = serde_json::from_str(&text).map_err(|err| format!("{} is not JSON: {err}", path.display()))?;

@@ -339,7 +339,10 @@ mod tests {
 
     fn tool(output: Value, meta: Value) -> Value {
         let input: Value = serde_json::from_str(INPUT).unwrap();
-        json!({"name": "t", "inputSchema": input, "outputSchema": output, "_meta": meta})
+        let mut tool = json!({"name": "t", "inputSchema": input});
+        tool["outputSchema"] = output;
+        tool["_meta"] = meta;
+        tool
     }
 
     fn exact() -> Value {

@@ -25,7 +25,7 @@ use crate::lint::Level;
 #[derive(Debug, Parser)]
 #[command(name = "contract-audit", version, about)]
 #[allow(clippy::struct_excessive_bools)]
-pub(crate) struct Args {
+pub(crate) struct Cli {
     /// A streamable HTTP endpoint, such as http://127.0.0.1:8000/mcp.
     #[arg(conflicts_with = "command", required_unless_present = "command")]
     pub(crate) url: Option<String>,
@@ -98,7 +98,7 @@ impl Deny {
 }
 
 fn main() -> ExitCode {
-    let args = Args::parse();
+    let args = Cli::parse();
     let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
         Ok(runtime) => runtime,
         Err(err) => {

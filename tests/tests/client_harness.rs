@@ -293,8 +293,11 @@ fn server_everything_over_stdio() {
         harness.refresh().await.expect("tools/list");
         {
             let catalog = harness.catalog();
-            let declared: Vec<&str> =
-                catalog.tools().filter(|t| t.output_schema().is_some()).map(|t| t.name()).collect();
+            let declared: Vec<&str> = catalog
+                .tools()
+                .filter(|t| t.output_schema().is_some())
+                .map(contract_runtime::client::ToolEntry::name)
+                .collect();
             assert_eq!(
                 declared,
                 ["get-structured-content"],

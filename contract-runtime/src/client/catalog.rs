@@ -27,7 +27,11 @@ struct Compiled {
 
 impl fmt::Debug for Compiled {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Compiled").field("sha256", &self.sha256).field("compiles", &self.validator.is_ok()).finish()
+        f.debug_struct("Compiled")
+            .field("sha256", &self.sha256)
+            .field("compiles", &self.validator.is_ok())
+            .field("declared", &self.declared)
+            .finish()
     }
 }
 
@@ -392,23 +396,17 @@ fn violations(validator: &jsonschema::Validator, declared: &BTreeSet<String>, in
         .iter_errors(instance)
         .take(MAX_VIOLATIONS)
         .map(|err| {
-            let pointer: String = err
-                .instance_path()
-                .iter()
-                .map(|token| {
-                    let token = match token {
-                        jsonschema::paths::LocationSegment::Property(name) => {
-                            if declared.contains(name.as_ref()) {
-                                crate::schema::escape_pointer_token(name.as_ref())
-                            } else {
-                                "*".to_owned()
-                            }
-                        }
-                        jsonschema::paths::LocationSegment::Index(index) => index.to_string(),
-                    };
-                    format!("/{token}")
-                })
-                .collect();
+            let mut pointer = String::new();
+            for token in err.instance_path() {
+                pointer.push('/');
+                match token {
+                    jsonschema::paths::LocationSegment::Property(name) if declared.contains(name.as_ref()) => {
+                        pointer.push_str(&crate::schema::escape_pointer_token(name.as_ref()));
+                    }
+                    jsonschema::paths::LocationSegment::Property(_) => pointer.push('*'),
+                    jsonschema::paths::LocationSegment::Index(index) => pointer.push_str(&index.to_string()),
+                }
+            }
             let keyword = err.kind().keyword();
             let message = match err.kind() {
                 jsonschema::error::ValidationErrorKind::Required { property } => match property.as_str() {
