@@ -16,7 +16,7 @@
 //!   violations carry JSON pointers and keywords but never values.
 //!
 //! The core is transport-agnostic: it reads tool definitions and results as JSON. The
-//! rmcp integration (feature `rmcp-client`) lives in [`rmcp`](self::rmcp).
+//! rmcp integration (feature `rmcp-client`) lives in the `rmcp` submodule.
 //!
 //! # Examples
 //!
