@@ -10,6 +10,8 @@
 mod bins;
 
 use std::process::Stdio;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 use contract_runtime::client::rmcp::{CatalogWatch, Harness};
 use contract_runtime::client::{CallOutcome, Catalog, FailureKind};
@@ -384,4 +386,91 @@ fn keys_the_schema_does_not_declare_are_masked_in_pointers() {
         catalog.check_result("t", &json!({"content": [], "structuredContent": ok})),
         CallOutcome::Success(_)
     ));
+}
+
+// ------------------------------------- list_changed and pagination, in process
+
+/// A server whose one contracted tool changes its output schema when `v2` is set; its
+/// tools come in two `tools/list` pages.
+#[derive(Clone)]
+struct Changing {
+    v2: Arc<AtomicBool>,
+}
+
+impl rmcp::ServerHandler for Changing {
+    fn get_info(&self) -> rmcp::model::ServerConfig {
+        rmcp::model::ServerConfig::new(
+            rmcp::model::ServerCapabilities::builder().enable_tools().enable_tool_list_changed().build(),
+        )
+    }
+
+    async fn list_tools(
+        &self,
+        request: Option<rmcp::model::PaginatedRequestParams>,
+        _context: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<rmcp::model::ListToolsResult, rmcp::ErrorData> {
+        let n_type = if self.v2.load(Ordering::SeqCst) { "string" } else { "integer" };
+        let page = if request.and_then(|r| r.cursor).is_some() {
+            json!({"tools": [{"name": "count", "inputSchema": {"type": "object"},
+                "outputSchema": {"type": "object", "properties": {"n": {"type": n_type}}, "required": ["n"]}}]})
+        } else {
+            json!({"tools": [{"name": "first_page_tool", "inputSchema": {"type": "object"}}], "nextCursor": "2"})
+        };
+        Ok(serde_json::from_value(page).expect("a tools/list page"))
+    }
+
+    async fn call_tool(
+        &self,
+        _request: rmcp::model::CallToolRequestParams,
+        _context: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<rmcp::model::CallToolResponse, rmcp::ErrorData> {
+        let n = if self.v2.load(Ordering::SeqCst) { json!("one") } else { json!(1) };
+        let result: rmcp::model::CallToolResult = serde_json::from_value(
+            json!({"content": [{"type": "text", "text": "counted"}], "structuredContent": {"n": n}}),
+        )
+        .expect("a result");
+        Ok(result.into())
+    }
+}
+
+#[test]
+fn all_pages_are_listed_and_list_changed_refreshes_the_catalog() {
+    runtime().block_on(async {
+        let (client_io, server_io) = tokio::io::duplex(1 << 16);
+        let v2 = Arc::new(AtomicBool::new(false));
+        let server = Changing { v2: Arc::clone(&v2) };
+        let serving = tokio::spawn(async move { server.serve(server_io).await.expect("the server starts") });
+        let watch = CatalogWatch::new("contract-tests", "0");
+        let client = watch.clone().serve(client_io).await.expect("the client connects");
+        let server = serving.await.expect("the server task");
+        let harness = Harness::new(client.peer().clone(), &watch);
+
+        let outcome = call(&harness, "count", json!({})).await;
+        assert!(matches!(&outcome, CallOutcome::Success(s) if s.validated), "{outcome:?}");
+        let names: Vec<String> = harness.catalog().tools().map(|t| t.name().to_owned()).collect();
+        assert_eq!(names, ["count", "first_page_tool"], "both pages are in the catalog");
+        let generation = harness.catalog().generation();
+
+        // The server changes; until it says so, results are judged by the schema it listed.
+        v2.store(true, Ordering::SeqCst);
+        let outcome = call(&harness, "count", json!({})).await;
+        assert_eq!(failure(&outcome, FailureKind::OutputViolation), [("/n".to_owned(), "type".to_owned())]);
+        assert_eq!(harness.catalog().generation(), generation, "no refresh without a notification");
+
+        server.peer().notify_tool_list_changed().await.expect("the notification is sent");
+        // The notification travels asynchronously: wait (bounded) until the catalog is marked stale.
+        let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(20);
+        loop {
+            let outcome = call(&harness, "count", json!({})).await;
+            if harness.catalog().generation() > generation {
+                assert!(matches!(&outcome, CallOutcome::Success(s) if s.validated), "{outcome:?}");
+                break;
+            }
+            assert!(tokio::time::Instant::now() < deadline, "list_changed never reached the harness");
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+        let changed = harness.catalog().get("count").unwrap().output_schema().cloned().unwrap();
+        assert_eq!(changed["properties"]["n"]["type"], "string");
+        client.cancel().await.expect("close");
+    });
 }
