@@ -113,7 +113,7 @@ pub(crate) async fn run(args: &Cli) -> Result<Audit, String> {
             if given.is_none() && !args.call {
                 continue;
             }
-            eprintln!("contract-audit: [{}/{total}] calling {}", i + 1, tool.name);
+            eprintln!("contract-audit: [{}/{total}] calling {}", i + 1, crate::report::clean(&tool.name));
             let report = call_one(&harness, &tool.name, given, limit).await;
             tool.findings.extend(call_finding(&report));
             tool.call = Some(report);

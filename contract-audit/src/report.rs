@@ -7,6 +7,12 @@ use serde_json::json;
 use crate::audit::Audit;
 use crate::lint::Level;
 
+/// Server-chosen text with control characters replaced: a tool name or an error message
+/// must not be able to drive the terminal (ANSI escapes, carriage returns).
+pub(crate) fn clean(text: &str) -> String {
+    text.chars().map(|c| if c.is_control() { '\u{fffd}' } else { c }).collect()
+}
+
 /// The human report: one row per tool, then every finding.
 pub(crate) fn table(audit: &Audit) -> String {
     let mut out = String::new();
@@ -14,8 +20,8 @@ pub(crate) fn table(audit: &Audit) -> String {
     let _ = writeln!(
         out,
         "server: {} {} over {} (protocol {}), {} tools",
-        s.name.as_deref().unwrap_or("(unnamed)"),
-        s.version.as_deref().unwrap_or(""),
+        clean(s.name.as_deref().unwrap_or("(unnamed)")),
+        clean(s.version.as_deref().unwrap_or("")),
         s.transport,
         s.protocol.as_deref().unwrap_or("?"),
         audit.tools.len()
@@ -27,7 +33,7 @@ pub(crate) fn table(audit: &Audit) -> String {
             let contract = match &t.contract {
                 // Name and version fit a column; the JSON report has the full identity.
                 Some(c) if c.qualified => match (&c.name, &c.version) {
-                    (Some(name), Some(version)) => format!("{name}@{version}"),
+                    (Some(name), Some(version)) => clean(&format!("{name}@{version}")),
                     _ => "qualified".to_owned(),
                 },
                 Some(_) => "unqualified".to_owned(),
@@ -37,7 +43,7 @@ pub(crate) fn table(audit: &Audit) -> String {
             let mut findings: Vec<String> = t.findings.iter().map(|f| format!("{}:{}", f.level, f.kind)).collect();
             findings.dedup();
             let findings = if findings.is_empty() { "ok".to_owned() } else { findings.join(" ") };
-            [t.name.clone(), if t.output_schema { "yes" } else { "no" }.to_owned(), contract, call, findings]
+            [clean(&t.name), if t.output_schema { "yes" } else { "no" }.to_owned(), contract, call, findings]
         })
         .collect();
     let header = ["TOOL", "OUTPUT SCHEMA", "CONTRACT", "CALL", "FINDINGS"];
@@ -74,8 +80,16 @@ pub(crate) fn table(audit: &Audit) -> String {
     }
     for tool in &audit.tools {
         for f in tool.findings.iter().filter(detailed) {
-            let at = if f.pointer.is_empty() { String::new() } else { format!(" at {}", f.pointer) };
-            let _ = writeln!(out, "  {:<5} {}: {} ({}{at}): {}", f.level, tool.name, f.kind, f.site, f.message);
+            let at = if f.pointer.is_empty() { String::new() } else { format!(" at {}", clean(&f.pointer)) };
+            let _ = writeln!(
+                out,
+                "  {:<5} {}: {} ({}{at}): {}",
+                f.level,
+                clean(&tool.name),
+                f.kind,
+                f.site,
+                clean(&f.message)
+            );
         }
     }
     let declared = audit.tools.iter().filter(|t| t.output_schema).count();
@@ -106,4 +120,15 @@ pub(crate) fn json(audit: &Audit) -> String {
         }
     });
     serde_json::to_string_pretty(&document).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::clean;
+
+    #[test]
+    fn control_characters_never_reach_the_terminal() {
+        assert_eq!(clean("echo\u{1b}[2J\rdone"), "echo\u{fffd}[2J\u{fffd}done");
+        assert_eq!(clean("get-sum"), "get-sum");
+    }
 }
