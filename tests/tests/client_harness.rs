@@ -474,3 +474,20 @@ fn all_pages_are_listed_and_list_changed_refreshes_the_catalog() {
         client.cancel().await.expect("close");
     });
 }
+
+#[test]
+fn schemas_are_judged_with_2020_12_semantics_whatever_they_declare() {
+    // A TypeScript server's schema that names draft-07 but uses 2020-12 keywords, which a
+    // draft-07 validator (the TypeScript SDK 1.x's Ajv) would silently ignore.
+    let mut catalog = Catalog::new();
+    catalog.refresh([json!({"name": "t", "inputSchema": {"type": "object"},
+        "outputSchema": {"$schema": "http://json-schema.org/draft-07/schema#", "type": "object",
+            "properties": {"pair": {"type": "array", "prefixItems": [{"type": "integer"}, {"type": "string"}]}},
+            "unevaluatedProperties": false}})]);
+    let judge = |value: Value| catalog.check_result("t", &json!({"content": [], "structuredContent": value}));
+    let outcome = judge(json!({"pair": ["x", "y"]}));
+    assert_eq!(failure(&outcome, FailureKind::OutputViolation), [("/pair/0".to_owned(), "type".to_owned())]);
+    let outcome = judge(json!({"pair": [1, "y"], "extra": true}));
+    assert_eq!(failure(&outcome, FailureKind::OutputViolation), [(String::new(), "unevaluatedProperties".to_owned())]);
+    assert!(matches!(judge(json!({"pair": [1, "y"]})), CallOutcome::Success(_)), "control");
+}
