@@ -258,7 +258,10 @@ fn runtime() -> tokio::runtime::Runtime {
 }
 
 /// Connects the harness to a stdio server started from `program` and `args`.
-async fn connect(program: &std::path::Path, args: &[&str]) -> (RunningService<RoleClient, CatalogWatch>, Harness) {
+async fn connect(
+    program: &std::path::Path,
+    args: &[&str],
+) -> (RunningService<RoleClient, CatalogWatch>, Harness, tokio::process::Child) {
     let mut child = tokio::process::Command::new(program)
         .args(args)
         .stdin(Stdio::piped())
@@ -268,15 +271,14 @@ async fn connect(program: &std::path::Path, args: &[&str]) -> (RunningService<Ro
         .spawn()
         .expect("spawn the server");
     let transport = (child.stdout.take().unwrap(), child.stdin.take().unwrap());
-    // The child is killed when the transport's pipes close and the handle drops.
-    std::mem::forget(child);
     let watch = CatalogWatch::new("contract-tests", "0");
     let running = tokio::time::timeout(std::time::Duration::from_secs(30), watch.clone().serve(transport))
         .await
         .expect("initialize within 30s")
         .expect("initialize");
     let harness = Harness::new(running.peer().clone(), &watch);
-    (running, harness)
+    // The caller keeps the child: dropping it kills the server (kill_on_drop).
+    (running, harness, child)
 }
 
 async fn call(harness: &Harness, tool: &str, arguments: Value) -> CallOutcome {
@@ -291,7 +293,7 @@ fn server_everything_over_stdio() {
     let entry = bins::server_everything();
     runtime().block_on(async {
         let node = std::path::Path::new("node");
-        let (running, harness) = connect(node, &[entry.to_str().unwrap(), "stdio"]).await;
+        let (running, harness, _child) = connect(node, &[entry.to_str().unwrap(), "stdio"]).await;
         harness.refresh().await.expect("tools/list");
         {
             let catalog = harness.catalog();
@@ -339,7 +341,7 @@ fn server_everything_over_stdio() {
 fn qe_server_over_stdio_clean_and_broken() {
     let server = bins::qe_server();
     runtime().block_on(async {
-        let (running, harness) = connect(server, &["--broken"]).await;
+        let (running, harness, _child) = connect(server, &["--broken"]).await;
         let outcome = call(&harness, "search_tickets", json!({"query": "bug"})).await;
         let CallOutcome::Success(success) = &outcome else { panic!("{outcome:?}") };
         assert!(success.validated);

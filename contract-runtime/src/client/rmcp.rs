@@ -13,6 +13,8 @@
 //! use rmcp::ServiceExt;
 //!
 //! let watch = CatalogWatch::new("my-agent", "0.1.0");
+//! // Any rmcp client transport: a child process's (stdout, stdin), a streamable HTTP
+//! // client, or, as here, this process's own stdio.
 //! let transport = rmcp::transport::stdio();
 //! let running = watch.clone().serve(transport).await?;
 //! let harness = Harness::new(running.peer().clone(), &watch);
