@@ -12,8 +12,11 @@
 //! - [`cache`]: result caches bound to contract identities.
 //! - [`redact`]: sanitizing of error results.
 //! - [`completeness`]: completeness metadata and its invariants.
+//! - `client` (feature `client`): the validating client harness.
 
 pub mod cache;
+#[cfg(feature = "client")]
+pub mod client;
 pub mod completeness;
 pub mod contract;
 pub mod finite;

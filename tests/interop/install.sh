@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs the pinned official MCP clients the interop tests drive, into ignored folders:
-#   node_modules/  @modelcontextprotocol/sdk from package.json + package-lock.json (npm ci)
+#   node_modules/  @modelcontextprotocol/sdk, and @modelcontextprotocol/server-everything (the
+#                  server the client harness and contract-audit are proven against), from
+#                  package.json + package-lock.json (npm ci)
 #   .venv/         mcp from requirements.txt (every transitive dependency pinned)
 # Idempotent: a stamp per ecosystem records what was installed, so a second run that has
 # nothing to do returns at once. Needs only node/npm and python3 (with venv and pip).
@@ -39,4 +41,5 @@ if [ "$(cat .venv/.tool-contracts-stamp 2>/dev/null || true)" != "$py_stamp" ]; 
 fi
 
 node -e "const p=require('./node_modules/@modelcontextprotocol/sdk/package.json');console.error('install.sh: @modelcontextprotocol/sdk '+p.version)"
+node -e "const p=require('./node_modules/@modelcontextprotocol/server-everything/package.json');console.error('install.sh: @modelcontextprotocol/server-everything '+p.version)"
 .venv/bin/python -c "import sys; from importlib.metadata import version; print('install.sh: mcp ' + version('mcp'), file=sys.stderr)"

@@ -1,0 +1,229 @@
+//! Connecting, listing, linting and calling.
+
+use std::collections::BTreeMap;
+use std::process::Stdio;
+use std::time::Duration;
+
+use contract_runtime::client::rmcp::{CatalogWatch, Harness};
+use contract_runtime::client::{CallOutcome, ContractInfo, FailureKind};
+use contract_runtime::Violation;
+use rmcp::service::{RoleClient, RunningService};
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::ServiceExt;
+use serde_json::Value;
+
+use crate::lint::{lint_tool, Finding, Level};
+use crate::{synth, Cli};
+
+/// The whole audit of one server.
+#[derive(Debug, serde::Serialize)]
+pub(crate) struct Audit {
+    pub(crate) server: ServerInfo,
+    pub(crate) tools: Vec<ToolReport>,
+}
+
+/// Who answered.
+#[derive(Debug, serde::Serialize)]
+pub(crate) struct ServerInfo {
+    pub(crate) transport: &'static str,
+    pub(crate) name: Option<String>,
+    pub(crate) version: Option<String>,
+    pub(crate) protocol: Option<String>,
+}
+
+/// Everything found about one tool.
+#[derive(Debug, serde::Serialize)]
+pub(crate) struct ToolReport {
+    pub(crate) name: String,
+    pub(crate) output_schema: bool,
+    pub(crate) contract: Option<ContractInfo>,
+    pub(crate) findings: Vec<Finding>,
+    pub(crate) call: Option<CallReport>,
+}
+
+/// What one call did.
+#[derive(Debug, serde::Serialize)]
+pub(crate) struct CallReport {
+    /// `file` or `synthesized`.
+    pub(crate) arguments: &'static str,
+    /// `valid`, `unvalidated`, `declared-error`, `contract-failure`, `arguments-invalid`,
+    /// `not-called`, `timeout` or `transport-error`.
+    pub(crate) result: &'static str,
+    /// The declared error's code, or the failure's.
+    pub(crate) code: Option<String>,
+    /// A short, masked description.
+    pub(crate) detail: String,
+    /// Masked violations of a contract failure.
+    pub(crate) violations: Vec<Violation>,
+}
+
+/// Runs the audit described by `args`.
+pub(crate) async fn run(args: &Cli) -> Result<Audit, String> {
+    let plan = arguments_file(args)?;
+    let limit = Duration::from_secs(args.timeout.max(1));
+    let watch = CatalogWatch::new("contract-audit", env!("CARGO_PKG_VERSION"));
+    // The child process lives as long as the connection; it is killed when dropped.
+    let (running, transport, _child) = if let Some(url) = &args.url {
+        eprintln!("contract-audit: connecting to {url}");
+        let running = timed(limit, watch.clone().serve(StreamableHttpClientTransport::from_uri(url.as_str())))
+            .await?
+            .map_err(|err| format!("cannot connect to {url}: {err}"))?;
+        (running, "streamable-http", None)
+    } else {
+        let (program, rest) = args.command.split_first().ok_or("give a URL or a command line after `--`")?;
+        eprintln!("contract-audit: starting {}", args.command.join(" "));
+        let mut child = tokio::process::Command::new(program)
+            .args(rest)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(if args.server_stderr { Stdio::inherit() } else { Stdio::null() })
+            .kill_on_drop(true)
+            .spawn()
+            .map_err(|err| format!("cannot start `{program}`: {err}"))?;
+        let stdout = child.stdout.take().ok_or("the child has no stdout")?;
+        let stdin = child.stdin.take().ok_or("the child has no stdin")?;
+        let running = timed(limit, watch.clone().serve((stdout, stdin)))
+            .await?
+            .map_err(|err| format!("cannot initialize `{program}`: {err}"))?;
+        (running, "stdio", Some(child))
+    };
+    let server = server_info(&running, transport);
+    let harness = Harness::new(running.peer().clone(), &watch);
+    eprintln!("contract-audit: listing tools");
+    timed(limit, harness.refresh()).await?.map_err(|err| format!("tools/list failed: {err}"))?;
+
+    let mut tools: Vec<ToolReport> = harness
+        .catalog()
+        .tools()
+        .map(|entry| ToolReport {
+            name: entry.name().to_owned(),
+            output_schema: entry.output_schema().is_some(),
+            contract: entry.contract().cloned(),
+            findings: lint_tool(entry),
+            call: None,
+        })
+        .collect();
+    if args.call || plan.is_some() {
+        let total = tools.len();
+        for (i, tool) in tools.iter_mut().enumerate() {
+            if args.skip.contains(&tool.name) {
+                continue;
+            }
+            let given = plan.as_ref().and_then(|p| p.get(&tool.name)).cloned();
+            if given.is_none() && !args.call {
+                continue;
+            }
+            eprintln!("contract-audit: [{}/{total}] calling {}", i + 1, crate::report::clean(&tool.name));
+            let report = call_one(&harness, &tool.name, given, limit).await;
+            tool.findings.extend(call_finding(&report));
+            tool.call = Some(report);
+        }
+    }
+    let _ = running.cancel().await;
+    Ok(Audit { server, tools })
+}
+
+/// Calls one tool with the given arguments, or with synthesized ones.
+async fn call_one(harness: &Harness, tool: &str, given: Option<Value>, limit: Duration) -> CallReport {
+    let (source, arguments) = if let Some(arguments) = given {
+        ("file", Some(arguments))
+    } else {
+        let catalog = harness.catalog();
+        let schema = catalog.get(tool).and_then(|e| e.input_schema()).cloned().unwrap_or(Value::Null);
+        let chosen = synth::candidates(&schema).into_iter().find(|c| catalog.check_arguments(tool, c).is_ok());
+        ("synthesized", chosen)
+    };
+    let Some(arguments) = arguments else {
+        return CallReport {
+            arguments: source,
+            result: "not-called",
+            code: None,
+            detail: "no valid arguments could be synthesized from the inputSchema".to_owned(),
+            violations: Vec::new(),
+        };
+    };
+    let outcome = match tokio::time::timeout(limit, harness.call(tool, arguments)).await {
+        Err(_) => return plain(source, "timeout", format!("no answer within {}s", limit.as_secs())),
+        Ok(Err(err)) => return plain(source, "transport-error", err.to_string()),
+        Ok(Ok(outcome)) => outcome,
+    };
+    match outcome {
+        CallOutcome::Success(success) if success.validated => {
+            plain(source, "valid", "structuredContent is valid".into())
+        }
+        CallOutcome::Success(success) => plain(
+            source,
+            "unvalidated",
+            if success.structured.is_some() {
+                "structuredContent without a declared outputSchema".to_owned()
+            } else {
+                "text only, no outputSchema".to_owned()
+            },
+        ),
+        CallOutcome::DeclaredError(error) => CallReport {
+            arguments: source,
+            result: "declared-error",
+            detail: error.message.chars().take(200).collect(),
+            code: error.code,
+            violations: Vec::new(),
+        },
+        CallOutcome::ContractFailure(failure) => CallReport {
+            arguments: source,
+            result: if failure.kind == FailureKind::InvalidArguments {
+                "arguments-invalid"
+            } else {
+                "contract-failure"
+            },
+            code: Some(failure.kind.code().to_owned()),
+            detail: failure.to_string(),
+            violations: failure.violations,
+        },
+    }
+}
+
+fn plain(arguments: &'static str, result: &'static str, detail: String) -> CallReport {
+    CallReport { arguments, result, code: None, detail, violations: Vec::new() }
+}
+
+/// The finding a call adds, if any.
+fn call_finding(report: &CallReport) -> Option<Finding> {
+    // A server that enforces its contract reports its own broken result as an error
+    // with one of these codes: the tool is broken even though the client is protected.
+    let self_reported = matches!(report.code.as_deref(), Some("output_contract_violation" | "false_completeness"));
+    let (level, kind) = match report.result {
+        "declared-error" if self_reported => (Level::Error, "call-server-reported-violation"),
+        "contract-failure" => (Level::Error, "call-contract-failure"),
+        "arguments-invalid" => (Level::Warn, "call-arguments-invalid"),
+        "timeout" => (Level::Warn, "call-timeout"),
+        "transport-error" => (Level::Warn, "call-transport-error"),
+        "not-called" => (Level::Info, "call-not-made"),
+        _ => return None,
+    };
+    Some(Finding { level, kind, site: "call", pointer: String::new(), message: report.detail.clone() })
+}
+
+/// Reads `--args FILE`: an object of argument objects by tool name.
+fn arguments_file(args: &Cli) -> Result<Option<BTreeMap<String, Value>>, String> {
+    let Some(path) = &args.args else { return Ok(None) };
+    let text = std::fs::read_to_string(path).map_err(|err| format!("cannot read {}: {err}", path.display()))?;
+    let value: Value = serde_json::from_str(&text).map_err(|err| format!("{} is not JSON: {err}", path.display()))?;
+    let Value::Object(map) = value else {
+        return Err(format!("{} must hold a JSON object of arguments by tool name", path.display()));
+    };
+    Ok(Some(map.into_iter().collect()))
+}
+
+async fn timed<T>(limit: Duration, future: impl std::future::Future<Output = T>) -> Result<T, String> {
+    tokio::time::timeout(limit, future).await.map_err(|_| format!("no answer within {}s", limit.as_secs()))
+}
+
+fn server_info(running: &RunningService<RoleClient, CatalogWatch>, transport: &'static str) -> ServerInfo {
+    let info = running.peer().peer_info().and_then(|info| serde_json::to_value(&*info).ok()).unwrap_or_default();
+    let text = |pointer: &str| info.pointer(pointer).and_then(Value::as_str).map(str::to_owned);
+    ServerInfo {
+        transport,
+        name: text("/serverInfo/name"),
+        version: text("/serverInfo/version"),
+        protocol: text("/protocolVersion"),
+    }
+}

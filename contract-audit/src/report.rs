@@ -1,0 +1,134 @@
+//! The human table and the JSON document.
+
+use std::fmt::Write as _;
+
+use serde_json::json;
+
+use crate::audit::Audit;
+use crate::lint::Level;
+
+/// Server-chosen text with control characters replaced: a tool name or an error message
+/// must not be able to drive the terminal (ANSI escapes, carriage returns).
+pub(crate) fn clean(text: &str) -> String {
+    text.chars().map(|c| if c.is_control() { '\u{fffd}' } else { c }).collect()
+}
+
+/// The human report: one row per tool, then every finding.
+pub(crate) fn table(audit: &Audit) -> String {
+    let mut out = String::new();
+    let s = &audit.server;
+    let _ = writeln!(
+        out,
+        "server: {} {} over {} (protocol {}), {} tools",
+        clean(s.name.as_deref().unwrap_or("(unnamed)")),
+        clean(s.version.as_deref().unwrap_or("")),
+        s.transport,
+        s.protocol.as_deref().unwrap_or("?"),
+        audit.tools.len()
+    );
+    let rows: Vec<[String; 5]> = audit
+        .tools
+        .iter()
+        .map(|t| {
+            let contract = match &t.contract {
+                // Name and version fit a column; the JSON report has the full identity.
+                Some(c) if c.qualified => match (&c.name, &c.version) {
+                    (Some(name), Some(version)) => clean(&format!("{name}@{version}")),
+                    _ => "qualified".to_owned(),
+                },
+                Some(_) => "unqualified".to_owned(),
+                None => "-".to_owned(),
+            };
+            let call = t.call.as_ref().map_or_else(|| "-".to_owned(), |c| c.result.to_owned());
+            let mut findings: Vec<String> = t.findings.iter().map(|f| format!("{}:{}", f.level, f.kind)).collect();
+            findings.dedup();
+            let findings = if findings.is_empty() { "ok".to_owned() } else { findings.join(" ") };
+            [clean(&t.name), if t.output_schema { "yes" } else { "no" }.to_owned(), contract, call, findings]
+        })
+        .collect();
+    let header = ["TOOL", "OUTPUT SCHEMA", "CONTRACT", "CALL", "FINDINGS"];
+    let mut widths = header.map(str::len);
+    for row in &rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let line = |cells: [&str; 5]| {
+        let mut text = String::new();
+        for (i, cell) in cells.iter().enumerate() {
+            let _ = write!(text, "{cell:<width$}  ", width = widths[i]);
+        }
+        text.trim_end().to_owned() + "\n"
+    };
+    out.push_str(&line(header));
+    for row in &rows {
+        out.push_str(&line([&row[0], &row[1], &row[2], &row[3], &row[4]]));
+    }
+    let mut counts = [0_usize; 3];
+    for tool in &audit.tools {
+        for f in &tool.findings {
+            counts[f.level as usize] += 1;
+        }
+    }
+    // The column says what; the details say where, for findings that have a place or a
+    // call behind them (the rest would repeat the same sentence for every tool).
+    let detailed = |f: &&crate::lint::Finding| {
+        (f.level >= Level::Warn && f.kind != "no-output-schema") || !f.pointer.is_empty() || f.site == "call"
+    };
+    if audit.tools.iter().flat_map(|t| &t.findings).any(|f| detailed(&f)) {
+        out.push_str("\ndetails:\n");
+    }
+    for tool in &audit.tools {
+        for f in tool.findings.iter().filter(detailed) {
+            let at = if f.pointer.is_empty() { String::new() } else { format!(" at {}", clean(&f.pointer)) };
+            let _ = writeln!(
+                out,
+                "  {:<5} {}: {} ({}{at}): {}",
+                f.level,
+                clean(&tool.name),
+                f.kind,
+                f.site,
+                clean(&f.message)
+            );
+        }
+    }
+    let declared = audit.tools.iter().filter(|t| t.output_schema).count();
+    let _ = writeln!(
+        out,
+        "\n{} of {} tools declare an outputSchema; {} errors, {} warnings, {} notes",
+        declared,
+        audit.tools.len(),
+        counts[Level::Error as usize],
+        counts[Level::Warn as usize],
+        counts[Level::Info as usize]
+    );
+    out
+}
+
+/// The CI report.
+pub(crate) fn json(audit: &Audit) -> String {
+    let count = |level: Level| audit.tools.iter().flat_map(|t| &t.findings).filter(|f| f.level == level).count();
+    let document = json!({
+        "server": audit.server,
+        "tools": audit.tools,
+        "summary": {
+            "tools": audit.tools.len(),
+            "output_schema_declared": audit.tools.iter().filter(|t| t.output_schema).count(),
+            "errors": count(Level::Error),
+            "warnings": count(Level::Warn),
+            "notes": count(Level::Info),
+        }
+    });
+    serde_json::to_string_pretty(&document).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::clean;
+
+    #[test]
+    fn control_characters_never_reach_the_terminal() {
+        assert_eq!(clean("echo\u{1b}[2J\rdone"), "echo\u{fffd}[2J\u{fffd}done");
+        assert_eq!(clean("get-sum"), "get-sum");
+    }
+}

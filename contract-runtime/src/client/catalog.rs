@@ -1,0 +1,468 @@
+//! The tool catalog: every listed tool with one compiled validator per schema.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::fmt;
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::outcome::{CallOutcome, ContractFailure, DeclaredError, FailureKind, Success};
+use crate::schema::{canonical_string, sha256_hex};
+use crate::validate::{compile, Violation};
+use crate::wire::META_KEY;
+
+/// At most this many violations are kept per check: enough to repair a value, bounded so
+/// that a hostile server cannot grow a report without limit.
+const MAX_VIOLATIONS: usize = 32;
+
+/// A schema as the catalog keeps it: its hash and its compiled validator, or why it does
+/// not compile.
+struct Compiled {
+    sha256: String,
+    validator: Result<jsonschema::Validator, String>,
+    /// Every property name the schema mentions: pointer tokens outside this set are
+    /// names the server chose, and are masked in reports.
+    declared: BTreeSet<String>,
+}
+
+impl fmt::Debug for Compiled {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Compiled")
+            .field("sha256", &self.sha256)
+            .field("compiles", &self.validator.is_ok())
+            .field("declared", &self.declared)
+            .finish()
+    }
+}
+
+/// What our contract `_meta` (key `tool-contracts.dev/contract`) says about a tool, when
+/// the server sends it. Servers that do not use tool-contracts send none, and the
+/// catalog works the same without it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct ContractInfo {
+    /// `qualified`: `true` when the server enforces a contract for this tool.
+    pub qualified: bool,
+    /// The contract identity, such as `fleet_status@1.2.0+sha256:…`.
+    pub id: Option<String>,
+    /// The contract name.
+    pub name: Option<String>,
+    /// The contract's semantic version.
+    pub version: Option<String>,
+    /// `exact` or `additive`.
+    pub compatibility: Option<String>,
+    /// SHA-256 of the canonical schema.
+    pub sha256: Option<String>,
+}
+
+impl ContractInfo {
+    /// Reads the contract `_meta` entry of a tool definition or a result, if present.
+    #[must_use]
+    pub fn from_meta(meta: Option<&Value>) -> Option<Self> {
+        let entry = meta?.get(META_KEY)?.as_object()?;
+        let text = |key: &str| entry.get(key).and_then(Value::as_str).map(str::to_owned);
+        Some(Self {
+            qualified: entry.get("qualified").and_then(Value::as_bool).unwrap_or(false),
+            id: text("id"),
+            name: text("name"),
+            version: text("version"),
+            compatibility: text("compatibility"),
+            sha256: text("sha256"),
+        })
+    }
+}
+
+/// One listed tool.
+#[derive(Debug)]
+pub struct ToolEntry {
+    name: String,
+    definition: Value,
+    input: Arc<Compiled>,
+    output: Option<Arc<Compiled>>,
+    contract: Option<ContractInfo>,
+}
+
+impl ToolEntry {
+    /// The tool name.
+    #[must_use]
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The tool definition exactly as the server listed it.
+    #[must_use]
+    pub fn definition(&self) -> &Value {
+        &self.definition
+    }
+
+    /// The declared `inputSchema`, if the definition has one.
+    #[must_use]
+    pub fn input_schema(&self) -> Option<&Value> {
+        self.definition.get("inputSchema")
+    }
+
+    /// The declared `outputSchema`, if any.
+    #[must_use]
+    pub fn output_schema(&self) -> Option<&Value> {
+        self.definition.get("outputSchema")
+    }
+
+    /// SHA-256 of the canonical `inputSchema`.
+    #[must_use]
+    pub fn input_sha256(&self) -> &str {
+        &self.input.sha256
+    }
+
+    /// SHA-256 of the canonical `outputSchema`, if one is declared.
+    #[must_use]
+    pub fn output_sha256(&self) -> Option<&str> {
+        self.output.as_deref().map(|c| c.sha256.as_str())
+    }
+
+    /// Why the `inputSchema` does not compile, if it does not.
+    #[must_use]
+    pub fn input_error(&self) -> Option<&str> {
+        self.input.validator.as_ref().err().map(String::as_str)
+    }
+
+    /// Why the declared `outputSchema` does not compile, if it does not.
+    #[must_use]
+    pub fn output_error(&self) -> Option<&str> {
+        self.output.as_deref().and_then(|c| c.validator.as_ref().err()).map(String::as_str)
+    }
+
+    /// Our contract `_meta`, when the server sent it.
+    #[must_use]
+    pub fn contract(&self) -> Option<&ContractInfo> {
+        self.contract.as_ref()
+    }
+}
+
+/// What a [`Catalog::refresh`] changed.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct RefreshReport {
+    /// Tools that were not listed before.
+    pub added: Vec<String>,
+    /// Tools whose input or output schema changed: their validators were rebuilt.
+    pub changed: Vec<String>,
+    /// Tools no longer listed.
+    pub removed: Vec<String>,
+    /// Tools listed again with the same schemas: their validators were kept.
+    pub unchanged: Vec<String>,
+    /// Names listed more than once; the first definition is kept.
+    pub duplicates: Vec<String>,
+    /// Definitions that are not tools (not an object, or no string `name`), by their
+    /// position in the listing.
+    pub malformed: Vec<usize>,
+}
+
+/// Every tool a server lists, with one compiled validator per (tool, schema hash).
+///
+/// Build it from the tools of ALL `tools/list` pages with [`refresh`](Self::refresh).
+/// Call [`invalidate`](Self::invalidate) on `notifications/tools/list_changed` and on a
+/// reconnect; a harness then refreshes before its next call.
+#[derive(Debug, Default)]
+pub struct Catalog {
+    tools: BTreeMap<String, ToolEntry>,
+    stale: bool,
+    generation: u64,
+}
+
+impl Catalog {
+    /// An empty catalog, stale until the first refresh.
+    #[must_use]
+    pub fn new() -> Self {
+        Self { tools: BTreeMap::new(), stale: true, generation: 0 }
+    }
+
+    /// Replaces the catalog with the tools of a complete listing (all pages, in order).
+    /// Validators of tools whose schemas did not change are reused; changed schemas are
+    /// compiled again. The catalog is fresh afterwards.
+    pub fn refresh(&mut self, tools: impl IntoIterator<Item = Value>) -> RefreshReport {
+        let mut report = RefreshReport::default();
+        // Validators by (tool, schema hash), so an unchanged schema is never compiled twice.
+        let mut known: HashMap<(String, String), Arc<Compiled>> = HashMap::new();
+        for entry in self.tools.values() {
+            known.insert((entry.name.clone(), entry.input.sha256.clone()), Arc::clone(&entry.input));
+            if let Some(output) = &entry.output {
+                known.insert((entry.name.clone(), output.sha256.clone()), Arc::clone(output));
+            }
+        }
+        let mut next = BTreeMap::new();
+        for (position, definition) in tools.into_iter().enumerate() {
+            let Some(name) = definition.get("name").and_then(Value::as_str).map(str::to_owned) else {
+                report.malformed.push(position);
+                continue;
+            };
+            if next.contains_key(&name) {
+                report.duplicates.push(name);
+                continue;
+            }
+            let mut obtain = |schema: Option<&Value>, what: &str| {
+                let sha256 = schema.map_or_else(String::new, |s| sha256_hex(canonical_string(s).as_bytes()));
+                let key = (name.clone(), sha256.clone());
+                Arc::clone(known.entry(key).or_insert_with(|| {
+                    let validator = match schema {
+                        None => Err(format!("the tool declares no {what}")),
+                        Some(s) if !(s.is_object() || s.is_boolean()) => Err(format!("the {what} is not a schema")),
+                        Some(s) => compile(s),
+                    };
+                    let mut declared = BTreeSet::new();
+                    if let Some(schema) = schema {
+                        declared_names(schema, &mut declared);
+                    }
+                    Arc::new(Compiled { sha256, validator, declared })
+                }))
+            };
+            let input = obtain(definition.get("inputSchema"), "inputSchema");
+            let output = definition.get("outputSchema").map(|s| obtain(Some(s), "outputSchema"));
+            let contract = ContractInfo::from_meta(definition.get("_meta"));
+            match self.tools.get(&name) {
+                None => report.added.push(name.clone()),
+                Some(old)
+                    if old.input.sha256 == input.sha256
+                        && old.output_sha256() == output.as_deref().map(|c| c.sha256.as_str()) =>
+                {
+                    report.unchanged.push(name.clone());
+                }
+                Some(_) => report.changed.push(name.clone()),
+            }
+            next.insert(name.clone(), ToolEntry { name, definition, input, output, contract });
+        }
+        report.removed = self.tools.keys().filter(|name| !next.contains_key(*name)).cloned().collect();
+        self.tools = next;
+        self.stale = false;
+        self.generation += 1;
+        report
+    }
+
+    /// Marks the catalog stale: the server said its tools changed
+    /// (`notifications/tools/list_changed`) or the connection was re-established.
+    pub fn invalidate(&mut self) {
+        self.stale = true;
+    }
+
+    /// Whether the catalog must be refreshed before it is trusted again.
+    #[must_use]
+    pub fn is_stale(&self) -> bool {
+        self.stale
+    }
+
+    /// How many refreshes the catalog has seen.
+    #[must_use]
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    /// One tool.
+    #[must_use]
+    pub fn get(&self, name: &str) -> Option<&ToolEntry> {
+        self.tools.get(name)
+    }
+
+    /// All tools, by name.
+    pub fn tools(&self) -> impl Iterator<Item = &ToolEntry> {
+        self.tools.values()
+    }
+
+    /// How many tools are listed.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.tools.len()
+    }
+
+    /// Whether no tool is listed.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.tools.is_empty()
+    }
+
+    /// Validates the model's arguments against the tool's `inputSchema` before
+    /// `tools/call`. The arguments must be a JSON object; an unknown tool, an
+    /// `inputSchema` that does not compile, and any violation are refused.
+    pub fn check_arguments(&self, tool: &str, arguments: &Value) -> Result<(), ContractFailure> {
+        let Some(entry) = self.tools.get(tool) else {
+            return Err(ContractFailure::new(tool, FailureKind::UnknownTool, Vec::new()));
+        };
+        let validator = match &entry.input.validator {
+            Ok(validator) => validator,
+            Err(why) => {
+                let violation = Violation::new("", "$schema", format!("the inputSchema cannot be used: {why}"));
+                return Err(ContractFailure::new(tool, FailureKind::UnusableSchema, vec![violation]));
+            }
+        };
+        if !arguments.is_object() {
+            let violation = Violation::new("", "type", "tool arguments must be a JSON object");
+            return Err(ContractFailure::new(tool, FailureKind::InvalidArguments, vec![violation]));
+        }
+        let violations = violations(validator, &entry.input.declared, arguments);
+        if violations.is_empty() {
+            Ok(())
+        } else {
+            Err(ContractFailure::new(tool, FailureKind::InvalidArguments, violations))
+        }
+    }
+
+    /// Judges a `tools/call` result (the JSON of the result object) for `tool`.
+    ///
+    /// - `isError: true` is a [`DeclaredError`]; its `structuredContent`, if any, is not
+    ///   validated (an error is not an instance of the output schema).
+    /// - Otherwise, when the tool declared an `outputSchema`, `structuredContent` must be
+    ///   present and valid (any JSON root is legal); the text block never stands in for it.
+    /// - A tool without an `outputSchema` gives an unvalidated [`Success`].
+    #[must_use]
+    pub fn check_result(&self, tool: &str, result: &Value) -> CallOutcome {
+        let Some(entry) = self.tools.get(tool) else {
+            return CallOutcome::ContractFailure(ContractFailure::new(tool, FailureKind::UnknownTool, Vec::new()));
+        };
+        let Some(object) = result.as_object() else {
+            let violation = Violation::new("", "type", "a tools/call result must be a JSON object");
+            return CallOutcome::ContractFailure(ContractFailure::new(
+                tool,
+                FailureKind::MalformedResult,
+                vec![violation],
+            ));
+        };
+        let is_error = match object.get("isError") {
+            None | Some(Value::Null) => false,
+            Some(Value::Bool(flag)) => *flag,
+            Some(_) => {
+                let violation = Violation::new("/isError", "type", "isError must be a boolean");
+                return CallOutcome::ContractFailure(ContractFailure::new(
+                    tool,
+                    FailureKind::MalformedResult,
+                    vec![violation],
+                ));
+            }
+        };
+        let text = text_blocks(object.get("content"));
+        let meta = ContractInfo::from_meta(object.get("_meta")).or_else(|| entry.contract.clone());
+        if is_error {
+            return CallOutcome::DeclaredError(DeclaredError::from_text(tool, &text));
+        }
+        let structured = object.get("structuredContent");
+        let Some(output) = &entry.output else {
+            return CallOutcome::Success(Success {
+                tool: tool.to_owned(),
+                structured: structured.cloned(),
+                validated: false,
+                text,
+                contract: meta,
+            });
+        };
+        let validator = match &output.validator {
+            Ok(validator) => validator,
+            Err(why) => {
+                let violation = Violation::new("", "$schema", format!("the outputSchema cannot be used: {why}"));
+                return CallOutcome::ContractFailure(ContractFailure::new(
+                    tool,
+                    FailureKind::UnusableSchema,
+                    vec![violation],
+                ));
+            }
+        };
+        let Some(value) = structured else {
+            let violation = Violation::new(
+                "",
+                "structuredContent",
+                "the tool declares an outputSchema but the result has no structuredContent",
+            );
+            return CallOutcome::ContractFailure(ContractFailure::new(
+                tool,
+                FailureKind::MissingStructuredContent,
+                vec![violation],
+            ));
+        };
+        let violations = violations(validator, &output.declared, value);
+        if violations.is_empty() {
+            CallOutcome::Success(Success {
+                tool: tool.to_owned(),
+                structured: Some(value.clone()),
+                validated: true,
+                text,
+                contract: meta,
+            })
+        } else {
+            CallOutcome::ContractFailure(ContractFailure::new(tool, FailureKind::OutputViolation, violations))
+        }
+    }
+}
+
+/// The violations of `instance`, masked: keywords, messages written from the keyword
+/// alone, and pointers whose tokens are array indices or names the schema declares.
+/// Undeclared keys are text the server chose (`"run_shell"`, or an instruction aimed at
+/// the model), so they are reported as `*`, never quoted; so are values.
+fn violations(validator: &jsonschema::Validator, declared: &BTreeSet<String>, instance: &Value) -> Vec<Violation> {
+    validator
+        .iter_errors(instance)
+        .take(MAX_VIOLATIONS)
+        .map(|err| {
+            let mut pointer = String::new();
+            for token in err.instance_path() {
+                pointer.push('/');
+                match token {
+                    jsonschema::paths::LocationSegment::Property(name) if declared.contains(name.as_ref()) => {
+                        pointer.push_str(&crate::schema::escape_pointer_token(name.as_ref()));
+                    }
+                    jsonschema::paths::LocationSegment::Property(_) => pointer.push('*'),
+                    jsonschema::paths::LocationSegment::Index(index) => pointer.push_str(&index.to_string()),
+                }
+            }
+            let keyword = err.kind().keyword();
+            let message = match err.kind() {
+                jsonschema::error::ValidationErrorKind::Required { property } => match property.as_str() {
+                    Some(name) => format!("required property `{name}` is missing"),
+                    None => "a required property is missing".to_owned(),
+                },
+                _ => describe(keyword),
+            };
+            Violation::new(pointer, keyword, message)
+        })
+        .collect()
+}
+
+/// A message for a failed keyword that says nothing about the value.
+fn describe(keyword: &str) -> String {
+    match keyword {
+        "additionalProperties" | "unevaluatedProperties" => {
+            "the object has properties the schema does not declare".into()
+        }
+        "type" => "the value has the wrong type".into(),
+        "enum" => "the value is not one of the allowed values".into(),
+        "const" => "the value is not the required constant".into(),
+        "oneOf" => "the value does not match exactly one alternative".into(),
+        "anyOf" => "the value matches none of the alternatives".into(),
+        "false" | "falseSchema" => "no value is allowed here".into(),
+        other => format!("the value breaks `{other}`"),
+    }
+}
+
+/// Collects the property names a schema mentions (`properties` keys, `required` entries).
+fn declared_names(node: &Value, out: &mut BTreeSet<String>) {
+    match node {
+        Value::Object(object) => {
+            if let Some(Value::Object(properties)) = object.get("properties") {
+                out.extend(properties.keys().cloned());
+            }
+            if let Some(Value::Array(required)) = object.get("required") {
+                out.extend(required.iter().filter_map(Value::as_str).map(str::to_owned));
+            }
+            object.values().for_each(|child| declared_names(child, out));
+        }
+        Value::Array(items) => items.iter().for_each(|child| declared_names(child, out)),
+        _ => {}
+    }
+}
+
+/// The text of every `text` content block, in order.
+fn text_blocks(content: Option<&Value>) -> Vec<String> {
+    content
+        .and_then(Value::as_array)
+        .map(|blocks| {
+            blocks
+                .iter()
+                .filter(|block| block.get("type").and_then(Value::as_str) == Some("text"))
+                .filter_map(|block| block.get("text").and_then(Value::as_str).map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
+}

@@ -1,0 +1,49 @@
+//! The client side: a validating harness for agents that call MCP servers (feature
+//! `client`).
+//!
+//! An agent that calls tools sits at a trust boundary: the model's arguments go out to a
+//! server, and the server's JSON comes back into the model's context. This module treats
+//! the two schemas a server publishes in `tools/list` as gates at that boundary:
+//!
+//! - [`Catalog`] holds every listed tool, keyed by name and by the SHA-256 of its
+//!   schemas, with one compiled 2020-12 validator per schema. It is rebuilt from all
+//!   `tools/list` pages, and marked stale on `notifications/tools/list_changed` or a
+//!   reconnect; a rebuild reuses the validators of tools whose schemas did not change.
+//! - [`Catalog::check_arguments`] validates the model's arguments against `inputSchema`
+//!   before `tools/call` (the root is an object; unions live inside it).
+//! - [`Catalog::check_result`] turns a `tools/call` result into a [`CallOutcome`]: a
+//!   validated value, a declared error with its code, or a contract failure whose
+//!   violations carry JSON pointers and keywords but never values.
+//!
+//! The core is transport-agnostic: it reads tool definitions and results as JSON. The
+//! rmcp integration (feature `rmcp-client`) lives in the `rmcp` submodule.
+//!
+//! # Examples
+//!
+//! ```
+//! use contract_runtime::client::{Catalog, CallOutcome};
+//! use serde_json::json;
+//!
+//! let mut catalog = Catalog::new();
+//! catalog.refresh([json!({
+//!     "name": "count",
+//!     "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]},
+//!     "outputSchema": {"type": "integer", "minimum": 0}
+//! })]);
+//!
+//! assert!(catalog.check_arguments("count", &json!({"q": "bugs"})).is_ok());
+//! assert!(catalog.check_arguments("count", &json!({"q": 7})).is_err());
+//!
+//! let ok = catalog.check_result("count", &json!({"content": [], "structuredContent": 3}));
+//! assert!(matches!(ok, CallOutcome::Success(_)));
+//! let bad = catalog.check_result("count", &json!({"content": [], "structuredContent": -1}));
+//! assert!(matches!(bad, CallOutcome::ContractFailure(_)));
+//! ```
+
+mod catalog;
+mod outcome;
+#[cfg(feature = "rmcp-client")]
+pub mod rmcp;
+
+pub use catalog::{Catalog, ContractInfo, RefreshReport, ToolEntry};
+pub use outcome::{CallOutcome, ContractFailure, DeclaredError, FailureKind, Success};
