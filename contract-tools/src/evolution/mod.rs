@@ -1,0 +1,235 @@
+//! Semantic diff of two output schemas, and the version policy that follows from it.
+//!
+//! An output schema is written by the server and read by clients built against an older
+//! version, so a change is safe only when every value the new schema allows was already
+//! allowed by the old one. [`diff`] walks two canonical schemas side by side and
+//! classifies every difference for OUTPUTS (tools that judge request schemas, such as
+//! json-schema-diff, must be read inverted):
+//!
+//! | change (old → new) | verdict |
+//! |---|---|
+//! | required property removed; property renamed (removal + addition) | breaking |
+//! | required → optional | breaking |
+//! | optional → required | additive |
+//! | `enum` value added, `enum` removed | breaking |
+//! | `enum` value removed, `enum` added | additive |
+//! | `const` changed or removed | breaking |
+//! | `const` added | additive |
+//! | type widened (new type in the list, `integer` → `number`, `type` removed) or changed | breaking |
+//! | became nullable (`"null"` in `type`, or a `{"type":"null"}` branch) | breaking |
+//! | type narrowed, no longer nullable | additive |
+//! | `anyOf`/`oneOf` branch added; `oneOf` → `anyOf` | breaking |
+//! | `anyOf`/`oneOf` branch removed; `anyOf` → `oneOf` | additive |
+//! | bound relaxed (`maximum`/`maxLength`/`maxItems`/… up or removed, `minimum`/`minLength`/`minItems`/… down or removed) | breaking |
+//! | bound tightened or added | additive |
+//! | `pattern`/`format`/`multipleOf`/`uniqueItems` removed or changed | breaking |
+//! | `pattern`/`format`/`multipleOf`/`uniqueItems` added | additive |
+//! | closed object opened (`additionalProperties: false` / `unevaluatedProperties: false` removed) | breaking |
+//! | object closed | additive |
+//! | property (optional or required) added to a CLOSED object | breaking |
+//! | property (optional or required) added to an OPEN object | additive |
+//! | optional property removed from an open object | breaking (any value may now appear under that name) |
+//! | optional property removed from a closed object | additive, with a warning: readers of that field lose it |
+//! | `title`, `description`, `default`, `examples`, `deprecated`, `readOnly`, `writeOnly`, `$comment` | cosmetic |
+//! | only the text changed (`$defs` renamed or reordered) | cosmetic |
+//! | any other keyword added, removed or changed | breaking (not classified, so assumed unsafe) |
+//! | a difference the walk cannot judge: nested deeper than 256 levels, behind a `$ref` chain longer than 64 or a `$ref` that does not resolve, more than 16 property levels inside an unclassified keyword, a classified keyword of the wrong JSON type | breaking (`unclassified`, naming the pointer and the limit) |
+//! | a contract removed (checked in, no longer produced; see [`crate::snapshot`]) | breaking (`contract_removed`) |
+//!
+//! The walk fails closed: where it stops (a limit reached, a keyword it does not
+//! understand), it compares what is left as plain text, `$ref` targets included, and any
+//! difference there is an `unclassified` breaking change, never a cosmetic one.
+//!
+//! RESEARCH lists "optional property removed" as a warning. A verdict must map to a bump,
+//! so the warning is resolved by what the new schema provably allows: in an open object
+//! the name is no longer described, so values the old schema rejected may appear
+//! (breaking); in a closed object the name can no longer appear at all (additive, and the
+//! change's detail says that readers lose the field).
+//!
+//! # Pointers
+//!
+//! Every [`Change`] carries a JSON pointer into the *dereferenced* schema: the path of
+//! schema keywords from the root, with every local `$ref` followed as if its target were
+//! written in place, such as `/properties/agents/items/properties/role/enum`. `$defs` names
+//! never appear, so a pointer stays the same when schemars renames a definition (it
+//! numbers clashing names in generation order), and definitions are compared by their
+//! resolved structure, never by name. For a branch of `anyOf`, `oneOf` or `allOf` the
+//! index is the branch's index in the new schema, or in the old schema for a removed
+//! branch. Branches are paired by equality first, then by their discriminant (a property
+//! with a `const`, a single required property, a `const`, or the type).
+//!
+//! # Version policy
+//!
+//! As oasdiff does it: a breaking change needs a major bump (below 1.0.0 a minor bump
+//! counts as major), an additive change at least a minor bump, a cosmetic change at least
+//! a patch bump; a version never decreases; a schema that changed without a bump is an
+//! error; an identical schema needs no bump. Pre-release and build metadata are ignored
+//! when the bump is measured (bump the numeric part), but a version may not go below the
+//! checked-in one.
+//!
+//! # Examples
+//!
+//! ```
+//! use contract_tools::evolution::{self, Bump, Verdict};
+//! use serde_json::json;
+//!
+//! let old = json!({
+//!     "type": "object",
+//!     "properties": { "state": { "type": "string" }, "id": { "type": "string" } },
+//!     "required": ["state", "id"]
+//! });
+//! let new = json!({
+//!     "type": "object",
+//!     "properties": { "id": { "type": "string" } },
+//!     "required": ["id"]
+//! });
+//! let changes = evolution::diff(&old, &new);
+//! assert_eq!(changes.len(), 1);
+//! assert_eq!(changes[0].verdict(), Verdict::Breaking);
+//! assert_eq!(changes[0].to_string(), "- required /properties/state");
+//! assert_eq!(evolution::required_bump(&changes), Bump::Major);
+//!
+//! let v = |s| evolution::Version::parse(s).unwrap();
+//! assert_eq!(evolution::minimum_version(&v("2.0.0"), Bump::Major), v("3.0.0"));
+//! assert_eq!(evolution::minimum_version(&v("0.4.1"), Bump::Major), v("0.5.0"));
+//! ```
+
+use std::borrow::Cow;
+use std::collections::BTreeSet;
+use std::fmt;
+
+use serde_json::{Map, Value};
+
+use contract_runtime::schema::{canonical_string, Subschemas};
+
+/// The semantic version type the policy works with (from the `semver` crate).
+pub use semver::Version;
+
+/// Deeper than this the walk stops; real schemas are far shallower.
+const MAX_DEPTH: usize = 256;
+/// The stack the walk runs on: room for [`MAX_DEPTH`] levels in unoptimized builds
+/// (which need about 16 MiB for them), four times over.
+const WALK_STACK: usize = 64 << 20;
+/// Longest chain of `$ref` to `$ref` followed before a node is taken as it is.
+const MAX_REF_CHAIN: usize = 64;
+/// How deep unclassified keywords are inlined before they are compared.
+const MAX_INLINE_DEPTH: usize = 32;
+
+/// Keywords that describe but never constrain: their changes are cosmetic.
+const ANNOTATIONS: &[&str] =
+    &["title", "description", "default", "examples", "deprecated", "readOnly", "writeOnly", "$comment"];
+
+/// Upper bounds: raising or removing one lets more values through.
+const UPPER_BOUNDS: &[&str] = &["maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties", "maxContains"];
+/// Lower bounds: lowering or removing one lets more values through.
+const LOWER_BOUNDS: &[&str] = &["minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties", "minContains"];
+
+/// Keywords the walk classifies itself; any other keyword is compared as a whole.
+const CLASSIFIED: &[&str] = &[
+    "$ref",
+    "$defs",
+    "definitions",
+    "type",
+    "enum",
+    "const",
+    "properties",
+    "required",
+    "additionalProperties",
+    "unevaluatedProperties",
+    "items",
+    "prefixItems",
+    "allOf",
+    "multipleOf",
+    "pattern",
+    "format",
+    "uniqueItems",
+];
+
+static TRUE: Value = Value::Bool(true);
+
+mod change;
+mod node;
+mod policy;
+mod rules;
+mod shape;
+mod walk;
+
+pub use change::{Bump, Change, ChangeKind, Op, Verdict};
+use node::{
+    accepts, as_map, branch_key, closing_keyword, compare_numbers, constrains_nothing, escape, ill_typed, indexed,
+    inline, is_null_schema, lookup, only_union, own_annotations, plainly_equal, ref_of, required_set, schema_list,
+    strip_annotations, try_resolve, type_set, union_keyword,
+};
+pub use policy::{decreased, minimum_version, satisfies, version_policy, Policy};
+use shape::kind_of;
+pub use shape::{check_schema, SchemaProblem};
+use walk::{Closed, Walker};
+
+/// Classifies every difference between two canonical schemas, for outputs.
+///
+/// Local `$ref`s (`#/$defs/…`) are resolved on both sides and compared by structure, with
+/// recursion guarded. An empty result means the schemas are identical; two schemas that
+/// differ only in `$defs` names give one [`ChangeKind::TextOnly`] change, because the
+/// bytes (and so the contract identity) changed.
+///
+/// # Examples
+///
+/// ```
+/// use contract_tools::evolution::{diff, ChangeKind, Verdict};
+/// use serde_json::json;
+///
+/// let old = json!({ "type": "object", "properties": { "n": { "type": "integer" } } });
+/// let new = json!({ "type": "object", "properties": { "n": { "type": "integer" }, "region": { "type": "string" } } });
+/// let changes = diff(&old, &new);
+/// assert_eq!(changes[0].kind(), ChangeKind::PropertyAdded);
+/// assert_eq!(changes[0].verdict(), Verdict::Additive);
+/// assert_eq!(changes[0].to_string(), "+ /properties/region (optional, open object)");
+/// // The mirror image: an optional property removed from an open object.
+/// assert_eq!(diff(&new, &old)[0].verdict(), Verdict::Breaking);
+/// ```
+#[must_use]
+pub fn diff(old: &Value, new: &Value) -> Vec<Change> {
+    let walk = || {
+        let mut walker = Walker { old_root: old, new_root: new, changes: Vec::new(), pairs: Vec::new() };
+        walker.walk(old, new, "", Closed::default(), 0);
+        let mut changes = walker.changes;
+        // `old != new` is the cheap test; the canonical text settles key order.
+        if changes.is_empty() && old != new && canonical_string(old) != canonical_string(new) {
+            changes.push(Change {
+                pointer: String::new(),
+                kind: ChangeKind::TextOnly,
+                op: Op::Changed,
+                verdict: Verdict::Cosmetic,
+                detail: "text only: no value changes meaning ($defs renamed or reordered)".to_owned(),
+                old: None,
+                new: None,
+            });
+        }
+        changes
+    };
+    // The walk recurses once per level up to `MAX_DEPTH`, and the comparisons past it
+    // follow the schema as deep as it goes; unoptimized builds need more than a test
+    // thread's 2 MiB for that, so it all runs on a thread with a large stack (only
+    // touched pages are committed). Should that thread not start, it runs here.
+    std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .name("evolution-diff".to_owned())
+            .stack_size(WALK_STACK)
+            .spawn_scoped(scope, walk)
+            .ok()
+            .map(|handle| handle.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+    })
+    .unwrap_or_else(walk)
+}
+
+/// The verdict of a set of changes: the worst one, or `None` when there are none.
+#[must_use]
+pub fn verdict(changes: &[Change]) -> Option<Verdict> {
+    changes.iter().map(Change::verdict).max()
+}
+
+/// The bump a set of changes requires: the largest of their verdicts' bumps.
+#[must_use]
+pub fn required_bump(changes: &[Change]) -> Bump {
+    changes.iter().map(|c| c.verdict.bump()).max().unwrap_or(Bump::None)
+}

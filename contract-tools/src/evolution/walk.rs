@@ -1,0 +1,336 @@
+//! The walk: two schemas side by side, node by node, `$ref`s followed, limits enforced (fail closed).
+
+#[allow(clippy::wildcard_imports)] // One unit split by concern: the parent holds the shared vocabulary.
+use super::*;
+
+/// Which side of the walk encloses a node in a closed object.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Closed {
+    pub(super) old: bool,
+    pub(super) new: bool,
+}
+
+/// How unmatched entries of a schema list are judged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum ListMode {
+    /// `anyOf`/`oneOf`: a new branch widens, a dropped branch narrows.
+    Union,
+    /// `allOf`: a new entry narrows, a dropped entry widens.
+    AllOf,
+}
+
+pub(super) struct Walker<'a> {
+    pub(super) old_root: &'a Value,
+    pub(super) new_root: &'a Value,
+    pub(super) changes: Vec<Change>,
+    /// Pairs of `$ref`s being compared on the current path: the recursion guard. Two
+    /// recursive definitions are taken as equal where they recur (coinduction).
+    pub(super) pairs: Vec<(String, String)>,
+}
+
+impl Walker<'_> {
+    pub(super) fn push(
+        &mut self,
+        pointer: String,
+        kind: ChangeKind,
+        op: Op,
+        verdict: Verdict,
+        detail: impl Into<String>,
+    ) {
+        self.changes.push(Change { pointer, kind, op, verdict, detail: detail.into(), old: None, new: None });
+    }
+
+    pub(super) fn push_values(
+        &mut self,
+        pointer: String,
+        (kind, op, verdict): (ChangeKind, Op, Verdict),
+        detail: impl Into<String>,
+        old: Option<&Value>,
+        new: Option<&Value>,
+    ) {
+        self.changes.push(Change {
+            pointer,
+            kind,
+            op,
+            verdict,
+            detail: detail.into(),
+            old: old.cloned(),
+            new: new.cloned(),
+        });
+    }
+
+    pub(super) fn walk(&mut self, old: &Value, new: &Value, path: &str, outer: Closed, depth: usize) {
+        if depth > MAX_DEPTH {
+            // Deeper than this the walk does not go; what differs below is not classified.
+            self.unjudged(old, new, path, &format!("nested deeper than {MAX_DEPTH} levels"));
+            return;
+        }
+        let pair = match (ref_of(old), ref_of(new)) {
+            (Some(a), Some(b)) => Some((a.to_owned(), b.to_owned())),
+            _ => None,
+        };
+        if let Some(pair) = &pair {
+            if self.pairs.contains(pair) {
+                return;
+            }
+            self.pairs.push(pair.clone());
+        }
+        self.compare(old, new, path, outer, depth);
+        if pair.is_some() {
+            self.pairs.pop();
+        }
+    }
+
+    /// Whether two subschemas compare without any change.
+    pub(super) fn equivalent(&self, old: &Value, new: &Value, outer: Closed, depth: usize) -> bool {
+        let mut probe =
+            Walker { old_root: self.old_root, new_root: self.new_root, changes: Vec::new(), pairs: self.pairs.clone() };
+        probe.walk(old, new, "", outer, depth);
+        probe.changes.is_empty()
+    }
+
+    /// Fails closed where the walk stops: `old` and `new` are compared as plain text
+    /// (with the targets of their `$ref`s), and any difference is an unclassified,
+    /// breaking change at `path` that says `why` it was not classified.
+    pub(super) fn unjudged(&mut self, old: &Value, new: &Value, path: &str, why: &str) {
+        if !plainly_equal(self.old_root, old, self.new_root, new) {
+            self.push(
+                path.to_owned(),
+                ChangeKind::Unclassified,
+                Op::Changed,
+                Verdict::Breaking,
+                format!("differs where the schema is {why}: not classified, so treated as breaking"),
+            );
+        }
+    }
+
+    pub(super) fn compare(&mut self, old_raw: &Value, new_raw: &Value, path: &str, outer: Closed, depth: usize) {
+        let (old_resolved, new_resolved) =
+            match (try_resolve(self.old_root, old_raw), try_resolve(self.new_root, new_raw)) {
+                (Ok(o), Ok(n)) => (o, n),
+                (Err(why), _) | (_, Err(why)) => return self.unjudged(old_raw, new_raw, path, &why),
+            };
+        if let Some(why) = ill_typed(&old_resolved).or_else(|| ill_typed(&new_resolved)) {
+            return self.unjudged(&old_resolved, &new_resolved, path, &why);
+        }
+        let (o, n) = match (as_map(&old_resolved), as_map(&new_resolved)) {
+            (None, None) => return,
+            (None, Some(_)) => {
+                self.push(
+                    path.to_owned(),
+                    ChangeKind::ConstraintRemoved,
+                    Op::Changed,
+                    Verdict::Breaking,
+                    "was `false` (no value allowed), now allows values",
+                );
+                return;
+            }
+            (Some(_), None) => {
+                self.push(
+                    path.to_owned(),
+                    ChangeKind::ConstraintAdded,
+                    Op::Changed,
+                    Verdict::Additive,
+                    "now `false`: no value allowed",
+                );
+                return;
+            }
+            (Some(o), Some(n)) => (o, n),
+        };
+        let inner =
+            Closed { old: outer.old || closing_keyword(&o).is_some(), new: outer.new || closing_keyword(&n).is_some() };
+
+        // A schema that is a bare union on one side only (`T` → `anyOf: [T, null]`) is
+        // compared as a one-branch union, so the new branch is what is reported. A side
+        // that constrains nothing is not a branch: a union there narrows or widens it.
+        let (ou, nu) = (union_keyword(&o), union_keyword(&n));
+        match (ou, nu) {
+            (None, Some(nk)) if only_union(&n, nk) && !constrains_nothing(&o) => {
+                self.annotations(&own_annotations(old_raw), &n, path);
+                let single = strip_annotations(old_raw);
+                let olds = [(path.to_owned(), &single)];
+                self.list(&olds, &indexed(&n, nk, path), outer, depth, ListMode::Union);
+                return;
+            }
+            (Some(ok), None) if only_union(&o, ok) && !constrains_nothing(&n) => {
+                self.annotations(&o, &own_annotations(new_raw), path);
+                let single = strip_annotations(new_raw);
+                let news = [(path.to_owned(), &single)];
+                self.list(&indexed(&o, ok, path), &news, outer, depth, ListMode::Union);
+                return;
+            }
+            _ => {}
+        }
+
+        self.annotations(&o, &n, path);
+        self.types(&o, &n, path);
+        self.values(&o, &n, path);
+        for &keyword in UPPER_BOUNDS {
+            self.bound(&o, &n, path, keyword, true);
+        }
+        for &keyword in LOWER_BOUNDS {
+            self.bound(&o, &n, path, keyword, false);
+        }
+        self.constraints(&o, &n, path);
+        self.object(&o, &n, path, outer, depth);
+        self.arrays(&o, &n, path, depth);
+
+        match (ou, nu) {
+            (Some(ok), Some(nk)) => {
+                if ok != nk {
+                    let (verdict, detail) = if nk == "anyOf" {
+                        (Verdict::Breaking, "`oneOf` → `anyOf`: values matching several branches now pass")
+                    } else {
+                        (Verdict::Additive, "`anyOf` → `oneOf`: values matching several branches now fail")
+                    };
+                    self.push(format!("{path}/{nk}"), ChangeKind::CompositionChanged, Op::Changed, verdict, detail);
+                }
+                self.list(&indexed(&o, ok, path), &indexed(&n, nk, path), inner, depth, ListMode::Union);
+            }
+            (None, Some(nk)) => {
+                self.push(
+                    format!("{path}/{nk}"),
+                    ChangeKind::ConstraintAdded,
+                    Op::Added,
+                    Verdict::Additive,
+                    format!("`{nk}` added: every value must match its branches"),
+                );
+                for (pointer, branch) in indexed(&n, nk, path) {
+                    self.walk(&TRUE, branch, &pointer, inner, depth + 1);
+                }
+            }
+            (Some(ok), None) => {
+                self.push(
+                    format!("{path}/{ok}"),
+                    ChangeKind::ConstraintRemoved,
+                    Op::Removed,
+                    Verdict::Breaking,
+                    format!("`{ok}` removed: values need not match its branches"),
+                );
+                for (pointer, branch) in indexed(&o, ok, path) {
+                    self.walk(branch, &TRUE, &pointer, inner, depth + 1);
+                }
+            }
+            (None, None) => {}
+        }
+        if o.contains_key("allOf") || n.contains_key("allOf") {
+            self.list(&indexed(&o, "allOf", path), &indexed(&n, "allOf", path), inner, depth, ListMode::AllOf);
+        }
+        self.unclassified(&o, &n, path, [ou, nu]);
+    }
+
+    /// Compares two lists of subschemas (`anyOf`/`oneOf` branches, `allOf` entries),
+    /// pairing entries by equality, then by discriminant, before reporting the rest as
+    /// added or removed.
+    pub(super) fn list(
+        &mut self,
+        olds: &[(String, &Value)],
+        news: &[(String, &Value)],
+        outer: Closed,
+        depth: usize,
+        mode: ListMode,
+    ) {
+        let mut old_taken = vec![false; olds.len()];
+        let mut pairs: Vec<Option<(usize, bool)>> = vec![None; news.len()];
+        for (j, (_, new)) in news.iter().enumerate() {
+            if let Some(i) =
+                (0..olds.len()).find(|&i| !old_taken[i] && self.equivalent(olds[i].1, new, outer, depth + 1))
+            {
+                old_taken[i] = true;
+                pairs[j] = Some((i, true));
+            }
+        }
+        let old_keys: Vec<Option<String>> = olds.iter().map(|(_, b)| branch_key(self.old_root, b)).collect();
+        let new_keys: Vec<Option<String>> = news.iter().map(|(_, b)| branch_key(self.new_root, b)).collect();
+        for j in 0..news.len() {
+            if pairs[j].is_some() || new_keys[j].is_none() {
+                continue;
+            }
+            if let Some(i) = (0..olds.len()).find(|&i| !old_taken[i] && old_keys[i] == new_keys[j]) {
+                old_taken[i] = true;
+                pairs[j] = Some((i, false));
+            }
+        }
+        for (j, (pointer, new)) in news.iter().enumerate() {
+            match pairs[j] {
+                Some((_, true)) => {}
+                Some((i, false)) => self.walk(olds[i].1, new, pointer, outer, depth + 1),
+                None => {
+                    let label = new_keys[j].clone().unwrap_or_else(|| "branch".to_owned());
+                    let (kind, verdict, detail) = match mode {
+                        ListMode::Union if is_null_schema(self.new_root, new) => (
+                            ChangeKind::BecameNullable,
+                            Verdict::Breaking,
+                            "null branch added: now nullable".to_owned(),
+                        ),
+                        ListMode::Union => (ChangeKind::BranchAdded, Verdict::Breaking, format!("branch {label}")),
+                        ListMode::AllOf => {
+                            (ChangeKind::ConstraintAdded, Verdict::Additive, format!("`allOf` entry {label}"))
+                        }
+                    };
+                    self.push(pointer.clone(), kind, Op::Added, verdict, detail);
+                }
+            }
+        }
+        for (i, (pointer, old)) in olds.iter().enumerate() {
+            if old_taken[i] {
+                continue;
+            }
+            let label = old_keys[i].clone().unwrap_or_else(|| "branch".to_owned());
+            let (kind, verdict, detail) = match mode {
+                ListMode::Union if is_null_schema(self.old_root, old) => (
+                    ChangeKind::NoLongerNullable,
+                    Verdict::Additive,
+                    "null branch removed: no longer nullable".to_owned(),
+                ),
+                ListMode::Union => (ChangeKind::BranchRemoved, Verdict::Additive, format!("branch {label}")),
+                ListMode::AllOf => (ChangeKind::ConstraintRemoved, Verdict::Breaking, format!("`allOf` entry {label}")),
+            };
+            self.push(pointer.clone(), kind, Op::Removed, verdict, detail);
+        }
+    }
+
+    /// Every keyword not classified above, compared as a whole with `$ref`s inlined.
+    pub(super) fn unclassified(
+        &mut self,
+        o: &Map<String, Value>,
+        n: &Map<String, Value>,
+        path: &str,
+        unions: [Option<&'static str>; 2],
+    ) {
+        let skip = |k: &str| {
+            CLASSIFIED.contains(&k)
+                || ANNOTATIONS.contains(&k)
+                || UPPER_BOUNDS.contains(&k)
+                || LOWER_BOUNDS.contains(&k)
+                || unions.contains(&Some(k))
+        };
+        let keys: BTreeSet<&str> = o.keys().chain(n.keys()).map(String::as_str).filter(|k| !skip(k)).collect();
+        for keyword in keys {
+            let pointer = format!("{path}/{}", escape(keyword));
+            let mut cut = None;
+            let before = o.get(keyword).map(|v| inline(self.old_root, v, 0, &mut cut));
+            let after = n.get(keyword).map(|v| inline(self.new_root, v, 0, &mut cut));
+            if let (Some(why), Some(a), Some(b)) = (&cut, o.get(keyword), n.get(keyword)) {
+                // The inlined copies stop short, so they cannot show a difference beyond
+                // that point: compare the rest as plain text instead.
+                self.unjudged(a, b, &pointer, &format!("inside `{keyword}`, {why}"));
+                continue;
+            }
+            let op = match (&before, &after) {
+                (Some(x), Some(y)) if x == y => continue,
+                (None, None) => continue,
+                (Some(_), Some(_)) => Op::Changed,
+                (None, Some(_)) => Op::Added,
+                (Some(_), None) => Op::Removed,
+            };
+            self.push(
+                pointer,
+                ChangeKind::Unclassified,
+                op,
+                Verdict::Breaking,
+                format!("`{keyword}` {}: not classified, so treated as breaking", op.as_str()),
+            );
+        }
+    }
+}
