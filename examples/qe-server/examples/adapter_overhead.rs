@@ -13,7 +13,8 @@
 use std::time::{Duration, Instant};
 
 use qe_server::server::{contracted, QeServer};
-use rmcp::{ServerHandler, ServiceExt};
+use rmcp::service::RoleServer;
+use rmcp::{Service, ServiceExt};
 use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines, ReadHalf, WriteHalf};
 
@@ -27,7 +28,7 @@ struct Client {
 }
 
 impl Client {
-    async fn connect<S: ServerHandler>(server: S) -> Self {
+    async fn connect<S: Service<RoleServer>>(server: S) -> Self {
         let (client, server_side) = tokio::io::duplex(1 << 20);
         tokio::spawn(async move {
             if let Ok(running) = server.serve(tokio::io::split(server_side)).await {
