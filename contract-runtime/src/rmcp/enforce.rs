@@ -9,8 +9,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams, ContentBlock, CreateTaskResult,
-    GetTaskParams, GetTaskResult, JsonObject, ListToolsResult, MetaObject, PaginatedRequestParams, ResultType,
-    ServerConfig, TaskPayload, Tool, UpdateTaskParams,
+    DetailedTask, GetTaskParams, GetTaskResult, JsonObject, ListToolsResult, MetaObject, PaginatedRequestParams,
+    ResultType, ServerConfig, TaskPayload, Tool, UpdateTaskParams,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::task_manager::{TaskManager, TaskOptions};
@@ -243,7 +243,7 @@ impl<H: ServerHandler> Enforcer<H> {
             return failure(Some(contract), &error);
         }
         if result.is_error == Some(true) {
-            return failure(Some(contract), &text_error(&result));
+            return failure(Some(contract), &text_error(&result, meta.0.is_empty()));
         }
         let Some(value) = result.structured_content.take() else {
             let error = ToolError::new(
@@ -324,7 +324,20 @@ impl<H: ServerHandler> Enforcer<H> {
                 let raw = std::mem::take(result);
                 *result = self.enforce_task_result(&task_id, raw);
             }
-            TaskPayload::Failed { error } => sanitize_error_object(error),
+            TaskPayload::Failed { error } => {
+                // A contracted tool's failure reads as it would from a complete call: a
+                // completed task whose result is the sanitized, classified `isError`.
+                let contract = lock(&self.shared.tasks).records.get(&task_id).and_then(|record| record.contract);
+                let parsed = serde_json::from_value::<ErrorData>(Value::Object(error.clone()));
+                match (contract, parsed) {
+                    (Some(contract), Ok(err)) => {
+                        let failed = to_object(&failure(Some(contract), &handler_error(&err)));
+                        let task = result.task.task.clone();
+                        result.task = DetailedTask::new(task, TaskPayload::Completed { result: failed });
+                    }
+                    _ => sanitize_error_object(error),
+                }
+            }
             _ => {}
         }
         result
@@ -451,11 +464,27 @@ fn panicked() -> ToolError {
     ToolError::execution("the tool failed unexpectedly (it panicked); the details are in the server log")
 }
 
-/// An `isError` result made without [`ToolError`]: its text is the message.
-fn text_error(result: &CallToolResult) -> ToolError {
+/// What rmcp 3.11's tool router writes before the message of an `invalid_params` error
+/// from its own argument deserialization, when it turns that typed error into a plain
+/// `isError` result (SEP-1303) — before any wrapper can see the type.
+const RMCP_ARGUMENT_REFUSAL: &str = "failed to deserialize parameters:";
+
+/// An `isError` result made without [`ToolError`]: its text is the message. The one
+/// such result rmcp makes itself — the router's refusal of arguments its deserializer
+/// rejects, whose type it erases — is recognised by its whole shape (no `_meta`, no
+/// structured content, a single text block with rmcp's prefix) and is
+/// `invalid_arguments`. Should rmcp change that shape, the result degrades to a
+/// `tool_execution_error`, still an error, and `adapter_paths.rs` fails.
+fn text_error(result: &CallToolResult, without_meta: bool) -> ToolError {
     let text: Vec<&str> = result.content.iter().filter_map(|c| c.as_text().map(|t| t.text.as_str())).collect();
     let text = text.join("\n");
-    if text.is_empty() {
+    let rmcp_refusal = without_meta
+        && result.structured_content.is_none()
+        && result.content.len() == 1
+        && text.starts_with(RMCP_ARGUMENT_REFUSAL);
+    if rmcp_refusal {
+        ToolError::new(ErrorCode::InvalidArguments, text)
+    } else if text.is_empty() {
         ToolError::execution("the tool failed without saying why")
     } else {
         ToolError::execution(text)
