@@ -18,7 +18,6 @@ use rmcp::{ErrorData, ServerHandler};
 use serde_json::{json, Value};
 
 use super::json::{error_from_marker, CHECKED_KEY, ERROR_KEY};
-use super::InputCache;
 use crate::contract::OutputContract;
 use crate::pipeline::{CallContext, CatchUnwind, Pipeline};
 use crate::wire::{
@@ -30,18 +29,26 @@ use crate::wire::{
 /// and a task it no longer knows has its result withheld (fail closed).
 const TASK_MEMORY: usize = 16_384;
 
+/// Compiled `inputSchema` validators, by tool name, with the schema they came from.
+type InputCache = Mutex<HashMap<String, (Arc<JsonObject>, Arc<jsonschema::Validator>)>>;
+
+/// Advertised input schemas, by tool name, with the schema they came from.
+type PortableCache = Mutex<HashMap<String, (Arc<JsonObject>, Arc<JsonObject>)>>;
+
 pub(super) struct Shared {
     /// Contract of each contracted tool, by tool name.
     pub(super) contracts: BTreeMap<String, &'static OutputContract>,
     pub(super) pipeline: Pipeline,
     inputs: InputCache,
+    /// Advertised (portable) input schemas, by tool name, with the schema they came from.
+    portable: PortableCache,
     /// Tasks the handler created for tools, by task id.
     tasks: Mutex<TaskBook>,
     /// Tasks made by the adapter itself, for cache hits a task-capable client asked for.
     hits: TaskManager,
-    /// Whether the handler last answered each tool with a task, for a client that
-    /// declared tasks: a cache hit is served in the same shape.
-    task_shaped: Mutex<HashMap<String, bool>>,
+    /// Tools the handler has answered with a task: a cache hit for a client that
+    /// declared tasks is served as one.
+    task_tools: Mutex<std::collections::HashSet<String>>,
 }
 
 impl Shared {
@@ -50,9 +57,10 @@ impl Shared {
             contracts,
             pipeline,
             inputs: Mutex::new(HashMap::new()),
+            portable: Mutex::new(HashMap::new()),
             tasks: Mutex::new(TaskBook::default()),
             hits: TaskManager::new(),
-            task_shaped: Mutex::new(HashMap::new()),
+            task_tools: Mutex::new(std::collections::HashSet::new()),
         }
     }
 }
@@ -107,15 +115,7 @@ impl<H: ServerHandler> Enforcer<H> {
 
     /// `tool` as a peer on `protocol` sees it in `tools/list`.
     fn advertise(&self, mut tool: Tool, protocol: &ProtocolVersion) -> Tool {
-        // Input schemas come from rmcp's own schemars settings; advertise them without
-        // the non-standard formats strict clients warn about, as contract schemas are.
-        let mut input = Value::Object(JsonObject::clone(&tool.input_schema));
-        crate::schema::make_portable(&mut input);
-        if let Value::Object(input) = input {
-            if input != *tool.input_schema {
-                tool.input_schema = Arc::new(input);
-            }
-        }
+        tool.input_schema = self.portable_input(&tool);
         let mut meta = tool.meta.take().unwrap_or_default();
         if let Some(contract) = self.contract(&tool.name) {
             tool.output_schema = match advertised_output_schema(contract, protocol) {
@@ -130,6 +130,27 @@ impl<H: ServerHandler> Enforcer<H> {
         }
         tool.meta = Some(meta);
         tool
+    }
+
+    /// `tool`'s input schema as advertised. Input schemas come from rmcp's own schemars
+    /// settings; they are advertised without the non-standard formats strict clients
+    /// warn about, as contract schemas are. Made once per schema: streamable HTTP asks
+    /// for the tool on every call.
+    fn portable_input(&self, tool: &Tool) -> Arc<JsonObject> {
+        let mut portable = lock(&self.shared.portable);
+        if let Some((source, made)) = portable.get(tool.name.as_ref()) {
+            if Arc::ptr_eq(source, &tool.input_schema) {
+                return Arc::clone(made);
+            }
+        }
+        let mut input = Value::Object(JsonObject::clone(&tool.input_schema));
+        crate::schema::make_portable(&mut input);
+        let made = match input {
+            Value::Object(input) if input != *tool.input_schema => Arc::new(input),
+            _ => Arc::clone(&tool.input_schema),
+        };
+        portable.insert(tool.name.to_string(), (Arc::clone(&tool.input_schema), Arc::clone(&made)));
+        made
     }
 
     /// The compiled validator of `tool`'s input schema.
@@ -167,26 +188,14 @@ impl<H: ServerHandler> Enforcer<H> {
         Err(format!("the arguments do not match the tool's inputSchema: {}", problems.join(", ")))
     }
 
-    /// Whether a cache hit for `tool` should be served as a task to this request.
+    /// Whether a cache hit for `tool` should be served as a task to this request: the
+    /// client declared tasks, and the handler has answered this tool with a task before
+    /// (or, before it has answered one, the server offers tasks at all).
     fn hit_as_task(&self, tool: &str, context: &RequestContext<RoleServer>) -> bool {
         if !context.client_capabilities().is_some_and(|caps| caps.supports_tasks()) {
             return false;
         }
-        // The shape the handler last chose for this tool; before it has answered one,
-        // whether the server offers tasks at all.
-        lock(&self.shared.task_shaped)
-            .get(tool)
-            .copied()
-            .unwrap_or_else(|| self.inner.get_info().capabilities.supports_tasks())
-    }
-
-    fn remember_shape(&self, tool: &str, context: &RequestContext<RoleServer>, task: bool) {
-        if context.client_capabilities().is_some_and(|caps| caps.supports_tasks()) {
-            let mut shapes = lock(&self.shared.task_shaped);
-            if shapes.get(tool) != Some(&task) {
-                shapes.insert(tool.to_owned(), task);
-            }
-        }
+        lock(&self.shared.task_tools).contains(tool) || self.inner.get_info().capabilities.supports_tasks()
     }
 
     async fn contracted_call(
@@ -206,8 +215,6 @@ impl<H: ServerHandler> Enforcer<H> {
             }
             return Ok(result.into());
         }
-        let tool = ctx.tool().to_owned();
-        let shape_context = context.clone();
         let outcome = CatchUnwind(Box::pin(self.inner.call_tool(request, context))).await;
         let response = match outcome {
             Ok(Ok(response)) => response,
@@ -216,11 +223,12 @@ impl<H: ServerHandler> Enforcer<H> {
         };
         match response {
             CallToolResponse::Complete(result) => {
-                self.remember_shape(&tool, &shape_context, false);
                 Ok(self.enforce(contract, &ctx, result).into())
             }
             CallToolResponse::Task(create) => {
-                self.remember_shape(&tool, &shape_context, true);
+                if !lock(&self.shared.task_tools).contains(ctx.tool()) {
+                    lock(&self.shared.task_tools).insert(ctx.tool().to_owned());
+                }
                 let record = TaskRecord { contract: Some(contract), ctx, enforced: None };
                 lock(&self.shared.tasks).insert(create.task.task_id.clone(), record);
                 Ok(CallToolResponse::Task(create))

@@ -76,9 +76,9 @@ mod enforce;
 mod json;
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::fmt;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CancelTaskParams, CancelledNotificationParam, CompleteRequestParams,
@@ -448,6 +448,3 @@ impl<H: ServerHandler> ServerHandler for ContractedServer<H> {
         self.inner().read_resource_directory(request, context).await
     }
 }
-
-/// Compiled `inputSchema` validators, by tool name, with the schema they came from.
-type InputCache = Mutex<HashMap<String, (Arc<rmcp::model::JsonObject>, Arc<jsonschema::Validator>)>>;
