@@ -222,9 +222,7 @@ impl<H: ServerHandler> Enforcer<H> {
             Err(_) => return Ok(failure(Some(contract), &panicked()).into()),
         };
         match response {
-            CallToolResponse::Complete(result) => {
-                Ok(self.enforce(contract, &ctx, result).into())
-            }
+            CallToolResponse::Complete(result) => Ok(self.enforce(contract, &ctx, result).into()),
             CallToolResponse::Task(create) => {
                 if !lock(&self.shared.task_tools).contains(ctx.tool()) {
                     lock(&self.shared.task_tools).insert(ctx.tool().to_owned());

@@ -23,9 +23,19 @@
 //!   never as a success. Handler errors and panics become sanitized `isError`
 //!   results. An unknown tool stays a JSON-RPC error, answered by the inner handler.
 //! - Tasks (SEP-2663): a `tools/call` the handler answers with a task is remembered,
-//!   and the task's result is enforced when `tasks/get` returns it (a `failed` task's
-//!   error message is sanitized). A cache hit for a client that declared tasks is
-//!   served as a task when the handler answers that tool with tasks.
+//!   and the task's result is enforced when `tasks/get` returns it (rmcp 3.11 has no
+//!   `tasks/result`); every poll sees the same enforced result. A contracted tool's
+//!   `failed` task reads as the complete call's sanitized `isError` result; a task the
+//!   adapter never saw created has its result withheld. A cache hit for a client that
+//!   declared tasks is served as a task (the adapter's own) when the handler has
+//!   answered that tool with a task, or, before it has, when the server offers tasks.
+//! - Errors are classified by type: [`ToolError`](crate::ToolError) travels as a `_meta`
+//!   marker (code, message, retryable) that the adapter reads and strips, because a
+//!   marker survives every path — a task's result is stored as JSON in rmcp's
+//!   `TaskManager`, where no task-local of the request exists. An rmcp `invalid_params`
+//!   error is `invalid_arguments`; rmcp's own refusal of undeserializable arguments,
+//!   whose type its router erases into a plain `isError` text, is recognised by its
+//!   whole shape.
 //! - Input-required results (MRTR) carry no output and pass; the retried call that
 //!   completes is a `tools/call` like any other (never served from the cache).
 //!
