@@ -22,11 +22,11 @@ use contract_runtime::{contracts, ToolError, ToolOutput};
 use qe_server::contracts::FleetStatus;
 use qe_server::tools::{self, BROKEN_TOOL, BROKEN_TOOL_SECRET};
 use rmcp::handler::server::router::tool::ToolRouter;
-use rmcp::handler::server::tool::ToolCallContext;
+use rmcp::handler::server::tool::{IntoCallToolResult, RequestState, ToolCallContext};
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CreateTaskResult, GetTaskParams, GetTaskResult, ServerCapabilities,
-    ServerConfig,
+    CallToolRequestParams, CallToolResponse, CreateTaskResult, GetTaskParams, GetTaskResult, InputRequiredResult,
+    ServerCapabilities, ServerConfig,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::task_manager::{TaskExit, TaskManager, TaskOptions};
@@ -448,6 +448,18 @@ impl Probe {
         Err(ErrorData::invalid_params("token=ghp_0123456789abcdefghijklmnopqrstuvwxyz is not accepted", None))
     }
 
+    #[tool(description = "Asks for input first (MRTR), then returns the score.")]
+    async fn confirm(
+        &self,
+        RequestState(state): RequestState,
+        Parameters(pick): Parameters<Pick>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        if state.as_deref() == Some("confirmed") {
+            return Json(score_of(&pick)).into_call_tool_result();
+        }
+        Ok(InputRequiredResult::from_request_state("confirmed").into())
+    }
+
     #[tool(description = "Fails with a typed, retryable error.")]
     async fn typed(&self) -> Result<Json<Score>, ToolError> {
         Err(ToolError::unavailable("the scorer is down"))
@@ -496,7 +508,7 @@ fn probe() -> Probe {
 
 fn bound(probe: Probe, pipeline: Option<Pipeline>) -> ContractedServer<Probe> {
     let bindings = contracts![Score].into_iter().map(|c| c.map(|c| ("score".to_owned(), c)));
-    let extra = ["rmcp_score", "small", "bad_params", "typed"]
+    let extra = ["rmcp_score", "small", "bad_params", "typed", "confirm"]
         .into_iter()
         .map(|tool| Score::try_contract().map(|c| (tool.to_owned(), c)));
     let server = ContractedServer::with_tools(probe, bindings.chain(extra)).expect("bindings");
@@ -511,10 +523,31 @@ struct Wire {
     to_server: tokio::io::WriteHalf<tokio::io::DuplexStream>,
     from_server: tokio::io::Lines<AsyncBufReader<tokio::io::ReadHalf<tokio::io::DuplexStream>>>,
     next: u64,
+    /// The request `_meta` of a 2026-07-28 client, which skips `initialize`.
+    meta: Option<Value>,
 }
 
 impl Wire {
     async fn connect(server: ContractedServer<Probe>, tasks: bool) -> Self {
+        let mut wire = Self::open(server);
+        wire.request("initialize", initialize_params(tasks)).await;
+        wire.send(&json!({ "jsonrpc": "2.0", "method": "notifications/initialized" })).await;
+        wire
+    }
+
+    /// A 2026-07-28 client: no handshake, every request carries its `_meta`.
+    fn modern(server: ContractedServer<Probe>) -> Self {
+        let mut wire = Self::open(server);
+        wire.meta = Some(json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientInfo": { "name": "paths", "version": "1" }
+        }));
+        wire
+    }
+
+    /// Must run inside the runtime: it spawns the server.
+    fn open(server: ContractedServer<Probe>) -> Self {
         let (client, server_side) = tokio::io::duplex(1 << 20);
         tokio::spawn(async move {
             if let Ok(running) = server.serve(tokio::io::split(server_side)).await {
@@ -522,10 +555,7 @@ impl Wire {
             }
         });
         let (read, write) = tokio::io::split(client);
-        let mut wire = Self { to_server: write, from_server: AsyncBufReader::new(read).lines(), next: 0 };
-        wire.request("initialize", initialize_params(tasks)).await;
-        wire.send(&json!({ "jsonrpc": "2.0", "method": "notifications/initialized" })).await;
-        wire
+        Self { to_server: write, from_server: AsyncBufReader::new(read).lines(), next: 0, meta: None }
     }
 
     async fn send(&mut self, message: &Value) {
@@ -533,7 +563,10 @@ impl Wire {
         self.to_server.write_all(line.as_bytes()).await.expect("write");
     }
 
-    async fn request(&mut self, method: &str, params: Value) -> Value {
+    async fn request(&mut self, method: &str, mut params: Value) -> Value {
+        if let (Some(meta), Some(params)) = (&self.meta, params.as_object_mut()) {
+            params.insert("_meta".to_owned(), meta.clone());
+        }
         self.next += 1;
         let id = self.next;
         self.send(&json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params })).await;
@@ -692,5 +725,39 @@ fn a_cache_hit_under_a_task_request_comes_back_as_a_task() {
         assert!(complete.get("taskId").is_none(), "{complete}");
         assert_eq!(complete["structuredContent"], first["structuredContent"], "{complete}");
         assert_eq!(runs.load(Ordering::SeqCst), 1);
+    });
+}
+
+#[test]
+fn an_input_required_call_passes_and_its_retry_is_enforced_and_never_cached() {
+    runtime().block_on(async {
+        let cache = Arc::new(InMemoryCache::new());
+        let server = bound(probe(), Some(Pipeline::builder().cache(cache.clone()).build()));
+        let mut wire = Wire::modern(server);
+        for value in ["nan", "0.5"] {
+            let arguments = json!({ "field": "confidence", "value": value });
+            // The first round asks for input: no output yet, nothing to enforce.
+            let asked = wire.call("confirm", arguments.clone()).await;
+            assert_eq!(asked["resultType"], "input_required", "{asked}");
+            assert_eq!(asked["requestState"], "confirmed", "{asked}");
+            assert_no_markers(&asked);
+            // The retry completes, and is enforced like any call.
+            let params =
+                json!({ "name": "confirm", "arguments": arguments, "requestState": "confirmed", "inputResponses": {} });
+            let done = wire.request("tools/call", params).await["result"].clone();
+            assert_no_markers(&done);
+            if value == "nan" {
+                assert_eq!(error_body(&done)["code"], "serialization_error", "{done}");
+            } else {
+                assert_eq!(done["isError"], false, "{done}");
+                assert_eq!(done["structuredContent"], json!({ "score": 1.0, "confidence": 0.5 }), "{done}");
+            }
+        }
+        // A retried call depends on more than its arguments: it never enters the cache.
+        assert_eq!(cache.len(), 0, "{:?}", cache.stats());
+        // Control: a plain call on the same server is admitted.
+        let plain = wire.call("score", json!({ "field": "confidence", "value": "0.5" })).await;
+        assert_eq!(plain["isError"], false, "{plain}");
+        assert_eq!(cache.len(), 1, "{:?}", cache.stats());
     });
 }
