@@ -5,6 +5,7 @@
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::future::Future as _;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use rmcp::model::{
@@ -19,7 +20,7 @@ use serde_json::{json, Value};
 
 use super::json::{error_from_marker, CHECKED_KEY, ERROR_KEY};
 use crate::contract::OutputContract;
-use crate::pipeline::{CallContext, CatchUnwind, Pipeline};
+use crate::pipeline::{CallContext, Pipeline};
 use crate::wire::{
     advertised_output_schema, contract_meta, unqualified_meta, ErrorCode, ProtocolVersion, ToolCallResult, ToolError,
     META_KEY,
@@ -215,7 +216,17 @@ impl<H: ServerHandler> Enforcer<H> {
             }
             return Ok(result.into());
         }
-        let outcome = CatchUnwind(Box::pin(self.inner.call_tool(request, context))).await;
+        // Pinned in place rather than boxed: the handler's future can be large, and a
+        // box would cost an allocation and a copy of it on every call.
+        let mut call = std::pin::pin!(self.inner.call_tool(request, context));
+        let outcome = std::future::poll_fn(|cx| {
+            match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| call.as_mut().poll(cx))) {
+                Ok(std::task::Poll::Pending) => std::task::Poll::Pending,
+                Ok(std::task::Poll::Ready(output)) => std::task::Poll::Ready(Ok(output)),
+                Err(panic) => std::task::Poll::Ready(Err(panic)),
+            }
+        })
+        .await;
         let response = match outcome {
             Ok(Ok(response)) => response,
             Ok(Err(err)) => return Ok(failure(Some(contract), &handler_error(&err)).into()),
