@@ -761,3 +761,34 @@ fn an_input_required_call_passes_and_its_retry_is_enforced_and_never_cached() {
         assert_eq!(cache.len(), 1, "{:?}", cache.stats());
     });
 }
+
+#[test]
+fn a_task_result_the_adapter_did_not_see_created_is_withheld() {
+    runtime().block_on(async {
+        let probe = probe();
+        let store = probe.tasks.clone();
+        let mut wire = Wire::connect(bound(probe, None), true).await;
+        // A task made behind the adapter's back (not through tools/call), holding a
+        // result that breaks every contract and names a secret.
+        let smuggled = store.spawn(TaskOptions::new(), |_| {
+            Box::pin(async { Ok(rmcp::model::CallToolResult::structured(json!({ "score": "password=hunter2" }))) })
+        });
+        let id = smuggled.task_id;
+        let mut task = Value::Null;
+        for _ in 0..2000 {
+            task = wire.request("tasks/get", json!({ "taskId": id })).await["result"].clone();
+            if task["status"] != "working" {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        assert_eq!(task["status"], "completed", "{task}");
+        let error = error_body(&task["result"]);
+        assert_eq!(error["code"], "output_contract_violation", "{task}");
+        assert!(error["message"].as_str().unwrap_or_default().contains("withheld"), "{task}");
+        assert!(!task.to_string().contains("hunter2"), "{task}");
+        // Control: a task made through tools/call on the same store is served, enforced.
+        let served = wire.outcome("score", json!({ "field": "score", "value": "2" })).await;
+        assert_eq!(served["structuredContent"], json!({ "score": 2.0, "confidence": 0.5 }), "{served}");
+    });
+}
