@@ -1,5 +1,5 @@
 //! The tools of the demo slice as plain functions over the in-memory data of
-//! [`samples`](crate::samples): the MCP server calls them, and so do the tests that
+//! [`samples`]: the MCP server calls them, and so do the tests that
 //! drive the enforcement pipeline in process, so every path runs the same code.
 
 use contract_runtime::{Completeness, ErrorCode, ToolError, Truncation};
