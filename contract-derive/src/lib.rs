@@ -13,6 +13,9 @@ use proc_macro::TokenStream;
 use syn::{parse_macro_input, DeriveInput};
 
 /// Derives `contract_runtime::ToolOutput`. See the `contract-runtime` documentation.
+///
+/// In an rmcp server, return the type as `contract_runtime::rmcp::Json<T>` (not rmcp's
+/// `Json`, which turns NaN and infinity into `null` before the contract can see them).
 #[proc_macro_derive(ToolOutput, attributes(tool_output))]
 pub fn derive_tool_output(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);

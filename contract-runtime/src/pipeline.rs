@@ -313,6 +313,22 @@ impl Pipeline {
         self.run_middleware(ctx, contract, value)
     }
 
+    /// The path after serialization, for a result whose value and compact text the
+    /// caller made from one typed result (the rmcp adapter's `Json`): the text is
+    /// reused unless a middleware may change the value, then as [`Pipeline::process_value`].
+    pub fn process_serialized(
+        &self,
+        ctx: &CallContext,
+        contract: &OutputContract,
+        value: Value,
+        text: String,
+    ) -> ToolCallResult {
+        if self.middleware.is_empty() {
+            return self.accept(ctx, contract, value, Some(text));
+        }
+        self.process_value(ctx, contract, value)
+    }
+
     /// The path after serialization, for a result that is already JSON (an adapter's
     /// handler wrote it): middleware, validate, admit, emit.
     pub fn process_value(&self, ctx: &CallContext, contract: &OutputContract, value: Value) -> ToolCallResult {
@@ -554,11 +570,16 @@ fn meta(contract: &OutputContract) -> Arc<crate::wire::ResultMeta> {
 }
 
 fn serialization_failure(contract: &OutputContract, message: &str) -> ToolCallResult {
-    let error = ToolError::new(
+    ToolCallResult::failure(serialization_error(message), Vec::new(), Some(meta(contract)))
+}
+
+/// The sanitized `serialization_error` for a result that could not be serialized
+/// faithfully; shared with the rmcp adapter so both paths say the same.
+pub(crate) fn serialization_error(message: &str) -> ToolError {
+    ToolError::new(
         ErrorCode::SerializationError,
         sanitize(&format!("the result could not be serialized to JSON: {message}"), &[]),
-    );
-    ToolCallResult::failure(error, Vec::new(), Some(meta(contract)))
+    )
 }
 
 /// The error result for a result the pre-conversion walk refused: a limit passed

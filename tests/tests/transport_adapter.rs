@@ -9,12 +9,12 @@ use std::time::Duration;
 
 use contract_runtime::cache::{CacheKey, InMemoryCache, ResultCache};
 use contract_runtime::pipeline::{middleware_fn, Pipeline};
-use contract_runtime::rmcp::ContractedServer;
+use contract_runtime::rmcp::{ContractedServer, Json};
 use contract_runtime::wire::META_KEY;
 use contract_runtime::{contracts, ToolError, ToolOutput};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
-use rmcp::{tool, tool_handler, tool_router, ErrorData, Json, ServerHandler, ServiceExt};
+use rmcp::{tool, tool_handler, tool_router, ErrorData, ServerHandler, ServiceExt};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};

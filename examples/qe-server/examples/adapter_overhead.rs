@@ -1,33 +1,47 @@
 //! What enforcement costs per `tools/call` at the MCP level: the same qe-server tools
 //! served by plain rmcp (`Json<T>`, nothing validated) and wrapped in
 //! `ContractedServer` (arguments checked, result validated, identity attached), each
-//! over an in-memory duplex transport with one client making sequential calls.
+//! over an in-memory duplex transport with one client making sequential calls, in both
+//! protocol eras: a 2025-11-25 session (`initialize` handshake) and 2026-07-28 requests
+//! that carry their own `_meta`.
 //!
 //! ```text
 //! cargo run --release -p qe-server --features server --example adapter_overhead
 //! ```
 //!
-//! Prints the median time per call of several rounds, and the ratio. Numbers depend on
-//! the machine; nothing here asserts on them.
+//! Rounds of plain and contracted calls alternate (their order flips every round), so
+//! both sides see the same machine load; the median time per call of each side and the
+//! ratio are printed. Time is the CPU time of the one runtime thread (client, server and
+//! transport together) where Linux reports it, so a busy shared machine inflates both
+//! sides alike; elsewhere it is wall-clock time. Nothing here asserts on the numbers.
+//!
+//! For a 2025 peer, plain rmcp drops a non-object `structuredContent` (`search_tickets`
+//! returns an array) and sends only the text; the contracted server sends the contract's
+//! wrapped `{"result": …}` object as well, so that row compares different payloads.
 
 use std::time::{Duration, Instant};
 
 use qe_server::server::{contracted, QeServer};
-use rmcp::{ServerHandler, ServiceExt};
+use rmcp::service::RoleServer;
+use rmcp::{Service, ServiceExt};
 use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines, ReadHalf, WriteHalf};
 
 const CALLS_PER_ROUND: u32 = 2_000;
-const ROUNDS: usize = 7;
+const ROUNDS: usize = 9;
+const LEGACY: &str = "2025-11-25";
+const MODERN: &str = "2026-07-28";
 
 struct Client {
     to_server: WriteHalf<DuplexStream>,
     from_server: Lines<BufReader<ReadHalf<DuplexStream>>>,
     next_id: u64,
+    /// The request `_meta` of a 2026-07-28 client; `None` in a 2025 session.
+    meta: Option<Value>,
 }
 
 impl Client {
-    async fn connect<S: ServerHandler>(server: S) -> Self {
+    async fn connect<S: Service<RoleServer>>(server: S, protocol: &str) -> Self {
         let (client, server_side) = tokio::io::duplex(1 << 20);
         tokio::spawn(async move {
             if let Ok(running) = server.serve(tokio::io::split(server_side)).await {
@@ -35,10 +49,18 @@ impl Client {
             }
         });
         let (read, write) = tokio::io::split(client);
-        let mut client = Self { to_server: write, from_server: BufReader::new(read).lines(), next_id: 0 };
-        let params = json!({ "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": { "name": "bench", "version": "1" } });
-        client.request("initialize", params).await;
-        client.send(&json!({ "jsonrpc": "2.0", "method": "notifications/initialized" })).await;
+        let mut client = Self { to_server: write, from_server: BufReader::new(read).lines(), next_id: 0, meta: None };
+        if protocol == LEGACY {
+            let params = json!({ "protocolVersion": LEGACY, "capabilities": {}, "clientInfo": { "name": "bench", "version": "1" } });
+            client.request("initialize", params).await;
+            client.send(&json!({ "jsonrpc": "2.0", "method": "notifications/initialized" })).await;
+        } else {
+            client.meta = Some(json!({
+                "io.modelcontextprotocol/protocolVersion": protocol,
+                "io.modelcontextprotocol/clientCapabilities": {},
+                "io.modelcontextprotocol/clientInfo": { "name": "bench", "version": "1" }
+            }));
+        }
         client
     }
 
@@ -62,45 +84,88 @@ impl Client {
     }
 }
 
-/// Median time per call of `tool` over `ROUNDS` rounds.
-async fn per_call(client: &mut Client, tool: &str, arguments: &Value) -> Duration {
-    let params = json!({ "name": tool, "arguments": arguments });
-    let reply = client.request("tools/call", params.clone()).await;
-    assert_eq!(reply["result"]["isError"], false, "{tool}: {reply}");
-    let mut rounds = Vec::with_capacity(ROUNDS);
-    for _ in 0..ROUNDS {
-        let start = Instant::now();
-        for _ in 0..CALLS_PER_ROUND {
-            client.request("tools/call", params.clone()).await;
-        }
-        rounds.push(start.elapsed() / CALLS_PER_ROUND);
+/// The `tools/call` params for `tool`, with the request `_meta` a 2026 client sends.
+fn call_params(client: &Client, tool: &str, arguments: &Value) -> Value {
+    let mut params = json!({ "name": tool, "arguments": arguments });
+    if let Some(meta) = &client.meta {
+        params["_meta"] = meta.clone();
     }
-    rounds.sort_unstable();
-    rounds[ROUNDS / 2]
+    params
+}
+
+/// CPU time this thread has run, from `/proc/thread-self/schedstat` (Linux; `None`
+/// elsewhere). The runtime is single-threaded, so the client, the server and the
+/// transport all run here: CPU time counts their work and not the time other processes
+/// on a shared machine take the core away.
+fn cpu_time() -> Option<Duration> {
+    let stat = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let nanos: u64 = stat.split_whitespace().next()?.parse().ok()?;
+    Some(Duration::from_nanos(nanos))
+}
+
+/// Time per call of one round of `tool`: CPU time where the system reports it, else
+/// wall-clock time.
+async fn round(client: &mut Client, params: &Value) -> Duration {
+    let (start, cpu_start) = (Instant::now(), cpu_time());
+    for _ in 0..CALLS_PER_ROUND {
+        client.request("tools/call", params.clone()).await;
+    }
+    let spent = match (cpu_start, cpu_time()) {
+        (Some(a), Some(b)) => b.saturating_sub(a),
+        _ => start.elapsed(),
+    };
+    spent / CALLS_PER_ROUND
+}
+
+/// Median time per call of `tool` on each side, rounds interleaved.
+async fn compare(plain: &mut Client, enforced: &mut Client, tool: &str, arguments: &Value) -> (Duration, Duration) {
+    let plain_params = call_params(plain, tool, arguments);
+    let enforced_params = call_params(enforced, tool, arguments);
+    for (client, params) in [(&mut *plain, &plain_params), (&mut *enforced, &enforced_params)] {
+        let reply = client.request("tools/call", params.clone()).await;
+        assert_eq!(reply["result"]["isError"], false, "{tool}: {reply}");
+    }
+    let (mut a, mut b) = (Vec::with_capacity(ROUNDS), Vec::with_capacity(ROUNDS));
+    for r in 0..ROUNDS {
+        if r % 2 == 0 {
+            a.push(round(plain, &plain_params).await);
+            b.push(round(enforced, &enforced_params).await);
+        } else {
+            b.push(round(enforced, &enforced_params).await);
+            a.push(round(plain, &plain_params).await);
+        }
+    }
+    a.sort_unstable();
+    b.sort_unstable();
+    (a[ROUNDS / 2], b[ROUNDS / 2])
 }
 
 fn main() {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
     runtime.block_on(async {
-        let mut plain = Client::connect(QeServer::new(false)).await;
-        let mut enforced = Client::connect(contracted(false).expect("contracts bind")).await;
         let cases = [
             ("fleet_status", json!({})),
             ("search_tickets", json!({ "query": "t-" })),
             ("security_scan", json!({ "target": "agentic-qe@ffc0c6a" })),
             ("scrape_page", json!({ "url": "https://docs.example.com/guide" })),
         ];
-        println!("{CALLS_PER_ROUND} sequential tools/call per round, median of {ROUNDS} rounds, in-memory duplex");
-        println!("{:<16} {:>14} {:>14} {:>7}", "tool", "plain rmcp", "contracted", "ratio");
-        for (tool, arguments) in &cases {
-            let base = per_call(&mut plain, tool, arguments).await;
-            let checked = per_call(&mut enforced, tool, arguments).await;
-            println!(
-                "{tool:<16} {:>11.1} µs {:>11.1} µs {:>6.2}x",
-                base.as_secs_f64() * 1e6,
-                checked.as_secs_f64() * 1e6,
-                checked.as_secs_f64() / base.as_secs_f64()
-            );
+        println!(
+            "{CALLS_PER_ROUND} sequential tools/call per round, median of {ROUNDS} interleaved rounds, in-memory duplex, {} time",
+            if cpu_time().is_some() { "thread CPU" } else { "wall-clock" }
+        );
+        println!("{:<16} {:<11} {:>14} {:>14} {:>7}", "tool", "protocol", "plain rmcp", "contracted", "ratio");
+        for protocol in [LEGACY, MODERN] {
+            let mut plain = Client::connect(QeServer::new(false), protocol).await;
+            let mut enforced = Client::connect(contracted(false).expect("contracts bind"), protocol).await;
+            for (tool, arguments) in &cases {
+                let (base, checked) = compare(&mut plain, &mut enforced, tool, arguments).await;
+                println!(
+                    "{tool:<16} {protocol:<11} {:>11.1} µs {:>11.1} µs {:>6.2}x",
+                    base.as_secs_f64() * 1e6,
+                    checked.as_secs_f64() * 1e6,
+                    checked.as_secs_f64() / base.as_secs_f64()
+                );
+            }
         }
     });
 }

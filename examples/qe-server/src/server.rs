@@ -1,19 +1,26 @@
 //! The MCP server (feature `server`): the demo tools as rmcp `#[tool]` methods, wrapped
-//! in a [`ContractedServer`], served over stdio or streamable HTTP.
+//! in a [`ContractedServer`], served over stdio or streamable HTTP. A client that
+//! declares the tasks extension (SEP-2663) gets every tool call as a task.
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use contract_runtime::rmcp::{AdapterError, ContractedServer};
+use contract_runtime::rmcp::{AdapterError, ContractedServer, Json};
 use contract_runtime::ToolError;
 use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::tool::ToolCallContext;
 use rmcp::handler::server::wrapper::Parameters;
-use rmcp::model::CallToolResult;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CancelTaskParams, CreateTaskResult, GetTaskParams, GetTaskResult,
+    Implementation, ServerCapabilities, ServerConfig, UpdateTaskParams,
+};
+use rmcp::service::{RequestContext, RoleServer};
+use rmcp::task_manager::{TaskExit, TaskManager, TaskOptions};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
-use rmcp::{tool, tool_handler, tool_router, Json, ServerHandler, ServiceExt};
+use rmcp::{tool, tool_handler, tool_router, ErrorData, ServerHandler, ServiceExt};
 
 use crate::contracts::{
     CoverageGaps, FleetStatus, PipelineStatus, QualityAssess, ScrapePage, SearchTickets, SecurityScan, TaskStatus,
@@ -29,9 +36,17 @@ use crate::tools::{
 pub const MAX_REQUEST_BODY_BYTES: usize = 256 * 1024;
 
 /// The quality-engineering tools, as an rmcp handler. Wrap it with [`contracted`].
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct QeServer {
     tool_router: ToolRouter<Self>,
+    /// Tasks of task-augmented calls, shared by every clone (every HTTP session).
+    tasks: TaskManager,
+}
+
+impl std::fmt::Debug for QeServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("QeServer").field("tool_router", &self.tool_router).finish_non_exhaustive()
+    }
 }
 
 #[tool_router]
@@ -110,13 +125,66 @@ impl QeServer {
         name = "broken_fleet_status",
         description = "A deliberately broken fleet_status: its handler drops the required `healthy` field."
     )]
-    async fn broken_fleet_status(&self) -> CallToolResult {
-        CallToolResult::structured(tools::broken_fleet_status())
+    async fn broken_fleet_status(&self) -> Json<serde_json::Value> {
+        Json(tools::broken_fleet_status())
     }
 }
 
 #[tool_handler(router = self.tool_router, name = "qe-server")]
-impl ServerHandler for QeServer {}
+impl ServerHandler for QeServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_tasks().build())
+            .with_server_info(Implementation::new("qe-server", env!("CARGO_PKG_VERSION")))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let wants_task = context.client_capabilities().is_some_and(|caps| caps.supports_tasks());
+        if !wants_task || self.tool_router.get(&request.name).is_none() {
+            return self.tool_router.call(ToolCallContext::new(self, request, context)).await;
+        }
+        // The same route runs inside the task, so a task's result is exactly what the
+        // complete call would have returned.
+        let server = self.clone();
+        let task = self.tasks.spawn(TaskOptions::new().with_poll_interval_ms(10), move |_task| {
+            Box::pin(async move {
+                match server.tool_router.call(ToolCallContext::new(&server, request, context)).await {
+                    Ok(CallToolResponse::Complete(result)) => Ok(result),
+                    Ok(_) => Err(TaskExit::Error(ErrorData::internal_error("the tool did not complete", None))),
+                    Err(err) => Err(TaskExit::Error(err)),
+                }
+            })
+        });
+        Ok(CallToolResponse::Task(CreateTaskResult::new(task)))
+    }
+
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, ErrorData> {
+        Ok(GetTaskResult::new(self.tasks.get_task(&request.task_id)?))
+    }
+
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.tasks.update_task(&request.task_id, request.input_responses)
+    }
+
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.tasks.cancel_task(&request.task_id)
+    }
+}
 
 impl QeServer {
     /// The demo tools; with `broken`, also [`BROKEN_TOOL`].
@@ -126,7 +194,7 @@ impl QeServer {
         if !broken {
             tool_router.remove_route(BROKEN_TOOL);
         }
-        Self { tool_router }
+        Self { tool_router, tasks: TaskManager::new() }
     }
 }
 
@@ -141,9 +209,7 @@ pub fn contracted(broken: bool) -> Result<ContractedServer<QeServer>, AdapterErr
     if broken {
         set = set.bind::<FleetStatus>(BROKEN_TOOL);
     }
-    let errors = set.errors().iter().cloned().map(Err);
-    let bindings = set.bindings().map(|b| Ok((b.tool().to_owned(), b.contract())));
-    ContractedServer::with_tools(QeServer::new(broken), errors.chain(bindings).collect::<Vec<_>>())
+    ContractedServer::new(QeServer::new(broken), set)
 }
 
 /// Serves one client over stdin/stdout until it disconnects.

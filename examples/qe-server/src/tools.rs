@@ -1,5 +1,5 @@
 //! The tools of the demo slice as plain functions over the in-memory data of
-//! [`samples`](crate::samples): the MCP server calls them, and so do the tests that
+//! [`samples`]: the MCP server calls them, and so do the tests that
 //! drive the enforcement pipeline in process, so every path runs the same code.
 
 use contract_runtime::{Completeness, ErrorCode, ToolError, Truncation};
@@ -209,13 +209,18 @@ pub fn scrape_page(args: &ScrapePageArgs) -> Result<ScrapePage, ToolError> {
     Ok(page)
 }
 
+/// The secret the broken handler leaks into its result; no response may carry it.
+pub const BROKEN_TOOL_SECRET: &str = "password=hunter2 at /home/ci/.ssh/id_rsa";
+
 /// The deliberately broken handler: a fleet status whose required `healthy` field a
-/// refactoring "forgot". Served only with `--broken` / `QE_SERVER_BROKEN=1`.
+/// refactoring "forgot", and whose `degraded` count became a log line holding
+/// [`BROKEN_TOOL_SECRET`]. Served only with `--broken` / `QE_SERVER_BROKEN=1`.
 #[must_use]
 pub fn broken_fleet_status() -> Value {
     let mut value = serde_json::to_value(samples::fleet_status()).unwrap_or(Value::Null);
     if let Some(obj) = value.as_object_mut() {
         obj.remove("healthy");
+        obj.insert("degraded".to_owned(), Value::String(BROKEN_TOOL_SECRET.to_owned()));
     }
     value
 }

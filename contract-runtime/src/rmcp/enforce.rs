@@ -1,0 +1,574 @@
+//! The enforcing half of [`ContractedServer`](super::ContractedServer): a private
+//! [`ServerHandler`] that rmcp's own dispatch drives for `tools/list`, `tools/call` and
+//! the `tasks/*` requests, so the protocol checks rmcp makes around them stay rmcp's.
+//! It overrides only those methods; the service never routes another request to it.
+
+use std::borrow::Cow;
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::future::Future as _;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams, ContentBlock, CreateTaskResult,
+    DetailedTask, GetTaskParams, GetTaskResult, JsonObject, ListToolsResult, MetaObject, PaginatedRequestParams,
+    ResultType, ServerConfig, TaskPayload, Tool, UpdateTaskParams,
+};
+use rmcp::service::{RequestContext, RoleServer};
+use rmcp::task_manager::{TaskManager, TaskOptions};
+use rmcp::{ErrorData, ServerHandler};
+use serde_json::{json, Value};
+
+use super::json::{error_from_marker, CHECKED_KEY, ERROR_KEY};
+use crate::contract::OutputContract;
+use crate::pipeline::{CallContext, Pipeline};
+use crate::wire::{
+    advertised_output_schema, contract_meta, unqualified_meta, ErrorCode, ProtocolVersion, ToolCallResult, ToolError,
+    META_KEY,
+};
+
+/// How many task-augmented calls the adapter remembers; the oldest is forgotten first,
+/// and a task it no longer knows has its result withheld (fail closed).
+const TASK_MEMORY: usize = 16_384;
+
+/// Compiled `inputSchema` validators, by tool name, with the schema they came from.
+type InputCache = Mutex<HashMap<String, (Arc<JsonObject>, Arc<jsonschema::Validator>)>>;
+
+/// Advertised input schemas, by tool name, with the schema they came from.
+type PortableCache = Mutex<HashMap<String, (Arc<JsonObject>, Arc<JsonObject>)>>;
+
+pub(super) struct Shared {
+    /// Contract of each contracted tool, by tool name.
+    pub(super) contracts: BTreeMap<String, &'static OutputContract>,
+    pub(super) pipeline: Pipeline,
+    inputs: InputCache,
+    /// Advertised (portable) input schemas, by tool name, with the schema they came from.
+    portable: PortableCache,
+    /// Tasks the handler created for tools, by task id.
+    tasks: Mutex<TaskBook>,
+    /// Tasks made by the adapter itself, for cache hits a task-capable client asked for.
+    hits: TaskManager,
+    /// Tools the handler has answered with a task: a cache hit for a client that
+    /// declared tasks is served as one.
+    task_tools: Mutex<std::collections::HashSet<String>>,
+}
+
+impl Shared {
+    pub(super) fn new(contracts: BTreeMap<String, &'static OutputContract>, pipeline: Pipeline) -> Self {
+        Self {
+            contracts,
+            pipeline,
+            inputs: Mutex::new(HashMap::new()),
+            portable: Mutex::new(HashMap::new()),
+            tasks: Mutex::new(TaskBook::default()),
+            hits: TaskManager::new(),
+            task_tools: Mutex::new(std::collections::HashSet::new()),
+        }
+    }
+}
+
+/// What the adapter knows of a task the handler created.
+struct TaskRecord {
+    /// `None` for an uncontracted tool.
+    contract: Option<&'static OutputContract>,
+    ctx: CallContext,
+    /// The enforced result, once the task completed: every poll returns the same.
+    enforced: Option<JsonObject>,
+}
+
+#[derive(Default)]
+struct TaskBook {
+    records: HashMap<String, TaskRecord>,
+    order: VecDeque<String>,
+}
+
+impl TaskBook {
+    fn insert(&mut self, id: String, record: TaskRecord) {
+        while self.order.len() >= TASK_MEMORY {
+            if let Some(old) = self.order.pop_front() {
+                self.records.remove(&old);
+            }
+        }
+        if self.records.insert(id.clone(), record).is_none() {
+            self.order.push_back(id);
+        }
+    }
+}
+
+pub(super) struct Enforcer<H> {
+    pub(super) inner: Arc<H>,
+    pub(super) shared: Arc<Shared>,
+}
+
+impl<H> Clone for Enforcer<H> {
+    fn clone(&self) -> Self {
+        Self { inner: Arc::clone(&self.inner), shared: Arc::clone(&self.shared) }
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl<H: ServerHandler> Enforcer<H> {
+    fn contract(&self, tool: &str) -> Option<&'static OutputContract> {
+        self.shared.contracts.get(tool).copied()
+    }
+
+    /// `tool` as a peer on `protocol` sees it in `tools/list`.
+    fn advertise(&self, mut tool: Tool, protocol: &ProtocolVersion) -> Tool {
+        tool.input_schema = self.portable_input(&tool);
+        let mut meta = tool.meta.take().unwrap_or_default();
+        if let Some(contract) = self.contract(&tool.name) {
+            tool.output_schema = match advertised_output_schema(contract, protocol) {
+                Value::Object(schema) => Some(Arc::new(schema)),
+                // A contract schema is always an object; never advertise anything else.
+                _ => None,
+            };
+            meta.0.insert(META_KEY.to_owned(), contract_meta(contract));
+        } else {
+            tool.output_schema = None;
+            meta.0.insert(META_KEY.to_owned(), unqualified_meta());
+        }
+        tool.meta = Some(meta);
+        tool
+    }
+
+    /// `tool`'s input schema as advertised. Input schemas come from rmcp's own schemars
+    /// settings; they are advertised without the non-standard formats strict clients
+    /// warn about, as contract schemas are. Made once per schema: streamable HTTP asks
+    /// for the tool on every call.
+    fn portable_input(&self, tool: &Tool) -> Arc<JsonObject> {
+        let mut portable = lock(&self.shared.portable);
+        if let Some((source, made)) = portable.get(tool.name.as_ref()) {
+            if Arc::ptr_eq(source, &tool.input_schema) {
+                return Arc::clone(made);
+            }
+        }
+        let mut input = Value::Object(JsonObject::clone(&tool.input_schema));
+        crate::schema::make_portable(&mut input);
+        let made = match input {
+            Value::Object(input) if input != *tool.input_schema => Arc::new(input),
+            _ => Arc::clone(&tool.input_schema),
+        };
+        portable.insert(tool.name.to_string(), (Arc::clone(&tool.input_schema), Arc::clone(&made)));
+        made
+    }
+
+    /// The compiled validator of `tool`'s input schema.
+    fn input_validator(&self, tool: &Tool) -> Result<Arc<jsonschema::Validator>, String> {
+        let mut inputs = lock(&self.shared.inputs);
+        if let Some((schema, validator)) = inputs.get(tool.name.as_ref()) {
+            if Arc::ptr_eq(schema, &tool.input_schema) || **schema == *tool.input_schema {
+                return Ok(Arc::clone(validator));
+            }
+        }
+        let schema = Value::Object(JsonObject::clone(&tool.input_schema));
+        let validator = Arc::new(jsonschema::validator_for(&schema).map_err(|err| err.to_string())?);
+        inputs.insert(tool.name.to_string(), (Arc::clone(&tool.input_schema), Arc::clone(&validator)));
+        Ok(validator)
+    }
+
+    /// Checks the arguments of a call against the tool's `inputSchema`; the message
+    /// names each failing pointer and keyword, never the values.
+    fn check_arguments(&self, tool: &Tool, arguments: &Value) -> Result<(), String> {
+        // A broken input schema is the server's problem, not the caller's; let the
+        // handler's own deserialization decide.
+        let Ok(validator) = self.input_validator(tool) else { return Ok(()) };
+        if validator.is_valid(arguments) {
+            return Ok(());
+        }
+        let problems: Vec<String> = validator
+            .iter_errors(arguments)
+            .map(|err| {
+                let at = err.instance_path().to_string();
+                let path = err.schema_path().to_string();
+                let keyword = keyword_of(&path);
+                format!("`{}` breaks `{keyword}`", if at.is_empty() { "/" } else { at.as_str() })
+            })
+            .collect();
+        Err(format!("the arguments do not match the tool's inputSchema: {}", problems.join(", ")))
+    }
+
+    /// Whether a cache hit for `tool` should be served as a task to this request: the
+    /// client declared tasks, and the handler has answered this tool with a task before
+    /// (or, before it has answered one, the server offers tasks at all).
+    fn hit_as_task(&self, tool: &str, context: &RequestContext<RoleServer>) -> bool {
+        if !context.client_capabilities().is_some_and(|caps| caps.supports_tasks()) {
+            return false;
+        }
+        lock(&self.shared.task_tools).contains(tool) || self.inner.get_info().capabilities.supports_tasks()
+    }
+
+    async fn contracted_call(
+        &self,
+        contract: &'static OutputContract,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+        ctx: CallContext,
+    ) -> Result<CallToolResponse, ErrorData> {
+        // A hit is served without running the handler, as `Pipeline::call` does, in the
+        // shape the client would have got from the handler.
+        if let Some(hit) = self.shared.pipeline.cached(&ctx, contract) {
+            let result = to_rmcp(hit);
+            if self.hit_as_task(ctx.tool(), &context) {
+                let task = self.shared.hits.spawn(TaskOptions::new(), move |_| Box::pin(async move { Ok(result) }));
+                return Ok(CallToolResponse::Task(CreateTaskResult::new(task)));
+            }
+            return Ok(result.into());
+        }
+        // Pinned in place rather than boxed: the handler's future can be large, and a
+        // box would cost an allocation and a copy of it on every call.
+        let mut call = std::pin::pin!(self.inner.call_tool(request, context));
+        let outcome = std::future::poll_fn(|cx| {
+            match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| call.as_mut().poll(cx))) {
+                Ok(std::task::Poll::Pending) => std::task::Poll::Pending,
+                Ok(std::task::Poll::Ready(output)) => std::task::Poll::Ready(Ok(output)),
+                Err(panic) => std::task::Poll::Ready(Err(panic)),
+            }
+        })
+        .await;
+        let response = match outcome {
+            Ok(Ok(response)) => response,
+            Ok(Err(err)) => return Ok(failure(Some(contract), &handler_error(&err)).into()),
+            Err(_) => return Ok(failure(Some(contract), &panicked()).into()),
+        };
+        match response {
+            CallToolResponse::Complete(result) => Ok(self.enforce(contract, &ctx, result).into()),
+            CallToolResponse::Task(create) => {
+                if !lock(&self.shared.task_tools).contains(ctx.tool()) {
+                    lock(&self.shared.task_tools).insert(ctx.tool().to_owned());
+                }
+                let record = TaskRecord { contract: Some(contract), ctx, enforced: None };
+                lock(&self.shared.tasks).insert(create.task.task_id.clone(), record);
+                Ok(CallToolResponse::Task(create))
+            }
+            // An input request carries no output; the retried call that completes is
+            // enforced like any other.
+            other => Ok(other),
+        }
+    }
+
+    /// The enforced form of a complete result the handler made for `contract`.
+    fn enforce(
+        &self,
+        contract: &'static OutputContract,
+        ctx: &CallContext,
+        mut result: CallToolResult,
+    ) -> CallToolResult {
+        let mut meta = result.meta.take().unwrap_or_default();
+        if let Some(error) = meta.0.remove(ERROR_KEY).as_ref().and_then(error_from_marker) {
+            return failure(Some(contract), &error);
+        }
+        if result.is_error == Some(true) {
+            return failure(Some(contract), &text_error(&result, meta.0.is_empty()));
+        }
+        let Some(value) = result.structured_content.take() else {
+            let error = ToolError::new(
+                ErrorCode::OutputContractViolation,
+                format!(
+                    "the tool returned no structuredContent, but its output contract {}@{} requires one; \
+                     return `contract_runtime::rmcp::Json<T>` from the handler",
+                    contract.name(),
+                    contract.version()
+                ),
+            );
+            return failure(Some(contract), &error);
+        };
+        if meta.0.remove(CHECKED_KEY).is_none() {
+            // Made by rmcp's `Json` or by hand: converted by someone who writes NaN and
+            // infinity as `null`, so a passing value proves nothing. Refuse loudly.
+            let error = ToolError::new(
+                ErrorCode::SerializationError,
+                format!(
+                    "the tool's structured result was not made by `contract_runtime::rmcp::Json`, so it cannot be \
+                     checked for NaN or infinity (rmcp's `Json` writes them as null); return \
+                     `contract_runtime::rmcp::Json<T>` for the output contract {}@{}",
+                    contract.name(),
+                    contract.version()
+                ),
+            );
+            return failure(Some(contract), &error);
+        }
+        let processed = match first_text(result.content) {
+            Some(text) => self.shared.pipeline.process_serialized(ctx, contract, value, text),
+            None => self.shared.pipeline.process_value(ctx, contract, value),
+        };
+        to_rmcp(processed)
+    }
+
+    /// The enforced result of a completed task, or the withheld one when the adapter
+    /// never saw the task created (or forgot it).
+    fn enforce_task_result(&self, task_id: &str, result: JsonObject) -> JsonObject {
+        // The lock is not held while the pipeline runs: a cache may do I/O.
+        let known = lock(&self.shared.tasks)
+            .records
+            .get(task_id)
+            .map(|record| (record.contract, record.ctx.clone(), record.enforced.clone()));
+        let Some((contract, ctx, enforced)) = known else {
+            let error = ToolError::new(
+                ErrorCode::OutputContractViolation,
+                "the task's result is withheld: the output-contract adapter did not see this task created by a \
+                 tools/call (or has forgotten it), so it cannot tell which contract the result must keep",
+            );
+            return to_object(&failure(None, &error));
+        };
+        if let Some(enforced) = enforced {
+            return enforced;
+        }
+        let enforced = match (contract, serde_json::from_value::<CallToolResult>(Value::Object(result))) {
+            (Some(contract), Ok(result)) => self.enforce(contract, &ctx, result),
+            (None, Ok(result)) => unqualified(result),
+            (contract, Err(_)) => {
+                let error = ToolError::new(
+                    ErrorCode::OutputContractViolation,
+                    "the task completed with something that is not a tools/call result",
+                );
+                failure(contract, &error)
+            }
+        };
+        let enforced = to_object(&enforced);
+        if let Some(record) = lock(&self.shared.tasks).records.get_mut(task_id) {
+            // The first enforced form wins, so every poll sees the same result.
+            return record.enforced.get_or_insert(enforced).clone();
+        }
+        enforced
+    }
+
+    fn enforce_task(&self, mut result: GetTaskResult) -> GetTaskResult {
+        let task_id = result.task.task.task_id.clone();
+        match &mut result.task.payload {
+            TaskPayload::Completed { result } => {
+                let raw = std::mem::take(result);
+                *result = self.enforce_task_result(&task_id, raw);
+            }
+            TaskPayload::Failed { error } => {
+                // A contracted tool's failure reads as it would from a complete call: a
+                // completed task whose result is the sanitized, classified `isError`.
+                let contract = lock(&self.shared.tasks).records.get(&task_id).and_then(|record| record.contract);
+                let parsed = serde_json::from_value::<ErrorData>(Value::Object(error.clone()));
+                match (contract, parsed) {
+                    (Some(contract), Ok(err)) => {
+                        let failed = to_object(&failure(Some(contract), &handler_error(&err)));
+                        let task = result.task.task.clone();
+                        result.task = DetailedTask::new(task, TaskPayload::Completed { result: failed });
+                    }
+                    _ => sanitize_error_object(error),
+                }
+            }
+            _ => {}
+        }
+        result
+    }
+}
+
+impl<H: ServerHandler> ServerHandler for Enforcer<H> {
+    fn get_info(&self) -> ServerConfig {
+        self.inner.get_info()
+    }
+
+    fn supported_protocol_versions(&self) -> Cow<'static, [rmcp::model::ProtocolVersion]> {
+        self.inner.supported_protocol_versions()
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        // Without a peer the natural (latest) form is the honest answer.
+        self.inner.get_tool(name).map(|tool| self.advertise(tool, &ProtocolVersion::latest()))
+    }
+
+    async fn list_tools(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let protocol = protocol_of(&context);
+        let mut result = self.inner.list_tools(request, context).await?;
+        result.tools =
+            std::mem::take(&mut result.tools).into_iter().map(|tool| self.advertise(tool, &protocol)).collect();
+        Ok(result)
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let Some(tool) = self.inner.get_tool(&request.name) else {
+            // Unknown to us: the inner handler answers (a JSON-RPC error for an unknown tool).
+            return self.inner.call_tool(request, context).await;
+        };
+        let contract = self.contract(&tool.name);
+        let arguments = Value::Object(request.arguments.clone().unwrap_or_default());
+        if let Err(message) = self.check_arguments(&tool, &arguments) {
+            let meta = json!({ META_KEY: contract.map_or_else(unqualified_meta, contract_meta) });
+            return Ok(to_rmcp(ToolCallResult::invalid_arguments(&message, Some(meta))).into());
+        }
+        let Some(contract) = contract else {
+            // Unqualified: served as the handler made it, marked as not validated.
+            let response = self.inner.call_tool(request, context).await?;
+            return Ok(match response {
+                CallToolResponse::Complete(result) => unqualified(result).into(),
+                CallToolResponse::Task(create) => {
+                    let ctx = CallContext::new(tool.name.to_string(), arguments);
+                    let record = TaskRecord { contract: None, ctx, enforced: None };
+                    lock(&self.shared.tasks).insert(create.task.task_id.clone(), record);
+                    CallToolResponse::Task(create)
+                }
+                other => other,
+            });
+        };
+        // A retried call answers an input request: its result depends on more than the
+        // arguments, so it neither comes from nor goes to the cache.
+        let continuation = request.input_responses.is_some() || request.request_state.is_some();
+        let ctx = CallContext::new(tool.name.to_string(), arguments)
+            .with_protocol(protocol_of(&context))
+            .with_cacheable(!continuation);
+        self.contracted_call(contract, request, context, ctx).await
+    }
+
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, ErrorData> {
+        if let Ok(task) = self.shared.hits.get_task(&request.task_id) {
+            return Ok(GetTaskResult::new(task));
+        }
+        let result = self.inner.get_task(request, context).await?;
+        Ok(self.enforce_task(result))
+    }
+
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        if self.shared.hits.get_task(&request.task_id).is_ok() {
+            return self.shared.hits.update_task(&request.task_id, request.input_responses);
+        }
+        self.inner.update_task(request, context).await
+    }
+
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        if self.shared.hits.get_task(&request.task_id).is_ok() {
+            return self.shared.hits.cancel_task(&request.task_id);
+        }
+        self.inner.cancel_task(request, context).await
+    }
+}
+
+/// The failed keyword at the end of a schema path such as `/properties/query/minLength`.
+fn keyword_of(schema_path: &str) -> &str {
+    schema_path.rsplit('/').next().filter(|k| !k.is_empty()).unwrap_or("schema")
+}
+
+/// A handler's protocol error, classified by its JSON-RPC code: rmcp reports arguments
+/// it cannot deserialize as `invalid_params`, so that code means `invalid_arguments`;
+/// anything else is a `tool_execution_error`. The message is sanitized later.
+fn handler_error(err: &ErrorData) -> ToolError {
+    let code = if err.code == rmcp::model::ErrorCode::INVALID_PARAMS {
+        ErrorCode::InvalidArguments
+    } else {
+        ErrorCode::ToolExecutionError
+    };
+    ToolError::new(code, err.message.to_string())
+}
+
+fn panicked() -> ToolError {
+    ToolError::execution("the tool failed unexpectedly (it panicked); the details are in the server log")
+}
+
+/// What rmcp 3.11's tool router writes before the message of an `invalid_params` error
+/// from its own argument deserialization, when it turns that typed error into a plain
+/// `isError` result (SEP-1303) — before any wrapper can see the type.
+const RMCP_ARGUMENT_REFUSAL: &str = "failed to deserialize parameters:";
+
+/// An `isError` result made without [`ToolError`]: its text is the message. The one
+/// such result rmcp makes itself — the router's refusal of arguments its deserializer
+/// rejects, whose type it erases — is recognised by its whole shape (no `_meta`, no
+/// structured content, a single text block with rmcp's prefix) and is
+/// `invalid_arguments`. Should rmcp change that shape, the result degrades to a
+/// `tool_execution_error`, still an error, and `adapter_paths.rs` fails.
+fn text_error(result: &CallToolResult, without_meta: bool) -> ToolError {
+    let text: Vec<&str> = result.content.iter().filter_map(|c| c.as_text().map(|t| t.text.as_str())).collect();
+    let text = text.join("\n");
+    let rmcp_refusal = without_meta
+        && result.structured_content.is_none()
+        && result.content.len() == 1
+        && text.starts_with(RMCP_ARGUMENT_REFUSAL);
+    if rmcp_refusal {
+        ToolError::new(ErrorCode::InvalidArguments, text)
+    } else if text.is_empty() {
+        ToolError::execution("the tool failed without saying why")
+    } else {
+        ToolError::execution(text)
+    }
+}
+
+/// The text of the first block, taken without a copy.
+fn first_text(content: Vec<ContentBlock>) -> Option<String> {
+    match content.into_iter().next()? {
+        ContentBlock::Text(text) => Some(text.text),
+        _ => None,
+    }
+}
+
+/// An uncontracted tool's result, with our markers removed and marked as not validated.
+fn unqualified(mut result: CallToolResult) -> CallToolResult {
+    let meta = result.meta.get_or_insert_with(MetaObject::default);
+    meta.0.remove(CHECKED_KEY);
+    meta.0.remove(ERROR_KEY);
+    meta.0.insert(META_KEY.to_owned(), unqualified_meta());
+    result
+}
+
+/// A failed task's JSON-RPC error with its message sanitized and its free-form `data`
+/// dropped, as a failing `tools/call` would be.
+fn sanitize_error_object(error: &mut JsonObject) {
+    if let Some(Value::String(message)) = error.get_mut("message") {
+        *message = crate::redact::sanitize(message, &[]);
+    }
+    error.remove("data");
+}
+
+/// The `isError` result for `error`, sanitized, in the pipeline's envelope.
+fn failure(contract: Option<&OutputContract>, error: &ToolError) -> CallToolResult {
+    to_rmcp(ToolCallResult::from_error(error, contract))
+}
+
+fn to_object(result: &CallToolResult) -> JsonObject {
+    match serde_json::to_value(result) {
+        Ok(Value::Object(object)) => object,
+        _ => JsonObject::new(),
+    }
+}
+
+/// The pipeline's result as an rmcp `CallToolResult`. The text block is the pipeline's
+/// own serialization of the value it validated, reused as is.
+pub(super) fn to_rmcp(result: ToolCallResult) -> CallToolResult {
+    let parts = result.into_parts();
+    let text = vec![ContentBlock::text(parts.text)];
+    let mut out = match (parts.is_error, parts.structured_content) {
+        (false, Some(value)) => {
+            let mut out = CallToolResult::success(text);
+            out.structured_content = Some(value);
+            out
+        }
+        _ => CallToolResult::error(text),
+    };
+    out.result_type = Some(ResultType::COMPLETE);
+    out.meta = match parts.meta {
+        Some(Value::Object(meta)) => Some(MetaObject(meta)),
+        _ => None,
+    };
+    out
+}
+
+/// The negotiated protocol version of the peer behind `context`; the oldest
+/// conservative reading (object roots only) when it is unknown.
+fn protocol_of(context: &RequestContext<RoleServer>) -> ProtocolVersion {
+    context.protocol_version().map_or_else(|| ProtocolVersion::new("2025-03-26"), |v| ProtocolVersion::new(v.as_str()))
+}

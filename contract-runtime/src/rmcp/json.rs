@@ -1,0 +1,121 @@
+//! What a tool hands the adapter: our [`Json`] (a result checked for non-finite floats
+//! and serialized once) and [`ToolError`] results, each carrying a `_meta` marker that
+//! the adapter reads by field and strips before anything leaves the server.
+//!
+//! Why a `_meta` marker and not a task-local: a task-augmented call runs the tool in a
+//! future rmcp's `TaskManager` spawns, where no task-local of the request exists, and its
+//! result is stored as a JSON object until `tasks/get`. A marker travels with the result
+//! on every path (complete call, task, cache admission) and costs one map entry.
+
+use rmcp::handler::server::tool::IntoCallToolResult;
+use rmcp::model::{CallToolResponse, CallToolResult, ContentBlock, MetaObject, ResultType};
+use rmcp::ErrorData;
+use serde::Serialize;
+use serde_json::{json, Map, Value};
+
+use crate::wire::{ErrorCode, ToolCallResult, ToolError};
+
+/// `_meta` key our [`Json`] sets on a success: the value was checked for NaN and
+/// infinity before it was converted, and the first text block is its compact JSON.
+pub(crate) const CHECKED_KEY: &str = "tool-contracts.dev/checked";
+
+/// `_meta` key of a [`ToolError`] result: the code, message and retryable flag, so the
+/// adapter recognises the error by its fields rather than by parsing the text back.
+pub(crate) const ERROR_KEY: &str = "tool-contracts.dev/error";
+
+/// A structured tool result, like rmcp's `Json<T>`, that keeps the contract's checks
+/// intact. Return it from `#[tool]` methods (`Json<T>` or `Result<Json<T>, E>`); rmcp's
+/// tool macros treat it as they treat their own `Json` (the `outputSchema` comes from
+/// `T`).
+///
+/// rmcp's `Json<T>` converts with `serde_json::to_value` first, which writes NaN and
+/// ±infinity as `null`: the contract then sees a `null` (accepted by an `Option<f64>`)
+/// instead of the float. This one checks the typed value first, so such a result leaves
+/// as `serialization_error` naming the pointer, exactly as [`Pipeline`] does, and it
+/// serializes the text block from the typed value once instead of from the converted
+/// tree. A contracted tool that returns rmcp's `Json` is refused by
+/// [`ContractedServer`](super::ContractedServer) rather than trusted (see its docs).
+///
+/// [`Pipeline`]: crate::Pipeline
+///
+/// # Examples
+///
+/// ```
+/// use contract_runtime::rmcp::Json;
+/// use rmcp::handler::server::tool::IntoCallToolResult;
+/// use rmcp::model::CallToolResponse;
+///
+/// #[derive(serde::Serialize)]
+/// struct Score { score: Option<f64> }
+///
+/// let Ok(CallToolResponse::Complete(ok)) = Json(Score { score: Some(0.5) }).into_call_tool_result() else { panic!() };
+/// assert_eq!(ok.is_error, Some(false));
+/// let Ok(CallToolResponse::Complete(nan)) = Json(Score { score: Some(f64::NAN) }).into_call_tool_result() else { panic!() };
+/// assert_eq!(nan.is_error, Some(true));
+/// assert_eq!(nan.structured_content, None);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Json<T>(pub T);
+
+impl<T: Serialize> IntoCallToolResult for Json<T> {
+    fn into_call_tool_result(self) -> Result<CallToolResponse, ErrorData> {
+        Ok(checked_result(&self.0).into())
+    }
+}
+
+/// The success for `output`, or the `serialization_error` result when it holds a
+/// non-finite float or its `Serialize` impl fails.
+fn checked_result<T: Serialize + ?Sized>(output: &T) -> CallToolResult {
+    if let Err(err) = crate::finite::check_finite(output) {
+        return error_result(&crate::pipeline::serialization_error(&err.to_string()));
+    }
+    // Two products from the typed value, each made once: the tree for validation and
+    // `structuredContent`, and the text block (cheaper from the typed value than from
+    // the tree, which rmcp's `Json` walks a second time).
+    let value = match serde_json::to_value(output) {
+        Ok(value) => value,
+        Err(err) => return error_result(&crate::pipeline::serialization_error(&err.to_string())),
+    };
+    let text = match serde_json::to_string(output) {
+        Ok(text) => text,
+        Err(err) => return error_result(&crate::pipeline::serialization_error(&err.to_string())),
+    };
+    let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+    result.structured_content = Some(value);
+    result.result_type = Some(ResultType::COMPLETE);
+    let mut meta = Map::with_capacity(1);
+    meta.insert(CHECKED_KEY.to_owned(), Value::Bool(true));
+    result.meta = Some(MetaObject(meta));
+    result
+}
+
+/// The `isError` result for `error`: the sanitized envelope as text (what a client of a
+/// server without the adapter sees) and the typed marker the adapter reads.
+pub(crate) fn error_result(error: &ToolError) -> CallToolResult {
+    let text = ToolCallResult::from_error(error, None).into_parts().text;
+    let mut result = CallToolResult::error(vec![ContentBlock::text(text)]);
+    result.result_type = Some(ResultType::COMPLETE);
+    let mut meta = Map::with_capacity(1);
+    meta.insert(
+        ERROR_KEY.to_owned(),
+        json!({ "code": error.code().as_str(), "message": error.message(), "retryable": error.retryable() }),
+    );
+    result.meta = Some(MetaObject(meta));
+    result
+}
+
+/// The [`ToolError`] a marker holds, if it is well formed.
+pub(crate) fn error_from_marker(marker: &Value) -> Option<ToolError> {
+    let code = marker.get("code").and_then(Value::as_str).and_then(ErrorCode::from_name)?;
+    let message = marker.get("message").and_then(Value::as_str)?;
+    let retryable = marker.get("retryable").and_then(Value::as_bool).unwrap_or(false);
+    Some(ToolError::new(code, message).with_retryable(retryable))
+}
+
+/// A handler error as an rmcp result: the sanitized envelope plus the typed marker, so
+/// the code and retryable flag reach the adapter without a trip through text.
+impl IntoCallToolResult for ToolError {
+    fn into_call_tool_result(self) -> Result<CallToolResponse, ErrorData> {
+        Ok(error_result(&self).into())
+    }
+}

@@ -1,0 +1,460 @@
+//! Contracts in an [rmcp](https://docs.rs/rmcp) server (cargo feature `rmcp`).
+//!
+//! Wrap your [`ServerHandler`] in a [`ContractedServer`] and list the contracts of its
+//! tools. Tools stay `#[tool]` methods; return this module's [`Json<T>`](Json) (a
+//! drop-in for rmcp's `Json<T>` that catches NaN and infinity before they turn into
+//! `null`) and [`ToolError`](crate::ToolError) for typed failures.
+//!
+//! [`ContractedServer`] is itself a [`ServerHandler`]: rmcp's dispatch makes its
+//! protocol checks around it as for any handler, it enforces the methods whose results
+//! carry tool output and passes every other method to the inner handler. Every method
+//! is written out; clippy's `missing_trait_methods` (denied on that impl) turns a method
+//! rmcp adds later into a build error rather than a silent default.
+//!
+//! - `tools/list`: a contracted tool advertises the checked-in schema (wrapped as
+//!   `{"result": …}` for peers before 2026-07-28 when its root is not an object) and
+//!   the contract identity under [`META_KEY`]. Any other tool advertises no
+//!   `outputSchema` and `_meta` `{"qualified": false}`: it stays usable, visibly
+//!   unvalidated.
+//! - `tools/call`: arguments are checked against the tool's `inputSchema` first (a
+//!   failure is an `isError` result with `invalid_arguments`, SEP-1303); the result
+//!   then runs through the [`Pipeline`] — middleware, validation, cache admission —
+//!   so a result that breaks its contract leaves as `output_contract_violation`,
+//!   never as a success. Handler errors and panics become sanitized `isError`
+//!   results. An unknown tool stays a JSON-RPC error, answered by the inner handler.
+//! - Tasks (SEP-2663): a `tools/call` the handler answers with a task is remembered,
+//!   and the task's result is enforced when `tasks/get` returns it (rmcp 3.11 has no
+//!   `tasks/result`); every poll sees the same enforced result. A contracted tool's
+//!   `failed` task reads as the complete call's sanitized `isError` result; a task the
+//!   adapter never saw created has its result withheld. A cache hit for a client that
+//!   declared tasks is served as a task (the adapter's own) when the handler has
+//!   answered that tool with a task, or, before it has, when the server offers tasks.
+//! - Errors are classified by type: [`ToolError`](crate::ToolError) travels as a `_meta`
+//!   marker (code, message, retryable) that the adapter reads and strips, because a
+//!   marker survives every path — a task's result is stored as JSON in rmcp's
+//!   `TaskManager`, where no task-local of the request exists. An rmcp `invalid_params`
+//!   error is `invalid_arguments`; rmcp's own refusal of undeserializable arguments,
+//!   whose type its router erases into a plain `isError` text, is recognised by its
+//!   whole shape.
+//! - Input-required results (MRTR) carry no output and pass; the retried call that
+//!   completes is a `tools/call` like any other (never served from the cache).
+//!
+//! Not covered: a handler that sends `notifications/tasks` with a result through its
+//! `Peer` itself bypasses every server-side wrapper; rmcp offers no hook there.
+//!
+//! # Examples
+//!
+//! ```no_run
+//! use contract_runtime::rmcp::{ContractedServer, Json};
+//! use contract_runtime::{contracts, ToolError, ToolOutput};
+//! use rmcp::handler::server::{router::tool::ToolRouter, wrapper::Parameters};
+//! use rmcp::{tool, tool_handler, tool_router, ServerHandler, ServiceExt};
+//!
+//! /// Health of the agent fleet.
+//! #[derive(serde::Serialize, schemars::JsonSchema, ToolOutput)]
+//! #[tool_output(version = "1.0.0", compatibility = "exact")]
+//! struct FleetStatus {
+//!     healthy: u32,
+//! }
+//!
+//! #[derive(Clone)]
+//! struct Fleet {
+//!     tool_router: ToolRouter<Self>,
+//! }
+//!
+//! #[tool_router]
+//! impl Fleet {
+//!     #[tool(description = "Health of the agent fleet.")]
+//!     async fn fleet_status(&self) -> Result<Json<FleetStatus>, ToolError> {
+//!         Ok(Json(FleetStatus { healthy: 3 }))
+//!     }
+//! }
+//!
+//! #[tool_handler(router = self.tool_router)]
+//! impl ServerHandler for Fleet {}
+//!
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! let fleet = Fleet { tool_router: Fleet::tool_router() };
+//! // One entry per contracted tool, matched by the contract name.
+//! let server = ContractedServer::new(fleet, contracts![FleetStatus])?;
+//! server.serve(rmcp::transport::stdio()).await?.waiting().await?;
+//! # Ok(())
+//! # }
+//! ```
+
+mod enforce;
+mod json;
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::Arc;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CancelTaskParams, CancelledNotificationParam, CompleteRequestParams,
+    CompleteResult, CustomNotification, CustomRequest, CustomResult, DiscoverResult, GetPromptRequestParams,
+    GetPromptResponse, GetSkillRequestParams, GetSkillResult, GetTaskParams, GetTaskResult, InitializeRequestParams,
+    InitializeResult, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListSkillsResult,
+    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ReadResourceDirectoryRequestParams,
+    ReadResourceDirectoryResult, ReadResourceRequestParams, ReadResourceResponse, ServerConfig, SubscribeRequestParams,
+    SubscriptionFilter, Tool, UnsubscribeRequestParams, UpdateTaskParams,
+};
+// Logging (`logging/setLevel`) is deprecated upstream (SEP-2577) but still forwarded.
+#[allow(deprecated)]
+use rmcp::model::SetLevelRequestParams;
+use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
+use rmcp::{ErrorData, ServerHandler};
+
+use crate::contract::{ContractError, OutputContract};
+use crate::set::ContractSet;
+use crate::pipeline::Pipeline;
+#[cfg(doc)]
+use crate::wire::META_KEY;
+
+use enforce::{Enforcer, Shared};
+pub use json::Json;
+
+/// Why a [`ContractedServer`] could not be built.
+#[derive(Debug)]
+pub struct AdapterError {
+    problems: Vec<String>,
+}
+
+impl AdapterError {
+    /// Every problem found, one sentence each.
+    #[must_use]
+    pub fn problems(&self) -> &[String] {
+        &self.problems
+    }
+}
+
+impl fmt::Display for AdapterError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "the contracted server cannot start: {}", self.problems.join("; "))
+    }
+}
+
+impl std::error::Error for AdapterError {}
+
+/// An rmcp [`ServerHandler`] whose tool results are enforced output contracts, wrapping
+/// another handler; serve it as you would serve the handler (`serve(transport)`,
+/// `StreamableHttpService::new(move || Ok(server.clone()), …)`).
+///
+/// A contracted tool must return this module's [`Json<T>`](Json) (or
+/// [`ToolError`](crate::ToolError) on failure): a structured result made any other way
+/// — rmcp's own `Json<T>`, a hand-built `CallToolResult` — has passed through a
+/// conversion that turns NaN into `null`, so it is refused as `serialization_error`
+/// naming the fix instead of being trusted. Cloning is cheap (the handler, the
+/// contracts, the pipeline and the compiled argument validators are shared), so a clone
+/// can serve each streamable HTTP session.
+pub struct ContractedServer<H> {
+    enforcer: Enforcer<H>,
+}
+
+impl<H> Clone for ContractedServer<H> {
+    fn clone(&self) -> Self {
+        Self { enforcer: self.enforcer.clone() }
+    }
+}
+
+impl<H> fmt::Debug for ContractedServer<H> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ContractedServer")
+            .field("contracts", &self.enforcer.shared.contracts.keys().collect::<Vec<_>>())
+            .field("pipeline", &self.enforcer.shared.pipeline)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<H: ServerHandler> ContractedServer<H> {
+    /// Wraps `inner`, binding each contract to the tool of the same name (see
+    /// [`contracts!`](crate::contracts)).
+    ///
+    /// # Errors
+    ///
+    /// Every contract that failed to build, every contract whose name the inner
+    /// handler does not know as a tool (`get_tool`, which `#[tool_handler]`
+    /// provides), and every tool named twice — all reported at once.
+    pub fn new(inner: H, contracts: ContractSet) -> Result<Self, AdapterError> {
+        let (errors, bindings) = contracts.into_parts();
+        let bindings = bindings.into_iter().map(|b| Ok((b.tool().to_owned(), b.contract())));
+        Self::with_tools(inner, errors.into_iter().map(Err).chain(bindings))
+    }
+
+    /// Like [`ContractedServer::new`], with the tool name given for each contract, for
+    /// tools whose names differ from their contracts'.
+    ///
+    /// # Errors
+    ///
+    /// As for [`ContractedServer::new`].
+    pub fn with_tools(
+        inner: H,
+        bindings: impl IntoIterator<Item = Result<(String, &'static OutputContract), ContractError>>,
+    ) -> Result<Self, AdapterError> {
+        let mut problems = Vec::new();
+        let mut contracts = BTreeMap::new();
+        for binding in bindings {
+            match binding {
+                Err(err) => problems.push(err.to_string()),
+                Ok((tool, contract)) => {
+                    if inner.get_tool(&tool).is_none() {
+                        problems.push(format!(
+                            "contract `{}` is bound to tool `{tool}`, which the server does not have \
+                             (the handler's `get_tool` does not know it)",
+                            contract.name()
+                        ));
+                    }
+                    if contracts.insert(tool.clone(), contract).is_some() {
+                        problems.push(format!("tool `{tool}` is bound to two contracts"));
+                    }
+                }
+            }
+        }
+        if !problems.is_empty() {
+            return Err(AdapterError { problems });
+        }
+        let shared = Shared::new(contracts, Pipeline::default());
+        Ok(Self { enforcer: Enforcer { inner: Arc::new(inner), shared: Arc::new(shared) } })
+    }
+
+    /// Runs every contracted result through `pipeline` (its middleware and cache)
+    /// instead of the default pipeline, which has neither.
+    ///
+    /// Validated results are admitted to the pipeline's cache (violations never are);
+    /// a hit under the current contract identity is served without running the
+    /// handler, and an entry written under another identity is evicted.
+    #[must_use]
+    pub fn with_pipeline(self, pipeline: Pipeline) -> Self {
+        let shared = Shared::new(self.enforcer.shared.contracts.clone(), pipeline);
+        Self { enforcer: Enforcer { inner: self.enforcer.inner, shared: Arc::new(shared) } }
+    }
+
+    /// The wrapped handler.
+    #[must_use]
+    pub fn inner(&self) -> &H {
+        &self.enforcer.inner
+    }
+
+    /// The contract bound to `tool`, if any.
+    #[must_use]
+    pub fn contract(&self, tool: &str) -> Option<&'static OutputContract> {
+        self.enforcer.shared.contracts.get(tool).copied()
+    }
+}
+
+// Every method is written out, and clippy's `missing_trait_methods` turns a method rmcp
+// adds later into a build failure here instead of a silent default that would bypass the
+// inner handler. (rmcp 3.11's `StreamableHttpService` accepts only a `ServerHandler`, and
+// every `ServerHandler` already is a `Service` through rmcp's blanket impl, so wrapping at
+// the `Service` level, as rmcp's `Router` does, would lose streamable HTTP.)
+#[deny(clippy::missing_trait_methods)]
+#[allow(deprecated)] // `subscribe`, `unsubscribe` and `set_level` are deprecated upstream yet still served.
+impl<H: ServerHandler> ServerHandler for ContractedServer<H> {
+    // The methods whose results carry tool output, or advertise contracts, are enforced.
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        self.enforcer.call_tool(request, context).await
+    }
+
+    async fn list_tools(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        self.enforcer.list_tools(request, context).await
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        ServerHandler::get_tool(&self.enforcer, name)
+    }
+
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, ErrorData> {
+        self.enforcer.get_task(request, context).await
+    }
+
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.enforcer.update_task(request, context).await
+    }
+
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.enforcer.cancel_task(request, context).await
+    }
+
+    // The rest carry no tool output and reach the inner handler unchanged.
+
+    async fn ping(&self, context: RequestContext<RoleServer>) -> Result<(), ErrorData> {
+        self.inner().ping(context).await
+    }
+
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, ErrorData> {
+        self.inner().initialize(request, context).await
+    }
+
+    fn negotiate_initialize(&self, request: &InitializeRequestParams) -> Result<InitializeResult, ErrorData> {
+        self.inner().negotiate_initialize(request)
+    }
+
+    fn supported_protocol_versions(&self) -> Cow<'static, [rmcp::model::ProtocolVersion]> {
+        self.inner().supported_protocol_versions()
+    }
+
+    async fn discover(&self, context: RequestContext<RoleServer>) -> Result<DiscoverResult, ErrorData> {
+        self.inner().discover(context).await
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        self.inner().complete(request, context).await
+    }
+
+    async fn set_level(
+        &self,
+        request: SetLevelRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.inner().set_level(request, context).await
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        self.inner().get_prompt(request, context).await
+    }
+
+    async fn list_prompts(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        self.inner().list_prompts(request, context).await
+    }
+
+    async fn list_resources(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        self.inner().list_resources(request, context).await
+    }
+
+    async fn list_resource_templates(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        self.inner().list_resource_templates(request, context).await
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        self.inner().read_resource(request, context).await
+    }
+
+    fn accepted_subscription_filter(&self, requested: &SubscriptionFilter) -> Option<SubscriptionFilter> {
+        self.inner().accepted_subscription_filter(requested)
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        self.inner().listen(context).await
+    }
+
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.inner().subscribe(request, context).await
+    }
+
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.inner().unsubscribe(request, context).await
+    }
+
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        self.inner().on_custom_request(request, context).await
+    }
+
+    async fn on_cancelled(&self, notification: CancelledNotificationParam, context: NotificationContext<RoleServer>) {
+        self.inner().on_cancelled(notification, context).await;
+    }
+
+    async fn on_progress(&self, notification: ProgressNotificationParam, context: NotificationContext<RoleServer>) {
+        self.inner().on_progress(notification, context).await;
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        self.inner().on_initialized(context).await;
+    }
+
+    async fn on_roots_list_changed(&self, context: NotificationContext<RoleServer>) {
+        self.inner().on_roots_list_changed(context).await;
+    }
+
+    async fn on_custom_notification(&self, notification: CustomNotification, context: NotificationContext<RoleServer>) {
+        self.inner().on_custom_notification(notification, context).await;
+    }
+
+    fn get_info(&self) -> ServerConfig {
+        self.inner().get_info()
+    }
+
+    async fn list_skills(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListSkillsResult, ErrorData> {
+        self.inner().list_skills(request, context).await
+    }
+
+    async fn get_skill(
+        &self,
+        request: GetSkillRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetSkillResult, ErrorData> {
+        self.inner().get_skill(request, context).await
+    }
+
+    async fn read_resource_directory(
+        &self,
+        request: ReadResourceDirectoryRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceDirectoryResult, ErrorData> {
+        self.inner().read_resource_directory(request, context).await
+    }
+}

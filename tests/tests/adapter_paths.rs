@@ -1,0 +1,793 @@
+//! Every path a tool result can take out of an rmcp server goes through the contract
+//! (issue 8): task-augmented calls (over stdio and streamable HTTP, against the real
+//! `qe-server` process), non-finite floats, a wrong `Json` import, typed error
+//! classification, cache hits served as tasks, and parity with the in-process pipeline.
+//! Each rejection has a clean control that must pass.
+
+use std::fmt::Write as _;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{mpsc, Arc, OnceLock};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use contract_runtime::cache::InMemoryCache;
+use contract_runtime::pipeline::{CallContext, Pipeline};
+use contract_runtime::rmcp::{ContractedServer, Json};
+use contract_runtime::wire::{contract_meta, META_KEY};
+use contract_runtime::{contracts, ToolError, ToolOutput};
+use qe_server::contracts::FleetStatus;
+use qe_server::tools::{self, BROKEN_TOOL, BROKEN_TOOL_SECRET};
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::tool::{IntoCallToolResult, RequestState, ToolCallContext};
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CreateTaskResult, GetTaskParams, GetTaskResult, InputRequiredResult,
+    ServerCapabilities, ServerConfig,
+};
+use rmcp::service::{RequestContext, RoleServer};
+use rmcp::task_manager::{TaskExit, TaskManager, TaskOptions};
+use rmcp::{tool, tool_handler, tool_router, ErrorData, ServerHandler, ServiceExt};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader as AsyncBufReader};
+
+const WAIT: Duration = Duration::from_secs(20);
+const LEGACY: &str = "2025-11-25";
+const TASKS: &str = "io.modelcontextprotocol/tasks";
+const MARKERS: [&str; 2] = ["tool-contracts.dev/checked", "tool-contracts.dev/error"];
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("tests/ sits in the workspace").to_path_buf()
+}
+
+/// `initialize` params; `tasks` declares the tasks extension (SEP-2663).
+fn initialize_params(tasks: bool) -> Value {
+    let capabilities = if tasks { json!({ "extensions": { TASKS: {} } }) } else { json!({}) };
+    json!({ "protocolVersion": LEGACY, "capabilities": capabilities, "clientInfo": { "name": "paths", "version": "1" } })
+}
+
+/// The `{"error": …}` body of an `isError` result, checked for the error shape.
+fn error_body(result: &Value) -> Value {
+    assert_eq!(result["isError"], true, "{result}");
+    assert!(result.get("structuredContent").is_none(), "an error carries structuredContent: {result}");
+    let text = result["content"][0]["text"].as_str().expect("a text block");
+    serde_json::from_str::<Value>(text).expect("JSON error text")["error"].clone()
+}
+
+/// No adapter marker survives into a response.
+fn assert_no_markers(result: &Value) {
+    for marker in MARKERS {
+        assert!(result["_meta"].get(marker).is_none(), "marker `{marker}` leaked: {result}");
+    }
+}
+
+// ------------------------------------------------------------------ the real server
+
+fn server_binary() -> &'static Path {
+    static BIN: OnceLock<PathBuf> = OnceLock::new();
+    BIN.get_or_init(|| {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+        let status = Command::new(cargo)
+            .current_dir(root())
+            .args(["build", "-q", "-p", "qe-server", "--features", "server", "--bin", "qe-server"])
+            .status()
+            .expect("cargo runs");
+        assert!(status.success(), "building the qe-server binary failed");
+        let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root().join("target"), PathBuf::from);
+        target.join("debug").join(format!("qe-server{}", std::env::consts::EXE_SUFFIX))
+    })
+}
+
+/// A JSON-RPC peer: the real server over stdio or over streamable HTTP.
+trait Peer {
+    fn request(&mut self, id: u64, method: &str, params: &Value) -> Value;
+
+    fn call(&mut self, id: u64, tool: &str, arguments: &Value) -> Value {
+        let reply = self.request(id, "tools/call", &json!({ "name": tool, "arguments": arguments }));
+        reply.get("result").cloned().unwrap_or_else(|| panic!("`{tool}` gave no result: {reply}"))
+    }
+
+    /// A call that must come back as a task, polled with `tasks/get` to its end: the
+    /// terminal `tasks/get` result.
+    fn call_as_task(&mut self, id: u64, tool: &str, arguments: &Value) -> Value {
+        let created = self.call(id, tool, arguments);
+        assert_eq!(created["resultType"], "task", "a task-capable client got no task: {created}");
+        let task_id = created["taskId"].as_str().expect("a task id").to_owned();
+        let deadline = Instant::now() + WAIT;
+        let mut poll = id * 1000;
+        loop {
+            poll += 1;
+            let reply = self.request(poll, "tasks/get", &json!({ "taskId": task_id }));
+            let task = reply.get("result").cloned().unwrap_or_else(|| panic!("tasks/get failed: {reply}"));
+            if ["completed", "failed", "cancelled"].contains(&task["status"].as_str().unwrap_or_default()) {
+                return task;
+            }
+            assert!(Instant::now() < deadline, "task {task_id} did not finish: {task}");
+            thread::sleep(Duration::from_millis(10));
+        }
+    }
+}
+
+struct StdioServer {
+    child: Child,
+    stdin: ChildStdin,
+    lines: mpsc::Receiver<String>,
+}
+
+impl StdioServer {
+    fn start(tasks: bool) -> Self {
+        let mut child = Command::new(server_binary())
+            .arg("--broken")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn qe-server");
+        let stdout = child.stdout.take().expect("piped stdout");
+        let (tx, rx) = mpsc::channel();
+        thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let stdin = child.stdin.take().expect("piped stdin");
+        let mut server = Self { child, stdin, lines: rx };
+        let init = server.request(0, "initialize", &initialize_params(tasks));
+        assert_eq!(init["result"]["protocolVersion"], LEGACY, "{init}");
+        server.send(&json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }));
+        server
+    }
+
+    fn send(&mut self, message: &Value) {
+        writeln!(self.stdin, "{message}").expect("write");
+        self.stdin.flush().expect("flush");
+    }
+}
+
+impl Peer for StdioServer {
+    fn request(&mut self, id: u64, method: &str, params: &Value) -> Value {
+        self.send(&json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }));
+        let deadline = Instant::now() + WAIT;
+        while let Some(left) = deadline.checked_duration_since(Instant::now()) {
+            let Ok(line) = self.lines.recv_timeout(left) else { break };
+            let message: Value = serde_json::from_str(&line).expect("the server writes JSON lines");
+            if message["id"] == json!(id) {
+                return message;
+            }
+        }
+        panic!("no response to `{method}` (id {id})");
+    }
+}
+
+impl Drop for StdioServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+struct HttpServer {
+    child: Child,
+    addr: SocketAddr,
+}
+
+impl HttpServer {
+    fn start() -> Self {
+        let mut child = Command::new(server_binary())
+            .args(["--http", "127.0.0.1:0", "--broken"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn qe-server --http");
+        let (tx, rx) = mpsc::channel();
+        let stderr = child.stderr.take().expect("piped stderr");
+        thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if let Some(url) = line.strip_prefix("qe-server: listening on http://") {
+                    let _ = tx.send(url.trim_end_matches("/mcp").to_owned());
+                }
+            }
+        });
+        let addr = rx.recv_timeout(WAIT).expect("the server announces its address");
+        Self { child, addr: addr.parse().expect("a socket address") }
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// One POST on a fresh connection; the JSON-RPC messages of the body (JSON or SSE) and
+/// the session id header, if any.
+fn post(addr: SocketAddr, session: Option<&str>, message: &Value) -> (u16, Vec<Value>, Option<String>) {
+    let mut stream = TcpStream::connect_timeout(&addr, WAIT).expect("connect");
+    stream.set_read_timeout(Some(WAIT)).expect("read timeout");
+    let body = message.to_string();
+    let mut head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n",
+        body.len()
+    );
+    if let Some(id) = session {
+        let _ = write!(head, "Mcp-Session-Id: {id}\r\nMCP-Protocol-Version: {LEGACY}\r\n");
+    }
+    head.push_str("\r\n");
+    stream.write_all(format!("{head}{body}").as_bytes()).expect("write");
+    let mut raw = Vec::new();
+    let _ = stream.read_to_end(&mut raw);
+    let text = String::from_utf8_lossy(&raw).into_owned();
+    let (head, body) = text.split_once("\r\n\r\n").expect("an HTTP response");
+    let status = head.split_whitespace().nth(1).and_then(|s| s.parse().ok()).expect("a status");
+    let session = head
+        .lines()
+        .filter_map(|l| l.split_once(':'))
+        .find(|(k, _)| k.trim().eq_ignore_ascii_case("mcp-session-id"))
+        .map(|(_, v)| v.trim().to_owned());
+    // Chunked or not, every JSON-RPC message sits on one `data:` line or is the body.
+    let messages = serde_json::from_str::<Value>(body).map_or_else(
+        |_| {
+            body.lines()
+                .filter_map(|l| l.strip_prefix("data:"))
+                .filter_map(|d| serde_json::from_str::<Value>(d.trim()).ok())
+                .collect()
+        },
+        |v| vec![v],
+    );
+    (status, messages, session)
+}
+
+struct HttpSession {
+    addr: SocketAddr,
+    id: String,
+}
+
+impl HttpSession {
+    fn open(server: &HttpServer, tasks: bool) -> Self {
+        let init = json!({ "jsonrpc": "2.0", "id": 0, "method": "initialize", "params": initialize_params(tasks) });
+        let (status, _, id) = post(server.addr, None, &init);
+        assert_eq!(status, 200);
+        let session = Self { addr: server.addr, id: id.expect("a session id") };
+        let (status, _, _) =
+            post(session.addr, Some(&session.id), &json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }));
+        assert_eq!(status, 202);
+        session
+    }
+}
+
+impl Peer for HttpSession {
+    fn request(&mut self, id: u64, method: &str, params: &Value) -> Value {
+        let message = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params });
+        let (status, messages, _) = post(self.addr, Some(&self.id), &message);
+        assert_eq!(status, 200, "{messages:?}");
+        messages.into_iter().find(|m| m["id"] == json!(id)).expect("a response with the request's id")
+    }
+}
+
+/// The in-process pipeline's result for the same handler, as the wire shows it.
+fn in_process(tool: &str) -> Value {
+    let pipeline = Pipeline::default();
+    let ctx = CallContext::new(tool, json!({})).with_protocol(contract_runtime::wire::ProtocolVersion::new(LEGACY));
+    let result = match tool {
+        "fleet_status" => pipeline.call_sync(&ctx, tools::fleet_status),
+        BROKEN_TOOL => pipeline.process_value(&ctx, FleetStatus::contract(), tools::broken_fleet_status()),
+        other => panic!("no in-process twin for {other}"),
+    };
+    result.to_json()
+}
+
+/// What must agree between transports: the error or the value, and `_meta`.
+fn essence(result: &Value) -> Value {
+    json!({
+        "isError": result["isError"],
+        "structuredContent": result.get("structuredContent"),
+        "error": if result["isError"] == true { error_body(result) } else { Value::Null },
+        "meta": result["_meta"][META_KEY],
+    })
+}
+
+fn check_broken_task(task: &Value) -> Value {
+    assert_eq!(task["status"], "completed", "{task}");
+    let result = &task["result"];
+    let error = error_body(result);
+    assert_eq!(error["code"], "output_contract_violation", "{result}");
+    assert_eq!(result["_meta"][META_KEY], contract_meta(FleetStatus::contract()), "{result}");
+    let text = task.to_string();
+    assert!(!text.contains("hunter2") && !text.contains("id_rsa"), "the secret leaked: {text}");
+    assert!(!text.contains(BROKEN_TOOL_SECRET), "the secret leaked: {text}");
+    assert!(!text.contains("10.20.0.7"), "the sensitive endpoint leaked: {text}");
+    assert_no_markers(result);
+    result.clone()
+}
+
+fn check_clean_task(task: &Value) -> Value {
+    assert_eq!(task["status"], "completed", "{task}");
+    let result = &task["result"];
+    assert_eq!(result["isError"], false, "{result}");
+    assert_eq!(result["_meta"][META_KEY], contract_meta(FleetStatus::contract()), "{result}");
+    assert_no_markers(result);
+    result.clone()
+}
+
+#[test]
+fn a_task_of_the_broken_tool_is_a_violation_over_stdio_and_http_and_matches_the_pipeline() {
+    let http = HttpServer::start();
+    let mut peers: Vec<(&str, Box<dyn Peer>)> =
+        vec![("stdio", Box::new(StdioServer::start(true))), ("http", Box::new(HttpSession::open(&http, true)))];
+    for (transport, peer) in &mut peers {
+        let broken = check_broken_task(&peer.call_as_task(1, BROKEN_TOOL, &json!({})));
+        let clean = check_clean_task(&peer.call_as_task(2, "fleet_status", &json!({})));
+        // The same handler in process, through the pipeline, says the same.
+        assert_eq!(essence(&broken), essence(&in_process(BROKEN_TOOL)), "{transport}");
+        let mut clean_essence = essence(&clean);
+        let mut expected = essence(&in_process("fleet_status"));
+        // `generated_at` is the only field that moves between two snapshots.
+        for e in [&mut clean_essence, &mut expected] {
+            e["structuredContent"]["generated_at"] = Value::Null;
+        }
+        assert_eq!(clean_essence, expected, "{transport}");
+        // Polling again gives the same enforced result.
+        let id = peer.call(3, BROKEN_TOOL, &json!({}))["taskId"].as_str().map(str::to_owned).expect("task");
+        thread::sleep(Duration::from_millis(50));
+        let first = peer.request(4, "tasks/get", &json!({ "taskId": id }));
+        let again = peer.request(5, "tasks/get", &json!({ "taskId": id }));
+        assert_eq!(first["result"]["result"], again["result"]["result"], "{transport}");
+    }
+}
+
+#[test]
+fn without_the_tasks_extension_the_broken_tool_is_a_complete_violation_over_stdio_and_http() {
+    let http = HttpServer::start();
+    let mut peers: Vec<(&str, Box<dyn Peer>)> =
+        vec![("stdio", Box::new(StdioServer::start(false))), ("http", Box::new(HttpSession::open(&http, false)))];
+    for (transport, peer) in &mut peers {
+        let broken = peer.call(1, BROKEN_TOOL, &json!({}));
+        assert!(broken.get("taskId").is_none(), "{transport}: {broken}");
+        let error = error_body(&broken);
+        assert_eq!(error["code"], "output_contract_violation", "{transport}");
+        assert!(!broken.to_string().contains("hunter2"), "{transport}: {broken}");
+        assert_eq!(essence(&broken), essence(&in_process(BROKEN_TOOL)), "{transport}");
+        // Control: the healthy tool passes.
+        let clean = peer.call(2, "fleet_status", &json!({}));
+        assert_eq!(clean["isError"], false, "{transport}: {clean}");
+        assert_no_markers(&clean);
+        // A task id nobody created is a JSON-RPC error, not a result.
+        let unknown = peer.request(3, "tasks/get", &json!({ "taskId": "no-such-task" }));
+        assert!(unknown.get("error").is_some(), "{transport}: {unknown}");
+    }
+}
+
+// ------------------------------------------------------------------ in process
+
+/// A score whose floats the handler chooses.
+#[derive(Serialize, JsonSchema, ToolOutput)]
+#[tool_output(version = "1.0.0", compatibility = "exact")]
+struct Score {
+    score: f64,
+    confidence: Option<f64>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct Pick {
+    /// Which field gets the float, `score` or `confidence`.
+    field: String,
+    /// `nan`, `inf`, `-inf`, or a finite number as text.
+    value: String,
+}
+
+fn float(text: &str) -> f64 {
+    match text {
+        "nan" => f64::NAN,
+        "inf" => f64::INFINITY,
+        "-inf" => f64::NEG_INFINITY,
+        other => other.parse().expect("a number"),
+    }
+}
+
+fn score_of(pick: &Pick) -> Score {
+    if pick.field == "score" {
+        Score { score: float(&pick.value), confidence: Some(0.5) }
+    } else {
+        Score { score: 1.0, confidence: Some(float(&pick.value)) }
+    }
+}
+
+/// Rejects values over 10 while the schema says any integer: only deserialization
+/// (rmcp's, not the inputSchema check) can refuse 11.
+fn at_most_ten<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
+    let n = u32::deserialize(d)?;
+    if n > 10 {
+        return Err(serde::de::Error::custom("more than ten"));
+    }
+    Ok(n)
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct Small {
+    #[serde(deserialize_with = "at_most_ten")]
+    n: u32,
+}
+
+#[derive(Clone)]
+struct Probe {
+    tool_router: ToolRouter<Self>,
+    tasks: TaskManager,
+    runs: Arc<AtomicU32>,
+}
+
+#[tool_router]
+impl Probe {
+    #[tool(description = "A score, through contract_runtime's Json.")]
+    async fn score(&self, Parameters(pick): Parameters<Pick>) -> Result<Json<Score>, ToolError> {
+        self.runs.fetch_add(1, Ordering::SeqCst);
+        Ok(Json(score_of(&pick)))
+    }
+
+    #[tool(description = "The same score through rmcp's own Json: the wrong import.")]
+    async fn rmcp_score(&self, Parameters(pick): Parameters<Pick>) -> Result<rmcp::Json<Score>, ToolError> {
+        Ok(rmcp::Json(score_of(&pick)))
+    }
+
+    #[tool(description = "A small number, checked only by deserialization.")]
+    async fn small(&self, Parameters(s): Parameters<Small>) -> Result<Json<Score>, ToolError> {
+        Ok(Json(Score { score: f64::from(s.n), confidence: None }))
+    }
+
+    #[tool(description = "Fails with a protocol error that says invalid params.")]
+    async fn bad_params(&self) -> Result<Json<Score>, ErrorData> {
+        Err(ErrorData::invalid_params("token=ghp_0123456789abcdefghijklmnopqrstuvwxyz is not accepted", None))
+    }
+
+    #[tool(description = "Asks for input first (MRTR), then returns the score.")]
+    async fn confirm(
+        &self,
+        RequestState(state): RequestState,
+        Parameters(pick): Parameters<Pick>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        if state.as_deref() == Some("confirmed") {
+            return Json(score_of(&pick)).into_call_tool_result();
+        }
+        Ok(InputRequiredResult::from_request_state("confirmed").into())
+    }
+
+    #[tool(description = "Fails with a typed, retryable error.")]
+    async fn typed(&self) -> Result<Json<Score>, ToolError> {
+        Err(ToolError::unavailable("the scorer is down"))
+    }
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for Probe {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_tasks().build())
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        if !context.client_capabilities().is_some_and(|caps| caps.supports_tasks()) {
+            return self.tool_router.call(ToolCallContext::new(self, request, context)).await;
+        }
+        let probe = self.clone();
+        let task = self.tasks.spawn(TaskOptions::new().with_poll_interval_ms(5), move |_| {
+            Box::pin(async move {
+                match probe.tool_router.call(ToolCallContext::new(&probe, request, context)).await {
+                    Ok(CallToolResponse::Complete(result)) => Ok(result),
+                    Ok(_) => Err(TaskExit::Error(ErrorData::internal_error("not complete", None))),
+                    Err(err) => Err(TaskExit::Error(err)),
+                }
+            })
+        });
+        Ok(CallToolResponse::Task(CreateTaskResult::new(task)))
+    }
+
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, ErrorData> {
+        Ok(GetTaskResult::new(self.tasks.get_task(&request.task_id)?))
+    }
+}
+
+fn probe() -> Probe {
+    Probe { tool_router: Probe::tool_router(), tasks: TaskManager::new(), runs: Arc::new(AtomicU32::new(0)) }
+}
+
+fn bound(probe: Probe, pipeline: Option<Pipeline>) -> ContractedServer<Probe> {
+    let set = ["rmcp_score", "small", "bad_params", "typed", "confirm"]
+        .into_iter()
+        .fold(contracts![Score], contract_runtime::ContractSet::bind::<Score>);
+    let server = ContractedServer::new(probe, set).expect("bindings");
+    match pipeline {
+        Some(pipeline) => server.with_pipeline(pipeline),
+        None => server,
+    }
+}
+
+/// A raw JSON-RPC client over an in-memory duplex (stdio framing: one JSON per line).
+struct Wire {
+    to_server: tokio::io::WriteHalf<tokio::io::DuplexStream>,
+    from_server: tokio::io::Lines<AsyncBufReader<tokio::io::ReadHalf<tokio::io::DuplexStream>>>,
+    next: u64,
+    /// The request `_meta` of a 2026-07-28 client, which skips `initialize`.
+    meta: Option<Value>,
+}
+
+impl Wire {
+    async fn connect(server: ContractedServer<Probe>, tasks: bool) -> Self {
+        let mut wire = Self::open(server);
+        wire.request("initialize", initialize_params(tasks)).await;
+        wire.send(&json!({ "jsonrpc": "2.0", "method": "notifications/initialized" })).await;
+        wire
+    }
+
+    /// A 2026-07-28 client: no handshake, every request carries its `_meta`.
+    fn modern(server: ContractedServer<Probe>) -> Self {
+        let mut wire = Self::open(server);
+        wire.meta = Some(json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientInfo": { "name": "paths", "version": "1" }
+        }));
+        wire
+    }
+
+    /// Must run inside the runtime: it spawns the server.
+    fn open(server: ContractedServer<Probe>) -> Self {
+        let (client, server_side) = tokio::io::duplex(1 << 20);
+        tokio::spawn(async move {
+            if let Ok(running) = server.serve(tokio::io::split(server_side)).await {
+                let _ = running.waiting().await;
+            }
+        });
+        let (read, write) = tokio::io::split(client);
+        Self { to_server: write, from_server: AsyncBufReader::new(read).lines(), next: 0, meta: None }
+    }
+
+    async fn send(&mut self, message: &Value) {
+        let line = format!("{message}\n");
+        self.to_server.write_all(line.as_bytes()).await.expect("write");
+    }
+
+    async fn request(&mut self, method: &str, mut params: Value) -> Value {
+        if let (Some(meta), Some(params)) = (&self.meta, params.as_object_mut()) {
+            params.insert("_meta".to_owned(), meta.clone());
+        }
+        self.next += 1;
+        let id = self.next;
+        self.send(&json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params })).await;
+        loop {
+            let line = tokio::time::timeout(WAIT, self.from_server.next_line())
+                .await
+                .expect("an answer in time")
+                .expect("read")
+                .expect("open");
+            let message: Value = serde_json::from_str(&line).expect("JSON");
+            if message["id"] == json!(id) {
+                return message;
+            }
+        }
+    }
+
+    async fn call(&mut self, tool: &str, arguments: Value) -> Value {
+        let reply = self.request("tools/call", json!({ "name": tool, "arguments": arguments })).await;
+        reply.get("result").cloned().unwrap_or_else(|| panic!("`{tool}` gave no result: {reply}"))
+    }
+
+    /// The final result of a call, polled to its end when it comes back as a task.
+    async fn outcome(&mut self, tool: &str, arguments: Value) -> Value {
+        let first = self.call(tool, arguments).await;
+        if first["resultType"] != "task" {
+            return first;
+        }
+        let id = first["taskId"].clone();
+        for _ in 0..2000 {
+            let task = self.request("tasks/get", json!({ "taskId": id })).await["result"].clone();
+            if task["status"] == "completed" {
+                return task["result"].clone();
+            }
+            assert_eq!(task["status"], "working", "{task}");
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        panic!("the task did not complete");
+    }
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime")
+}
+
+/// What the pipeline says for the same handler result.
+fn pipeline_says(pick: &Pick) -> Value {
+    let ctx = CallContext::new("score", json!({}));
+    Pipeline::default().call_sync(&ctx, || Ok::<_, ToolError>(score_of(pick))).to_json()
+}
+
+#[test]
+fn non_finite_floats_are_serialization_errors_with_the_pointer_as_in_the_pipeline_complete_or_task() {
+    runtime().block_on(async {
+        for tasks in [false, true] {
+            let mut wire = Wire::connect(bound(probe(), None), tasks).await;
+            for field in ["score", "confidence"] {
+                for value in ["nan", "inf", "-inf"] {
+                    let pick = Pick { field: field.to_owned(), value: value.to_owned() };
+                    let result = wire.outcome("score", json!({ "field": field, "value": value })).await;
+                    let error = error_body(&result);
+                    assert_eq!(error["code"], "serialization_error", "{field}={value} tasks={tasks}: {result}");
+                    let message = error["message"].as_str().expect("a message");
+                    assert!(message.contains(&format!("`/{field}`")), "no pointer: {message}");
+                    // Identical to the in-process pipeline on the same value.
+                    let expected = pipeline_says(&pick);
+                    assert_eq!(result["content"], expected["content"], "{field}={value} tasks={tasks}");
+                    assert_eq!(result["_meta"], expected["_meta"], "{field}={value} tasks={tasks}");
+                }
+                // Control: a finite value passes, on the same path.
+                let result = wire.outcome("score", json!({ "field": field, "value": "0.25" })).await;
+                assert_eq!(result["isError"], false, "{result}");
+                assert_no_markers(&result);
+                let pick = Pick { field: field.to_owned(), value: "0.25".to_owned() };
+                assert_eq!(result["structuredContent"], pipeline_says(&pick)["structuredContent"]);
+            }
+        }
+    });
+}
+
+#[test]
+fn rmcps_own_json_is_refused_loudly_not_trusted() {
+    runtime().block_on(async {
+        for tasks in [false, true] {
+            let mut wire = Wire::connect(bound(probe(), None), tasks).await;
+            // The dangerous case: NaN in an `Option<f64>` arrives as `null`, which the
+            // contract would accept. It must not leave as a success.
+            let nan = wire.outcome("rmcp_score", json!({ "field": "confidence", "value": "nan" })).await;
+            let error = error_body(&nan);
+            assert_eq!(error["code"], "serialization_error", "{nan}");
+            assert!(error["message"].as_str().unwrap_or_default().contains("contract_runtime::rmcp::Json"), "{nan}");
+            // Even a finite value is refused: the check did not run, so nothing is proven.
+            let finite = wire.outcome("rmcp_score", json!({ "field": "confidence", "value": "0.5" })).await;
+            assert_eq!(error_body(&finite)["code"], "serialization_error", "{finite}");
+            // Control: the same value through our Json passes.
+            let ours = wire.outcome("score", json!({ "field": "confidence", "value": "0.5" })).await;
+            assert_eq!(ours["isError"], false, "{ours}");
+        }
+    });
+}
+
+#[test]
+fn errors_are_classified_by_type_argument_failures_handler_errors_and_tool_errors() {
+    runtime().block_on(async {
+        for tasks in [false, true] {
+            let mut wire = Wire::connect(bound(probe(), None), tasks).await;
+            // rmcp's own argument deserialization refuses 11 (the inputSchema allows it).
+            // Inside a task it settles the task as `failed`; the adapter shows it as the
+            // same `isError` result a complete call gives.
+            let refused = wire.outcome("small", json!({ "n": 11 })).await;
+            assert_eq!(error_body(&refused)["code"], "invalid_arguments", "tasks={tasks}: {refused}");
+            // Control: 3 passes both checks.
+            let ok = wire.outcome("small", json!({ "n": 3 })).await;
+            assert_eq!(ok["structuredContent"], json!({ "score": 3.0, "confidence": null }), "{ok}");
+
+            let typed = wire.outcome("typed", json!({})).await;
+            let error = error_body(&typed);
+            assert_eq!(error["code"], "unavailable", "{typed}");
+            assert_eq!(error["retryable"], true, "the flag survives: {typed}");
+            assert_eq!(error["message"], "the scorer is down", "{typed}");
+            assert_no_markers(&typed);
+        }
+        // A handler's own invalid-params protocol error is `invalid_arguments`, sanitized.
+        let mut wire = Wire::connect(bound(probe(), None), false).await;
+        let bad = wire.call("bad_params", json!({})).await;
+        let error = error_body(&bad);
+        assert_eq!(error["code"], "invalid_arguments", "{bad}");
+        assert!(!bad.to_string().contains("ghp_0123456789"), "the token leaked: {bad}");
+    });
+}
+
+#[test]
+fn a_cache_hit_under_a_task_request_comes_back_as_a_task() {
+    runtime().block_on(async {
+        let cache = Arc::new(InMemoryCache::new());
+        let probe = probe();
+        let runs = Arc::clone(&probe.runs);
+        let server = bound(probe, Some(Pipeline::builder().cache(cache.clone()).build()));
+        let arguments = json!({ "field": "score", "value": "0.75" });
+
+        let mut tasks = Wire::connect(server.clone(), true).await;
+        let first = tasks.outcome("score", arguments.clone()).await;
+        assert_eq!(first["isError"], false, "{first}");
+        assert_eq!(runs.load(Ordering::SeqCst), 1);
+
+        // The hit: a task again, whose result is the cached one; the handler does not run.
+        let created = tasks.call("score", arguments.clone()).await;
+        assert_eq!(created["resultType"], "task", "{created}");
+        let hit = tasks.outcome("score", arguments.clone()).await;
+        assert_eq!(hit["structuredContent"], first["structuredContent"], "{hit}");
+        assert_eq!(runs.load(Ordering::SeqCst), 1, "a hit ran the handler");
+        assert!(cache.stats().hits >= 2, "{:?}", cache.stats());
+
+        // Control: a client without the tasks extension gets the hit as a complete result.
+        let mut plain = Wire::connect(server, false).await;
+        let complete = plain.call("score", arguments).await;
+        assert!(complete.get("taskId").is_none(), "{complete}");
+        assert_eq!(complete["structuredContent"], first["structuredContent"], "{complete}");
+        assert_eq!(runs.load(Ordering::SeqCst), 1);
+    });
+}
+
+#[test]
+fn an_input_required_call_passes_and_its_retry_is_enforced_and_never_cached() {
+    runtime().block_on(async {
+        let cache = Arc::new(InMemoryCache::new());
+        let server = bound(probe(), Some(Pipeline::builder().cache(cache.clone()).build()));
+        let mut wire = Wire::modern(server);
+        for value in ["nan", "0.5"] {
+            let arguments = json!({ "field": "confidence", "value": value });
+            // The first round asks for input: no output yet, nothing to enforce.
+            let asked = wire.call("confirm", arguments.clone()).await;
+            assert_eq!(asked["resultType"], "input_required", "{asked}");
+            assert_eq!(asked["requestState"], "confirmed", "{asked}");
+            assert_no_markers(&asked);
+            // The retry completes, and is enforced like any call.
+            let params =
+                json!({ "name": "confirm", "arguments": arguments, "requestState": "confirmed", "inputResponses": {} });
+            let done = wire.request("tools/call", params).await["result"].clone();
+            assert_no_markers(&done);
+            if value == "nan" {
+                assert_eq!(error_body(&done)["code"], "serialization_error", "{done}");
+            } else {
+                assert_eq!(done["isError"], false, "{done}");
+                assert_eq!(done["structuredContent"], json!({ "score": 1.0, "confidence": 0.5 }), "{done}");
+            }
+        }
+        // A retried call depends on more than its arguments: it never enters the cache.
+        assert_eq!(cache.len(), 0, "{:?}", cache.stats());
+        // Control: a plain call on the same server is admitted.
+        let plain = wire.call("score", json!({ "field": "confidence", "value": "0.5" })).await;
+        assert_eq!(plain["isError"], false, "{plain}");
+        assert_eq!(cache.len(), 1, "{:?}", cache.stats());
+    });
+}
+
+#[test]
+fn a_task_result_the_adapter_did_not_see_created_is_withheld() {
+    runtime().block_on(async {
+        let probe = probe();
+        let store = probe.tasks.clone();
+        let mut wire = Wire::connect(bound(probe, None), true).await;
+        // A task made behind the adapter's back (not through tools/call), holding a
+        // result that breaks every contract and names a secret.
+        let smuggled = store.spawn(TaskOptions::new(), |_| {
+            Box::pin(async { Ok(rmcp::model::CallToolResult::structured(json!({ "score": "password=hunter2" }))) })
+        });
+        let id = smuggled.task_id;
+        let mut task = Value::Null;
+        for _ in 0..2000 {
+            task = wire.request("tasks/get", json!({ "taskId": id })).await["result"].clone();
+            if task["status"] != "working" {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        assert_eq!(task["status"], "completed", "{task}");
+        let error = error_body(&task["result"]);
+        assert_eq!(error["code"], "output_contract_violation", "{task}");
+        assert!(error["message"].as_str().unwrap_or_default().contains("withheld"), "{task}");
+        assert!(!task.to_string().contains("hunter2"), "{task}");
+        // Control: a task made through tools/call on the same store is served, enforced.
+        let served = wire.outcome("score", json!({ "field": "score", "value": "2" })).await;
+        assert_eq!(served["structuredContent"], json!({ "score": 2.0, "confidence": 0.5 }), "{served}");
+    });
+}
