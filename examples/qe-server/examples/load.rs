@@ -198,6 +198,16 @@ fn server_binary(explicit: Option<PathBuf>) -> Result<PathBuf, String> {
     Ok(profile_dir.join(format!("qe-server{}", std::env::consts::EXE_SUFFIX)))
 }
 
+/// The CPU time (user + system) a process has used, from `/proc/<pid>/stat` (Linux
+/// only; `USER_HZ` is 100 on every Linux the kernel ABI covers).
+fn cpu_time(pid: &str) -> Option<Duration> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name may hold spaces; the fields after its closing parenthesis do not.
+    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+    let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+    Some(Duration::from_millis(ticks * 10))
+}
+
 /// The resident set of a process in KiB, from `/proc` (Linux only).
 fn rss_kib(pid: u32) -> Option<u64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
@@ -298,7 +308,7 @@ async fn http_client(addr: SocketAddr, ids: Vec<u64>) -> Tally {
     tally
 }
 
-async fn run_http(binary: &Path, calls: u64, concurrency: u64) -> Result<(Tally, Duration, Option<u64>), String> {
+async fn run_http(binary: &Path, calls: u64, concurrency: u64) -> Result<(Tally, Duration, Measured), String> {
     let mut child = tokio::process::Command::new(binary)
         .args(["--http", "127.0.0.1:0", "--broken"])
         .stdin(Stdio::null())
@@ -324,6 +334,7 @@ async fn run_http(binary: &Path, calls: u64, concurrency: u64) -> Result<(Tally,
             eprintln!("server: {line}");
         }
     });
+    let cpu_before = (child.id().and_then(|pid| cpu_time(&pid.to_string())), cpu_time("self"));
     let start = Instant::now();
     let clients: Vec<_> = (0..concurrency)
         .map(|c| {
@@ -336,9 +347,9 @@ async fn run_http(binary: &Path, calls: u64, concurrency: u64) -> Result<(Tally,
         tally.merge(client.await.map_err(|e| e.to_string())?);
     }
     let wall = start.elapsed();
-    let rss = child.id().and_then(rss_kib);
+    let measured = Measured::of(child.id(), cpu_before);
     let _ = child.kill().await;
-    Ok((tally, wall, rss))
+    Ok((tally, wall, measured))
 }
 
 // ------------------------------------------------------------------ stdio
@@ -349,7 +360,7 @@ async fn write_line(stdin: &mut tokio::process::ChildStdin, text: String) -> Res
     stdin.write_all(&line).await.map_err(|e| e.to_string())
 }
 
-async fn run_stdio(binary: &Path, calls: u64, concurrency: u64) -> Result<(Tally, Duration, Option<u64>), String> {
+async fn run_stdio(binary: &Path, calls: u64, concurrency: u64) -> Result<(Tally, Duration, Measured), String> {
     let mut child = tokio::process::Command::new(binary)
         .arg("--broken")
         .stdin(Stdio::piped())
@@ -376,6 +387,7 @@ async fn run_stdio(binary: &Path, calls: u64, concurrency: u64) -> Result<(Tally
     let mix = Arc::new(mix());
     let window = Arc::new(Semaphore::new(usize::try_from(concurrency).unwrap_or(8)));
     let pending: Arc<Mutex<HashMap<u64, Instant>>> = Arc::default();
+    let cpu_before = (child.id().and_then(|pid| cpu_time(&pid.to_string())), cpu_time("self"));
     let start = Instant::now();
     let writer = {
         let (mix, window, pending) = (mix.clone(), window.clone(), pending.clone());
@@ -424,12 +436,32 @@ async fn run_stdio(binary: &Path, calls: u64, concurrency: u64) -> Result<(Tally
     // Calls the writer never sent (the server stopped reading) are lost too.
     let sent = u64::try_from(tally.latencies.len()).unwrap_or(u64::MAX) + tally.lost;
     tally.lost += calls.saturating_sub(sent);
-    let rss = child.id().and_then(rss_kib);
+    let measured = Measured::of(child.id(), cpu_before);
     let _ = child.kill().await;
-    Ok((tally, wall, rss))
+    Ok((tally, wall, measured))
 }
 
 // ------------------------------------------------------------------ report
+
+/// What the run cost the processes: CPU time of the server and of this client, and the
+/// server's resident set at the end.
+struct Measured {
+    server_cpu: Option<Duration>,
+    client_cpu: Option<Duration>,
+    server_rss_kib: Option<u64>,
+}
+
+impl Measured {
+    fn of(pid: Option<u32>, (server_before, client_before): (Option<Duration>, Option<Duration>)) -> Self {
+        let server_after = pid.and_then(|pid| cpu_time(&pid.to_string()));
+        let since = |after: Option<Duration>, before: Option<Duration>| Some(after?.saturating_sub(before?));
+        Self {
+            server_cpu: since(server_after, server_before),
+            client_cpu: since(cpu_time("self"), client_before),
+            server_rss_kib: pid.and_then(rss_kib),
+        }
+    }
+}
 
 fn percentile(sorted: &[Duration], p: f64) -> Duration {
     if sorted.is_empty() {
@@ -440,18 +472,31 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
     sorted[rank.clamp(1, sorted.len()) - 1]
 }
 
-fn row(transport: &str, concurrency: &str, mut tally: Tally, wall: Duration, rss: Option<u64>) -> (String, bool) {
+fn row(transport: &str, concurrency: &str, mut tally: Tally, wall: Duration, measured: &Measured) -> (String, bool) {
     tally.latencies.sort_unstable();
     #[allow(clippy::cast_precision_loss)]
     let throughput = tally.latencies.len() as f64 / wall.as_secs_f64();
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
-    let rss = rss.map_or_else(
+    let calls = tally.latencies.len() + usize::try_from(tally.lost).unwrap_or(0);
+    // CPU per 1,000 calls: on a shared machine this says more than the wall clock.
+    let per_thousand = |cpu: Option<Duration>| {
+        cpu.map_or_else(
+            || "-".to_owned(),
+            |cpu| {
+                format!(
+                    "{:.0} ms",
+                    cpu.as_secs_f64() * 1e3 * 1000.0 / f64::from(u32::try_from(calls.max(1)).unwrap_or(u32::MAX))
+                )
+            },
+        )
+    };
+    let (server_cpu, client_cpu) = (per_thousand(measured.server_cpu), per_thousand(measured.client_cpu));
+    let rss = measured.server_rss_kib.map_or_else(
         || "-".to_owned(),
         |kib| format!("{:.1} MiB", f64::from(u32::try_from(kib).unwrap_or(u32::MAX)) / 1024.0),
     );
     let mut line = format!(
-        "| {transport} | {concurrency} | {} | {:.2} s | {throughput:.0}/s | {:.3} ms | {:.3} ms | {} | {} | {rss} |",
-        tally.latencies.len() + usize::try_from(tally.lost).unwrap_or(0),
+        "| {transport} | {concurrency} | {calls} | {:.2} s | {throughput:.0}/s | {:.3} ms | {:.3} ms | {} | {} | {server_cpu} | {client_cpu} | {rss} |",
         wall.as_secs_f64(),
         ms(percentile(&tally.latencies, 0.50)),
         ms(percentile(&tally.latencies, 0.99)),
@@ -489,18 +534,18 @@ fn main() -> ExitCode {
     );
     println!("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|");
     let mut clean = true;
-    let mut report =
-        |transport: &str, concurrency: String, run: Result<(Tally, Duration, Option<u64>), String>| match run {
-            Ok((tally, wall, rss)) => {
-                let (line, ok) = row(transport, &concurrency, tally, wall, rss);
-                println!("{line}");
-                clean &= ok;
-            }
-            Err(err) => {
-                println!("| {transport} | failed: {err} |");
-                clean = false;
-            }
-        };
+    let mut report = |transport: &str, concurrency: String, run: Result<(Tally, Duration, Measured), String>| match run
+    {
+        Ok((tally, wall, measured)) => {
+            let (line, ok) = row(transport, &concurrency, tally, wall, &measured);
+            println!("{line}");
+            clean &= ok;
+        }
+        Err(err) => {
+            println!("| {transport} | failed: {err} |");
+            clean = false;
+        }
+    };
     if options.http {
         let run = runtime.block_on(run_http(&binary, calls, concurrency));
         report("streamable HTTP", format!("{concurrency} connections"), run);
