@@ -88,7 +88,14 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+    // One client over stdio needs one thread; HTTP serves many clients at once, so it
+    // gets a worker per core.
+    let builder = if options.http.is_some() {
+        tokio::runtime::Builder::new_multi_thread()
+    } else {
+        tokio::runtime::Builder::new_current_thread()
+    };
+    let runtime = match { builder }.enable_all().build() {
         Ok(runtime) => runtime,
         Err(err) => {
             eprintln!("qe-server: cannot start the runtime: {err}");
