@@ -16,6 +16,10 @@
 //! Everything else (header checks, `Host`/`Origin` validation, sessions, the protocol)
 //! is rmcp's. Sessions idle for [`HttpLimits::session_idle`] are closed by rmcp's session
 //! worker, which frees their slot under the cap.
+//!
+//! rmcp's `Host`/`Origin` check is private, so it runs after this layer: a request from a
+//! foreign origin can receive one of the errors above. None of them acts on anything or
+//! reveals anything but the limit, and every request that would act reaches rmcp's check.
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -117,6 +121,20 @@ impl HttpLimits {
     #[must_use]
     pub fn with_max_body_bytes(mut self, max_body_bytes: usize) -> Self {
         self.max_body_bytes = max_body_bytes;
+        self
+    }
+
+    /// Sets [`body_timeout`](Self::body_timeout).
+    #[must_use]
+    pub fn with_body_timeout(mut self, body_timeout: Duration) -> Self {
+        self.body_timeout = body_timeout;
+        self
+    }
+
+    /// Sets [`header_timeout`](Self::header_timeout).
+    #[must_use]
+    pub fn with_header_timeout(mut self, header_timeout: Duration) -> Self {
+        self.header_timeout = header_timeout;
         self
     }
 
