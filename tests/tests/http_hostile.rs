@@ -202,11 +202,15 @@ fn connect(addr: SocketAddr) -> TcpStream {
 }
 
 /// The request head of a JSON POST to /mcp; `length` is `None` for a chunked body.
+/// `headers` may override `Host`.
 fn head(addr: SocketAddr, method: &str, headers: &[(&str, &str)], length: Option<usize>) -> String {
     let mut head = format!(
-        "{method} /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: application/json, \
+        "{method} /mcp HTTP/1.1\r\nContent-Type: application/json\r\nAccept: application/json, \
          text/event-stream\r\nConnection: close\r\n"
     );
+    if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
+        let _ = write!(head, "Host: {addr}\r\n");
+    }
     for (k, v) in headers {
         let _ = write!(head, "{k}: {v}\r\n");
     }
@@ -349,6 +353,18 @@ fn malformed_json_rpc_gets_a_json_rpc_error_body_with_the_right_code() {
     assert!(ping.messages().iter().any(|m| m["id"] == "x" && m.get("result").is_some()), "{ping:?}");
     let called = session.call(7, "task_status", &json!({ "task_id": "T-1041" }));
     assert_eq!(called["result"]["isError"], false, "{called}");
+    // A foreign Host or Origin (DNS rebinding) gets rmcp's refusal, with no JSON-RPC
+    // body, before any of this layer's answers; the cases above are the controls.
+    for foreign in [("Host", "evil.example.com"), ("Origin", "http://evil.example.com")] {
+        for body in ["{not json", r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#] {
+            let reply = post(server.addr, &[foreign], body.as_bytes());
+            assert!((400..500).contains(&reply.status), "{foreign:?}: {reply:?}");
+            assert!(reply.messages().is_empty(), "{foreign:?} was answered by the front layer: {reply:?}");
+        }
+        let big = vec![b' '; MAX_BODY + 1];
+        let reply = post(server.addr, &[foreign], &big);
+        assert!((400..500).contains(&reply.status) && reply.status != 413, "{foreign:?}: {reply:?}");
+    }
     // A well-formed request the server does not serve without a session is rmcp's to
     // answer, as before: a 4xx without a result.
     let no_session = post(server.addr, &[], br#"{"jsonrpc":"2.0","id":8,"method":"tools/list"}"#);
@@ -491,6 +507,10 @@ fn a_session_flood_past_the_cap_gets_503_and_open_sessions_keep_working() {
         assert!(reply.header("retry-after").is_some_and(|s| s.parse::<u64>().is_ok()), "{reply:?}");
         assert!(reply.header("mcp-session-id").is_none(), "{reply:?}");
     }
+    // Past the cap a foreign Origin still gets rmcp's refusal, not the 503.
+    let foreign = post(addr, &[("Origin", "http://evil.example.com")], &initialize(3));
+    assert!((400..500).contains(&foreign.status), "{foreign:?}");
+    assert!(foreign.messages().is_empty(), "{foreign:?}");
     // Every open session still works.
     for (n, session) in (0u64..).zip(&sessions) {
         let reply = session.call(20 + n, "security_scan", &json!({ "target": "agentic-qe@ffc0c6a" }));

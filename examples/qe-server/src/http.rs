@@ -17,9 +17,9 @@
 //! is rmcp's. Sessions idle for [`HttpLimits::session_idle`] are closed by rmcp's session
 //! worker, which frees their slot under the cap.
 //!
-//! rmcp's `Host`/`Origin` check is private, so it runs after this layer: a request from a
-//! foreign origin can receive one of the errors above. None of them acts on anything or
-//! reveals anything but the limit, and every request that would act reaches rmcp's check.
+//! rmcp's `Host`/`Origin` check comes first all the same: before this layer answers with
+//! one of the errors above, it asks rmcp about the request's headers, and a foreign or
+//! malformed `Host` or `Origin` gets rmcp's 403/400 instead.
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -28,7 +28,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use contract_runtime::rmcp::ContractedServer;
-use http_body_util::{BodyExt, Full, Limited};
+use http_body_util::{BodyExt, Empty, Full, Limited};
 use hyper::body::Incoming;
 use hyper::header::{HeaderValue, CONTENT_LENGTH, CONTENT_TYPE, RETRY_AFTER};
 use hyper::{Method, Request, Response, StatusCode};
@@ -257,33 +257,56 @@ impl Shared {
         let max = self.limits.max_body_bytes;
         let declared = parts.headers.get(CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
         if declared.is_some_and(|len| len > max as u64) {
-            return too_large(max);
+            return self.refuse(&parts, too_large(max)).await;
         }
         let bytes = match tokio::time::timeout(self.limits.body_timeout, Limited::new(body, max).collect()).await {
             Ok(Ok(collected)) => collected.to_bytes(),
-            Ok(Err(err)) if err.is::<http_body_util::LengthLimitError>() => return too_large(max),
+            Ok(Err(err)) if err.is::<http_body_util::LengthLimitError>() => {
+                return self.refuse(&parts, too_large(max)).await;
+            }
             // The client went away or broke the framing: nobody reads an answer, but
             // the connection still gets a well-formed one.
             Ok(Err(_)) => return rejection(StatusCode::BAD_REQUEST, INVALID_REQUEST, "unreadable request body", None),
             Err(_) => {
                 let message = format!("request body not received within {:?}", self.limits.body_timeout);
-                return rejection(StatusCode::REQUEST_TIMEOUT, INVALID_REQUEST, &message, None);
+                return self
+                    .refuse(&parts, rejection(StatusCode::REQUEST_TIMEOUT, INVALID_REQUEST, &message, None))
+                    .await;
             }
         };
         let initialize = match check(&bytes) {
             Ok(initialize) => initialize,
-            Err(rejected) => return rejected.into_response(),
+            Err(rejected) => return self.refuse(&parts, rejected.into_response()).await,
         };
-        let request = Request::from_parts(parts, full(bytes));
-        if let Some(id) = initialize.filter(|_| !request.headers().contains_key("mcp-session-id")) {
+        if let Some(id) = initialize.filter(|_| !parts.headers.contains_key("mcp-session-id")) {
             let _gate = self.init_gate.lock().await;
             let open = self.sessions.sessions.read().await.len();
             if open >= self.limits.max_sessions {
-                return self.busy(open, id);
+                return self.refuse(&parts, self.busy(open, id)).await;
             }
-            return self.service.handle(request).await;
+            return self.service.handle(Request::from_parts(parts, full(bytes))).await;
         }
-        self.service.handle(request).await
+        self.service.handle(Request::from_parts(parts, full(bytes))).await
+    }
+
+    /// `refusal`, unless rmcp refuses the request's headers first. rmcp's `Host`/`Origin`
+    /// check is private, so it is asked with a copy of the headers and no body: it answers
+    /// that copy from the headers alone, 403 or 400 for a foreign or malformed `Host` or
+    /// `Origin`, and otherwise 406 or 415 (the copy names no content type), which mean
+    /// the headers passed. A request from a foreign page thus gets rmcp's answer, never
+    /// one of this layer's.
+    async fn refuse(&self, parts: &hyper::http::request::Parts, refusal: Response<Body>) -> Response<Body> {
+        let mut probe = Request::new(Empty::<Bytes>::new());
+        *probe.method_mut() = Method::POST;
+        *probe.uri_mut() = parts.uri.clone();
+        *probe.headers_mut() = parts.headers.clone();
+        probe.headers_mut().remove(CONTENT_TYPE);
+        let answer = self.service.handle(probe).await;
+        if matches!(answer.status(), StatusCode::NOT_ACCEPTABLE | StatusCode::UNSUPPORTED_MEDIA_TYPE) {
+            refusal
+        } else {
+            answer
+        }
     }
 
     fn busy(&self, open: usize, id: Value) -> Response<Body> {
