@@ -530,9 +530,10 @@ fn main() -> ExitCode {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a tokio runtime");
     let (calls, concurrency) = (options.calls, options.concurrency);
     println!(
-        "| transport | concurrency | calls | wall | throughput | p50 | p99 | lost | mismatched | server RSS after |"
+        "| transport | concurrency | calls | wall | throughput | p50 | p99 | lost | mismatched | server CPU / 1k calls \
+         | client CPU / 1k calls | server RSS after |"
     );
-    println!("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+    println!("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     let mut clean = true;
     let mut report = |transport: &str, concurrency: String, run: Result<(Tally, Duration, Measured), String>| match run
     {
