@@ -6,23 +6,43 @@
 //!                                port 0 picks a free port; loopback addresses only)
 //! qe-server --broken             also serve `broken_fleet_status`, whose handler drops a required
 //!                                field (or set QE_SERVER_BROKEN=1)
+//!
+//! HTTP limits (see `qe_server::http::HttpLimits` for what each answers):
+//!   --max-sessions N             open sessions at most; one more `initialize` gets 503 (default 256)
+//!   --session-idle SECONDS       close a session after this long without traffic (default 300)
+//!   --max-body BYTES             largest request body, chunked or not (default 262144)
+//!   --max-connections N          connections served at once (default 1024)
 //! ```
 
 use std::net::SocketAddr;
 use std::process::ExitCode;
+use std::time::Duration;
 
-const USAGE: &str = "usage: qe-server [--http [ADDR]] [--broken]";
+use qe_server::http::HttpLimits;
+
+const USAGE: &str = "usage: qe-server [--http [ADDR]] [--broken] [--max-sessions N] [--session-idle SECONDS] \
+                     [--max-body BYTES] [--max-connections N]";
 const DEFAULT_HTTP: &str = "127.0.0.1:8000";
 
 #[derive(Debug)]
 struct Options {
     http: Option<SocketAddr>,
     broken: bool,
+    limits: HttpLimits,
+}
+
+/// The value after a flag, as a positive integer.
+fn positive(flag: &str, value: Option<&String>) -> Result<usize, String> {
+    let value = value.ok_or_else(|| format!("`{flag}` needs a value\n{USAGE}"))?;
+    match value.parse::<usize>() {
+        Ok(n) if n > 0 => Ok(n),
+        _ => Err(format!("`{flag} {value}`: expected a positive whole number")),
+    }
 }
 
 fn parse(args: &[String]) -> Result<Options, String> {
     let broken_env = std::env::var("QE_SERVER_BROKEN").is_ok_and(|v| v == "1" || v.eq_ignore_ascii_case("true"));
-    let mut options = Options { http: None, broken: broken_env };
+    let mut options = Options { http: None, broken: broken_env, limits: HttpLimits::default() };
     let mut args = args.iter().peekable();
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -42,6 +62,13 @@ fn parse(args: &[String]) -> Result<Options, String> {
                 }
                 options.http = Some(addr);
             }
+            "--max-sessions" => options.limits.max_sessions = positive(arg, args.next())?,
+            "--session-idle" => {
+                let seconds = positive(arg, args.next())?;
+                options.limits.session_idle = Duration::from_secs(seconds as u64);
+            }
+            "--max-body" => options.limits.max_body_bytes = positive(arg, args.next())?,
+            "--max-connections" => options.limits.max_connections = positive(arg, args.next())?,
             other => return Err(format!("unknown argument `{other}`\n{USAGE}")),
         }
     }
@@ -61,7 +88,14 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+    // One client over stdio needs one thread; HTTP serves many clients at once, so it
+    // gets a worker per core.
+    let builder = if options.http.is_some() {
+        tokio::runtime::Builder::new_multi_thread()
+    } else {
+        tokio::runtime::Builder::new_current_thread()
+    };
+    let runtime = match { builder }.enable_all().build() {
         Ok(runtime) => runtime,
         Err(err) => {
             eprintln!("qe-server: cannot start the runtime: {err}");
@@ -82,10 +116,10 @@ async fn run(options: Options) -> Result<(), Box<dyn std::error::Error>> {
     match options.http {
         None => qe_server::server::serve_stdio(server).await,
         Some(addr) => {
-            let listener = qe_server::server::bind(addr).await?;
+            let listener = qe_server::http::bind(addr).await?;
             // The tests read this line to learn the port when ADDR ends in `:0`.
             eprintln!("qe-server: listening on http://{}/mcp", listener.local_addr()?);
-            qe_server::server::serve_http(server, listener).await
+            qe_server::http::serve(server, listener, options.limits).await
         }
     }
 }
