@@ -279,46 +279,9 @@ impl Walk<'_> {
     }
 }
 
-/// Resolves a local `$ref` fragment: a JSON pointer (percent-decoded) or an `$anchor`.
+/// Resolves a local `$ref` fragment (without its `#`), with the runtime's one resolver.
 pub(crate) fn resolve<'a>(root: &'a Value, fragment: &str) -> Option<&'a Value> {
-    if fragment.is_empty() {
-        return Some(root);
-    }
-    if !fragment.starts_with('/') {
-        return find_anchor(root, fragment);
-    }
-    let decoded = percent_decode(fragment)?;
-    root.pointer(&decoded)
-}
-
-fn find_anchor<'a>(node: &'a Value, anchor: &str) -> Option<&'a Value> {
-    match node {
-        Value::Object(object) => {
-            if object.get("$anchor").and_then(Value::as_str) == Some(anchor) {
-                return Some(node);
-            }
-            object.values().find_map(|child| find_anchor(child, anchor))
-        }
-        Value::Array(items) => items.iter().find_map(|child| find_anchor(child, anchor)),
-        _ => None,
-    }
-}
-
-fn percent_decode(text: &str) -> Option<String> {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = text.get(i + 1..i + 3)?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).ok()
+    contract_runtime::pointer::resolve_ref(root, &format!("#{fragment}"))
 }
 
 #[cfg(test)]

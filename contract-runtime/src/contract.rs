@@ -1,5 +1,6 @@
 //! The contract of one tool's successful result: identity, canonical schema, validator.
 
+use std::any::Any;
 use std::fmt;
 use std::sync::{Arc, OnceLock};
 
@@ -183,7 +184,9 @@ pub struct OutputContract {
     completeness: Vec<String>,
     counts: Vec<(String, String)>,
     validator: jsonschema::Validator,
-    result_meta: OnceLock<Arc<crate::wire::ResultMeta>>,
+    /// One value an outer layer derives from the contract and keeps for its life (the
+    /// wire keeps the result `_meta` here); the core never looks inside.
+    memo: OnceLock<Arc<dyn Any + Send + Sync>>,
 }
 
 impl fmt::Debug for OutputContract {
@@ -230,7 +233,7 @@ impl OutputContract {
             completeness: generated.completeness,
             counts,
             validator,
-            result_meta: OnceLock::new(),
+            memo: OnceLock::new(),
         })
     }
 
@@ -311,9 +314,12 @@ impl OutputContract {
         &self.counts
     }
 
-    /// The `_meta` object every result of this contract carries, built once.
-    pub(crate) fn result_meta(&self) -> Arc<crate::wire::ResultMeta> {
-        Arc::clone(self.result_meta.get_or_init(|| Arc::new(crate::wire::ResultMeta::for_contract(self))))
+    /// A value derived from this contract once and kept with it, such as the `_meta`
+    /// every result of it carries. The slot holds one type; a caller asking for another
+    /// gets a fresh value each time (correct, only slower).
+    pub(crate) fn memo<T: Any + Send + Sync>(&self, init: impl Fn(&Self) -> T) -> Arc<T> {
+        let slot = self.memo.get_or_init(|| Arc::new(init(self)));
+        Arc::clone(slot).downcast::<T>().unwrap_or_else(|_| Arc::new(init(self)))
     }
 
     /// The compiled validator, for callers that need the raw `jsonschema` API.

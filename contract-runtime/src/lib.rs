@@ -21,6 +21,7 @@ pub mod completeness;
 pub mod contract;
 pub mod finite;
 pub mod pipeline;
+pub mod pointer;
 pub mod redact;
 #[cfg(feature = "rmcp")]
 pub mod rmcp;

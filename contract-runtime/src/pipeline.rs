@@ -519,7 +519,7 @@ fn check(contract: &OutputContract, value: &Value) -> Result<(), Box<ToolCallRes
 fn pointer_matches<'v>(value: &'v Value, pointer: &str) -> Vec<(String, &'v Value)> {
     let mut found = vec![(String::new(), value)];
     for token in pointer.split('/').skip(1) {
-        let token = token.replace("~1", "/").replace("~0", "~");
+        let token = crate::pointer::unescape(token);
         let mut next = Vec::new();
         for (at, v) in found {
             match (v, token.as_str()) {
@@ -566,7 +566,7 @@ fn emit(
 }
 
 fn meta(contract: &OutputContract) -> Arc<crate::wire::ResultMeta> {
-    contract.result_meta()
+    crate::wire::ResultMeta::of(contract)
 }
 
 fn serialization_failure(contract: &OutputContract, message: &str) -> ToolCallResult {

@@ -249,10 +249,7 @@ impl Sensitive {
 }
 
 fn split_pointer(pointer: &str) -> Vec<String> {
-    if pointer.is_empty() {
-        return Vec::new();
-    }
-    pointer.split('/').skip(1).map(|t| t.replace("~1", "/").replace("~0", "~")).collect()
+    crate::pointer::tokens(pointer)
 }
 
 fn matches_prefix(pattern: &[String], tokens: &[String]) -> bool {

@@ -174,10 +174,10 @@ pub(crate) fn finish(spec: &ContractSpec, mut schema: Value) -> Result<Generated
     })
 }
 
-/// Escapes one JSON pointer token (RFC 6901).
+/// Escapes one JSON pointer token (RFC 6901); the same as [`crate::pointer::escape`].
 #[must_use]
 pub fn escape_pointer_token(token: &str) -> String {
-    token.replace('~', "~0").replace('/', "~1")
+    crate::pointer::escape(token)
 }
 
 /// How a keyword holds subschemas: the one table the schema walkers (here and in the
@@ -347,28 +347,22 @@ fn type_none_branches_of_flattened_options(node: &mut Value) {
     walk(node, false);
 }
 
-/// Keywords that describe but never constrain.
-const ANNOTATIONS: &[&str] = &[
-    "$schema",
-    "$id",
-    "$comment",
-    "title",
-    "description",
-    "default",
-    "examples",
-    "deprecated",
-    "readOnly",
-    "writeOnly",
-    "$defs",
-    "definitions",
-    SENSITIVE_MARK,
-];
+/// The annotation keywords of JSON Schema 2020-12: they describe but never constrain, so
+/// a change to one is cosmetic. The one list the schema lints and the evolution
+/// classifier share.
+pub const ANNOTATIONS: &[&str] =
+    &["title", "description", "default", "examples", "deprecated", "readOnly", "writeOnly", "$comment"];
+
+/// Keywords besides the annotations that constrain nothing at the node they sit on.
+const NOT_CONSTRAINING: &[&str] = &["$schema", "$id", "$defs", "definitions", SENSITIVE_MARK];
 
 /// Whether a subschema accepts every JSON value.
 fn constrains_nothing(node: &Value) -> bool {
     match node {
         Value::Bool(b) => *b,
-        Value::Object(obj) => obj.keys().all(|k| ANNOTATIONS.contains(&k.as_str())),
+        Value::Object(obj) => {
+            obj.keys().all(|k| ANNOTATIONS.contains(&k.as_str()) || NOT_CONSTRAINING.contains(&k.as_str()))
+        }
         _ => false,
     }
 }
@@ -392,7 +386,7 @@ fn find_unconstrained(root: &Value) -> Option<(String, Option<String>)> {
             if suffix == "/not" {
                 return;
             }
-            let name = suffix.strip_prefix("/properties/").map(|n| n.replace("~1", "/").replace("~0", "~"));
+            let name = suffix.strip_prefix("/properties/").map(crate::pointer::unescape);
             let field = name.as_deref().or(field);
             walk(child, &format!("{pointer}{suffix}"), field, found);
         });
@@ -412,7 +406,7 @@ fn flattened_map_owner(schema: &Value, pointer: &str, root_type: &str) -> Option
     }
     schema.pointer(parent)?.get("properties")?;
     let owner = match parent.strip_prefix("/$defs/") {
-        Some(rest) => rest.split('/').next().unwrap_or(rest).replace("~1", "/").replace("~0", "~"),
+        Some(rest) => crate::pointer::unescape(rest.split('/').next().unwrap_or(rest)),
         None => root_type.to_owned(),
     };
     Some(owner)
@@ -420,8 +414,7 @@ fn flattened_map_owner(schema: &Value, pointer: &str, root_type: &str) -> Option
 
 /// Follows a local `$ref` such as `#/$defs/Agent`.
 fn resolve<'a>(root: &'a Value, reference: &str) -> Option<&'a Value> {
-    let pointer = reference.strip_prefix('#')?;
-    root.pointer(pointer)
+    crate::pointer::resolve_ref(root, reference)
 }
 
 /// Records the instance pointer of every marked subschema reachable from `node`.
@@ -570,7 +563,7 @@ fn close_objects(root: &mut Value) {
     visit(root, Mode::Closing, true, &open, &mut refs);
     if let Some(Value::Object(defs_map)) = root_defs.as_mut() {
         for reference in defs {
-            let name = reference.trim_start_matches("#/$defs/").replace("~1", "/").replace("~0", "~");
+            let name = crate::pointer::unescape(reference.trim_start_matches("#/$defs/"));
             let mode = if open.contains(&reference) { Mode::Open } else { Mode::Closing };
             if let Some(def) = defs_map.get_mut(&name) {
                 visit(def, mode, true, &open, &mut refs);

@@ -106,8 +106,8 @@ use rmcp::service::{NotificationContext, RequestContext, RoleServer, Subscriptio
 use rmcp::{ErrorData, ServerHandler};
 
 use crate::contract::{ContractError, OutputContract};
-use crate::set::ContractSet;
 use crate::pipeline::Pipeline;
+use crate::set::ContractSet;
 #[cfg(doc)]
 use crate::wire::META_KEY;
 

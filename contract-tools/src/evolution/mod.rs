@@ -100,7 +100,7 @@ use std::fmt;
 
 use serde_json::{Map, Value};
 
-use contract_runtime::schema::{canonical_string, Subschemas};
+use contract_runtime::schema::{canonical_string, Subschemas, ANNOTATIONS};
 
 /// The semantic version type the policy works with (from the `semver` crate).
 pub use semver::Version;
@@ -114,10 +114,6 @@ const WALK_STACK: usize = 64 << 20;
 const MAX_REF_CHAIN: usize = 64;
 /// How deep unclassified keywords are inlined before they are compared.
 const MAX_INLINE_DEPTH: usize = 32;
-
-/// Keywords that describe but never constrain: their changes are cosmetic.
-const ANNOTATIONS: &[&str] =
-    &["title", "description", "default", "examples", "deprecated", "readOnly", "writeOnly", "$comment"];
 
 /// Upper bounds: raising or removing one lets more values through.
 const UPPER_BOUNDS: &[&str] = &["maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties", "maxContains"];

@@ -5,37 +5,16 @@ use super::*;
 
 /// RFC 6901 escaping of one pointer token.
 pub(super) fn escape(token: &str) -> String {
-    token.replace('~', "~0").replace('/', "~1")
+    contract_runtime::pointer::escape(token)
 }
 
 pub(super) fn ref_of(node: &Value) -> Option<&str> {
     node.get("$ref").and_then(Value::as_str)
 }
 
-/// Follows a local `$ref` (`#/$defs/Agent`, percent-encoding undone).
+/// Follows a local `$ref` (the runtime's one resolver).
 pub(super) fn lookup<'a>(root: &'a Value, reference: &str) -> Option<&'a Value> {
-    let fragment = reference.strip_prefix('#')?;
-    root.pointer(fragment).or_else(|| root.pointer(&percent_decode(fragment)?))
-}
-
-pub(super) fn percent_decode(text: &str) -> Option<String> {
-    if !text.contains('%') {
-        return None;
-    }
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' && i + 2 < bytes.len() {
-            let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).ok()?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).ok()
+    contract_runtime::pointer::resolve_ref(root, reference)
 }
 
 /// The node with its `$ref` chain followed: the target's keywords, overlaid with the

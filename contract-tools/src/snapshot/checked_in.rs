@@ -183,7 +183,7 @@ pub(super) fn line_of(text: &str, pointer: &str) -> Option<usize> {
         if token.parse::<usize>().is_ok() {
             continue;
         }
-        let key = serde_json::to_string(&token.replace("~1", "/").replace("~0", "~")).ok()?;
+        let key = serde_json::to_string(&contract_runtime::pointer::unescape(token)).ok()?;
         let at = text[from..].find(&format!("{key}:"))?;
         from += at + key.len();
     }

@@ -1,0 +1,118 @@
+//! JSON pointers (RFC 6901): the one place tokens are escaped, unescaped and split.
+
+/// Escapes one pointer token: `~` as `~0`, `/` as `~1`.
+///
+/// # Examples
+///
+/// ```
+/// assert_eq!(contract_runtime::pointer::escape("a/b~c"), "a~1b~0c");
+/// ```
+#[must_use]
+pub fn escape(token: &str) -> String {
+    token.replace('~', "~0").replace('/', "~1")
+}
+
+/// Unescapes one pointer token (the inverse of [`escape`]; `~1` first, so `~01` reads
+/// as `~1`, as RFC 6901 requires).
+///
+/// # Examples
+///
+/// ```
+/// assert_eq!(contract_runtime::pointer::unescape("a~1b~0c"), "a/b~c");
+/// assert_eq!(contract_runtime::pointer::unescape("~01"), "~1");
+/// ```
+#[must_use]
+pub fn unescape(token: &str) -> String {
+    token.replace("~1", "/").replace("~0", "~")
+}
+
+/// The unescaped tokens of a pointer; the root `""` has none.
+///
+/// # Examples
+///
+/// ```
+/// assert_eq!(contract_runtime::pointer::tokens("/a~1b/0"), ["a/b", "0"]);
+/// assert!(contract_runtime::pointer::tokens("").is_empty());
+/// ```
+#[must_use]
+pub fn tokens(pointer: &str) -> Vec<String> {
+    if pointer.is_empty() {
+        return Vec::new();
+    }
+    pointer.split('/').skip(1).map(unescape).collect()
+}
+
+/// `pointer` with one more token, escaped.
+///
+/// # Examples
+///
+/// ```
+/// assert_eq!(contract_runtime::pointer::push("/hosts", "db/1"), "/hosts/db~11");
+/// ```
+#[must_use]
+pub fn push(pointer: &str, token: &str) -> String {
+    format!("{pointer}/{}", escape(token))
+}
+
+/// Resolves a local `$ref` (`#`, `#/$defs/Agent` with percent-encoding undone, or
+/// `#anchor`) inside `root`: the one `$ref` resolver every schema walker uses. A remote
+/// reference, or one that leads nowhere, is `None` (callers fail closed on it).
+///
+/// # Examples
+///
+/// ```
+/// use serde_json::json;
+/// use contract_runtime::pointer::resolve_ref;
+///
+/// let root = json!({ "$defs": { "a b": { "type": "string", "$anchor": "text" } } });
+/// assert_eq!(resolve_ref(&root, "#/$defs/a%20b"), root.pointer("/$defs/a b"));
+/// assert_eq!(resolve_ref(&root, "#text"), root.pointer("/$defs/a b"));
+/// assert_eq!(resolve_ref(&root, "#"), Some(&root));
+/// assert_eq!(resolve_ref(&root, "https://example.com/s.json"), None);
+/// assert_eq!(resolve_ref(&root, "#/$defs/missing"), None);
+/// ```
+#[must_use]
+pub fn resolve_ref<'a>(root: &'a serde_json::Value, reference: &str) -> Option<&'a serde_json::Value> {
+    let fragment = reference.strip_prefix('#')?;
+    if fragment.is_empty() {
+        return Some(root);
+    }
+    if !fragment.starts_with('/') {
+        return find_anchor(root, fragment);
+    }
+    root.pointer(fragment).or_else(|| root.pointer(&percent_decode(fragment)?))
+}
+
+fn find_anchor<'a>(node: &'a serde_json::Value, anchor: &str) -> Option<&'a serde_json::Value> {
+    match node {
+        serde_json::Value::Object(object) => {
+            if object.get("$anchor").and_then(serde_json::Value::as_str) == Some(anchor) {
+                return Some(node);
+            }
+            object.values().find_map(|child| find_anchor(child, anchor))
+        }
+        serde_json::Value::Array(items) => items.iter().find_map(|child| find_anchor(child, anchor)),
+        _ => None,
+    }
+}
+
+/// Undoes URI percent-encoding; `None` when there is none to undo or it is malformed.
+fn percent_decode(text: &str) -> Option<String> {
+    if !text.contains('%') {
+        return None;
+    }
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' && i + 2 < bytes.len() {
+            let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).ok()?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}

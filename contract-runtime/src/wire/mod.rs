@@ -1,0 +1,20 @@
+//! The MCP wire: what a `tools/call` result looks like, success or failure, and the
+//! protocol-era rules for non-object roots. Split by concern: [`codes`](ErrorCode) (error
+//! codes and [`ToolError`]), eras ([`ProtocolVersion`], root wrapping) and the envelope
+//! ([`ToolCallResult`], the contract identity in `_meta`).
+
+mod codes;
+mod envelope;
+mod era;
+
+pub use codes::*;
+pub use envelope::*;
+pub use era::*;
+
+/// The namespaced `_meta` key under which a tool and its results carry the contract
+/// identity.
+pub const META_KEY: &str = "tool-contracts.dev/contract";
+
+/// The first protocol revision whose `structuredContent` may be any JSON value
+/// (SEP-2106). Older peers get a non-object root wrapped as `{"result": …}`.
+pub const NATURAL_ROOTS_SINCE: &str = "2026-07-28";
