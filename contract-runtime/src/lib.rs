@@ -3,16 +3,28 @@
 //!
 //! # Modules
 //!
-//! - [`contract`]: [`ToolOutput`], [`OutputContract`], [`ContractId`], [`Compatibility`].
-//! - [`schema`]: generation settings, markers, the canonical form and hashing.
-//! - [`validate`]: violation reports.
+//! The runtime a server links; the build-time tooling (writing and checking `schemas/`,
+//! classifying changes, the CLI) is the separate crate `contract-tools`.
+//!
+//! - [`contract`]: [`ToolOutput`], [`OutputContract`], [`ContractId`], [`Compatibility`]:
+//!   the core, which knows nothing of the wire.
+//! - [`schema`]: generation settings, closing objects, markers, lints, the canonical form
+//!   and hashing, and the helpers for shapes schemars cannot express ([`keys`],
+//!   [`FlatMap`], [`AllOrNone`], [`OpaqueMap`]).
+//! - [`pointer`]: JSON pointers and the one local `$ref` resolver.
+//! - [`validate`]: violation reports built from structure, never from values.
+//! - [`finite`]: the pass before conversion: NaN/±inf, depth and size limits.
+//! - [`redact`]: masking by structure (sensitive pointers and keys) and sanitizing of
+//!   free text.
 //! - [`set`]: [`ContractSet`], the contracts a server publishes, bound to its tools.
 //! - [`pipeline`]: handler → serialize → middleware → validate → cache → emit.
-//! - [`wire`]: the MCP result envelope, error codes, protocol eras.
-//! - [`cache`]: result caches bound to contract identities.
-//! - [`redact`]: sanitizing of error results.
+//! - [`wire`]: error codes, protocol eras and the result envelope (one file each).
+//! - [`cache`]: the `ResultCache` trait and the bounded in-memory cache, bound to contract
+//!   identities.
 //! - [`completeness`]: completeness metadata and its invariants.
-//! - `client` (feature `client`): the validating client harness.
+//! - `rmcp` (feature `rmcp`): the adapter for rmcp servers and its `Json<T>`.
+//! - `client` (feature `client`, its rmcp part with `rmcp-client`): the validating client
+//!   harness.
 
 pub mod cache;
 #[cfg(feature = "client")]

@@ -491,7 +491,7 @@ const RMCP_ARGUMENT_REFUSAL: &str = "failed to deserialize parameters:";
 /// rejects, whose type it erases — is recognised by its whole shape (no `_meta`, no
 /// structured content, a single text block with rmcp's prefix) and is
 /// `invalid_arguments`. Should rmcp change that shape, the result degrades to a
-/// `tool_execution_error`, still an error, and `adapter_paths.rs` fails.
+/// `tool_execution_error`, still an error, and `rmcp_adapter_paths.rs` fails.
 fn text_error(result: &CallToolResult, without_meta: bool) -> ToolError {
     let text: Vec<&str> = result.content.iter().filter_map(|c| c.as_text().map(|t| t.text.as_str())).collect();
     let text = text.join("\n");

@@ -636,7 +636,7 @@ fn generate(contract: &OutputContract, instance: &Value) -> (Vec<Case>, BTreeSet
     // pins that parsing path; in a build where feature unification switches
     // `preserve_order` on, the parsed value keeps the reversed order and the validator
     // sees it as such. (The schema bytes under that feature are covered by
-    // `preserve_order.rs`.)
+    // `schema_preserve_order.rs`.)
     let mut text = String::new();
     reversed_text(instance, &mut text);
     let reparsed: Value = serde_json::from_str(&text).expect("reordered text is JSON");
