@@ -11,7 +11,7 @@
 //! - [`schema`]: generation settings, closing objects, markers, lints, the canonical form
 //!   and hashing, and the helpers for shapes schemars cannot express ([`keys`],
 //!   [`FlatMap`], [`AllOrNone`], [`OpaqueMap`]).
-//! - [`pointer`]: JSON pointers and the one local `$ref` resolver.
+//! - [`pointer`](mod@pointer): JSON pointers and the one local `$ref` resolver.
 //! - [`validate`]: violation reports built from structure, never from values.
 //! - [`finite`]: the pass before conversion: NaN/±inf, depth and size limits.
 //! - [`redact`]: masking by structure (sensitive pointers and keys) and sanitizing of
