@@ -468,7 +468,60 @@ pub(crate) enum ErrorKind {
     BadCounts { field: String, items: String, why: &'static str },
 }
 
+/// What kind of problem a [`ContractError`] is, for callers that handle some of them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ContractErrorKind {
+    /// The root schema accepts any JSON value.
+    PermissiveRoot,
+    /// A subschema (or a flattened map's values) accepts any value and was not declared
+    /// opaque; see [`ContractError::pointer`].
+    Unconstrained,
+    /// A field marker names a property the root schema does not have, or a marker sits
+    /// where it cannot apply.
+    MisplacedMarker,
+    /// A schema helper (`keys`, `FlatMap`, `AllOrNone`) could not describe its field.
+    Helper,
+    /// The declared version is not semver.
+    BadVersion,
+    /// The generated schema does not compile as JSON Schema 2020-12.
+    InvalidSchema,
+    /// A `#[tool_output(counts = "…")]` links no `Completeness` to an array.
+    BadCounts,
+}
+
 impl ContractError {
+    /// What kind of problem this is.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use contract_runtime::{contract::ContractErrorKind, ToolOutput};
+    ///
+    /// /// Anything at all: the contract would check nothing.
+    /// #[derive(serde::Serialize, schemars::JsonSchema, ToolOutput)]
+    /// #[serde(transparent)]
+    /// #[tool_output(version = "1.0.0", compatibility = "exact")]
+    /// struct Anything(serde_json::Value);
+    ///
+    /// let err = Anything::try_contract().unwrap_err();
+    /// assert_eq!(err.kind(), ContractErrorKind::PermissiveRoot);
+    /// ```
+    #[must_use]
+    pub fn kind(&self) -> ContractErrorKind {
+        match &self.kind {
+            ErrorKind::PermissiveRoot => ContractErrorKind::PermissiveRoot,
+            ErrorKind::Unconstrained { .. } | ErrorKind::UnconstrainedFlattenedMap { .. } => {
+                ContractErrorKind::Unconstrained
+            }
+            ErrorKind::UnknownMarkedField(_) | ErrorKind::NoFlattenedMap => ContractErrorKind::MisplacedMarker,
+            ErrorKind::Helper { .. } => ContractErrorKind::Helper,
+            ErrorKind::BadVersion(_) => ContractErrorKind::BadVersion,
+            ErrorKind::Invalid(_) => ContractErrorKind::InvalidSchema,
+            ErrorKind::BadCounts { .. } => ContractErrorKind::BadCounts,
+        }
+    }
+
     /// The Rust type the contract was derived from.
     #[must_use]
     pub fn type_name(&self) -> &str {
