@@ -9,12 +9,14 @@
 //! - [`set`]: [`ContractSet`], the contracts a server publishes, bound to its tools.
 //! - [`pipeline`]: handler → serialize → middleware → validate → cache → emit.
 //! - [`wire`]: the MCP result envelope, error codes, protocol eras.
-//! - [`cache`]: result caches bound to contract identities.
+//! - [`cache`]: result caches bound to contract identities (Redis with feature `redis`).
 //! - [`redact`]: sanitizing of error results.
 //! - [`completeness`]: completeness metadata and its invariants.
 //! - `client` (feature `client`): the validating client harness.
 
 pub mod cache;
+#[cfg(feature = "redis")]
+mod cache_redis;
 #[cfg(feature = "client")]
 pub mod client;
 pub mod completeness;

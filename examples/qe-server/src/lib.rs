@@ -7,6 +7,8 @@
 //! `server` feature adds the runnable rmcp server (`cargo run -p qe-server --features server`).
 
 pub mod contracts;
+#[cfg(feature = "server")]
+pub mod replica;
 pub mod samples;
 #[cfg(feature = "server")]
 pub mod server;

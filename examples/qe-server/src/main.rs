@@ -7,6 +7,9 @@
 //! qe-server --broken             also serve `broken_fleet_status`, whose handler drops a required
 //!                                field (or set QE_SERVER_BROKEN=1)
 //! ```
+//!
+//! The result cache and the contract version come from the environment
+//! (`QE_SERVER_CACHE`, `QE_SERVER_CONTRACT_NEXT`): see `qe_server::replica`.
 
 use std::net::SocketAddr;
 use std::process::ExitCode;
@@ -78,7 +81,7 @@ fn main() -> ExitCode {
 }
 
 async fn run(options: Options) -> Result<(), Box<dyn std::error::Error>> {
-    let server = qe_server::server::contracted(options.broken)?;
+    let server = qe_server::replica::contracted(options.broken, &qe_server::replica::ReplicaOptions::from_env())?;
     match options.http {
         None => qe_server::server::serve_stdio(server).await,
         Some(addr) => {
