@@ -247,6 +247,15 @@ impl RedisCacheBuilder {
     }
 }
 
+/// Why an operation did not happen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Failed {
+    /// Redis is down, slow or refusing (or known to be, until the retry).
+    Down,
+    /// The key holds another Redis type than a string.
+    WrongType,
+}
+
 /// The first wait before retrying after a failure.
 const FIRST_BACKOFF: Duration = Duration::from_millis(100);
 
@@ -325,38 +334,56 @@ impl RedisCache {
         }
     }
 
-    /// Runs `op` on a pooled connection within the deadline, or returns `None` when
-    /// Redis is down (waiting for the retry) or the operation fails.
-    fn with_connection<T>(&self, op: impl FnOnce(&mut redis::Connection) -> redis::RedisResult<T>) -> Option<T> {
+    /// Runs `op` on a pooled connection within the deadline. Fails with
+    /// [`Failed::Down`] when Redis is known to be down (waiting for the retry) or the
+    /// operation fails, and with [`Failed::WrongType`] when the key holds a value of
+    /// another Redis type (a list, a hash): a foreign entry, not an outage.
+    fn with_connection<T>(
+        &self,
+        op: impl FnOnce(&mut redis::Connection) -> redis::RedisResult<T>,
+    ) -> Result<T, Failed> {
         {
             let health = self.health.lock().unwrap_or_else(PoisonError::into_inner);
             if health.down_since.is_some() && Instant::now() < health.retry_at {
                 bump(&self.counters.skipped);
-                return None;
+                return Err(Failed::Down);
             }
         }
         let pooled = self.idle.lock().unwrap_or_else(PoisonError::into_inner).pop();
-        let connection = match pooled {
-            Some(connection) => Ok(connection),
-            None => self.connect(),
+        let mut connection = match pooled.map_or_else(|| self.connect(), Ok) {
+            Ok(connection) => connection,
+            Err(err) => {
+                self.failed(&err);
+                return Err(Failed::Down);
+            }
         };
-        let result = connection.and_then(|mut connection| op(&mut connection).map(|value| (value, connection)));
-        match result {
-            Ok((value, connection)) => {
+        match op(&mut connection) {
+            Ok(value) => {
                 self.recovered();
-                let mut idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner);
-                if idle.len() < self.pool_size {
-                    idle.push(connection);
-                }
-                Some(value)
+                self.release(connection);
+                Ok(value)
+            }
+            Err(err) if err.code() == Some("WRONGTYPE") => {
+                // Redis answered; only the value under the key is not ours.
+                self.recovered();
+                self.release(connection);
+                Err(Failed::WrongType)
             }
             Err(err) => {
                 // The connection may be mid-reply after a timeout: it is dropped, and so
                 // are the idle ones, which are as likely to be dead.
                 self.idle.lock().unwrap_or_else(PoisonError::into_inner).clear();
                 self.failed(&err);
-                None
+                Err(Failed::Down)
             }
+        }
+    }
+
+    /// Keeps `connection` for reuse, up to the pool size.
+    fn release(&self, connection: redis::Connection) {
+        let mut idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner);
+        if idle.len() < self.pool_size {
+            idle.push(connection);
         }
     }
 
@@ -400,17 +427,18 @@ impl RedisCache {
     }
 
     fn delete(&self, redis_key: &str) -> bool {
-        self.with_connection(|c| redis::cmd("DEL").arg(redis_key).query::<u64>(c)).is_some_and(|n| n > 0)
+        self.with_connection(|c| redis::cmd("DEL").arg(redis_key).query::<u64>(c)).is_ok_and(|n| n > 0)
     }
 }
 
 impl ResultCache for RedisCache {
     fn get(&self, key: &CacheKey) -> Option<CachedResult> {
         let redis_key = self.redis_key(key);
-        let Some(found) = self.with_connection(|c| redis::cmd("GET").arg(&redis_key).query::<Option<Vec<u8>>>(c))
-        else {
-            bump(&self.counters.misses);
-            return None;
+        let found = match self.with_connection(|c| redis::cmd("GET").arg(&redis_key).query::<Option<Vec<u8>>>(c)) {
+            Ok(found) => found,
+            // Another type under our key is foreign: rejected and deleted like one.
+            Err(Failed::WrongType) => Some(Vec::new()),
+            Err(Failed::Down) => None,
         };
         let Some(bytes) = found else {
             bump(&self.counters.misses);
@@ -441,7 +469,7 @@ impl ResultCache for RedisCache {
         let stored = self.with_connection(|c| {
             redis::cmd("SET").arg(&redis_key).arg(frame.as_slice()).arg("PX").arg(ttl_ms).query::<()>(c)
         });
-        if stored.is_some() {
+        if stored.is_ok() {
             bump(&self.counters.admissions);
         }
     }

@@ -193,7 +193,18 @@ fn entries_round_trip_and_malformed_ones_are_rejected_and_deleted() {
         cache.put(key.clone(), stored.clone());
         assert_eq!(cache.get(&key), Some(stored.clone()), "{what}: the control after it");
     }
-    assert_eq!(cache.stats().failures, 0);
+    // A value of another Redis type under the key is foreign too, not an outage.
+    redis::cmd("DEL").arg(&redis_key).query::<u64>(&mut redis.conn()).unwrap();
+    redis::cmd("RPUSH").arg(&redis_key).arg("x").query::<u64>(&mut redis.conn()).unwrap();
+    let before = cache.stats();
+    assert_eq!(cache.get(&key), None, "a list: served");
+    assert!(!redis.exists(&redis_key), "a list: not deleted");
+    assert_eq!(cache.stats().rejected, before.rejected + 1);
+    assert!(!cache.is_down());
+    cache.put(key.clone(), stored.clone());
+    assert_eq!(cache.get(&key), Some(stored), "the control after the list");
+    let stats = cache.stats();
+    assert_eq!((stats.failures, stats.outages, stats.skipped), (0, 0, 0), "{stats:?}");
 }
 
 #[test]
@@ -289,6 +300,40 @@ fn a_redis_that_never_answers_costs_at_most_the_timeout() {
     assert_eq!(stats.failures, 1, "{stats:?}");
     assert_eq!(stats.outages, 1, "{stats:?}");
     held.join().unwrap();
+}
+
+#[test]
+fn a_refused_write_never_fails_the_call() {
+    use contract_runtime::pipeline::{CallContext, Pipeline};
+    use contract_runtime::wire::{CacheStatus, ToolError};
+    use qe_server::contracts::TaskStatus;
+
+    let redis = RedisServer::start();
+    let cache = Arc::new(RedisCache::builder(redis.url()).prefix(prefix("refused")).build().unwrap());
+    let pipeline = Pipeline::builder().cache(Arc::clone(&cache) as Arc<dyn ResultCache>).build();
+    let task = || Ok::<TaskStatus, ToolError>(qe_server::samples::task_statuses().remove(0));
+    let ctx = CallContext::new("task_status", json!({ "task_id": "T-1040" }));
+    let expected = serde_json::to_value(task().unwrap()).unwrap();
+
+    // Redis refuses every write (out of memory, nothing it may evict).
+    let mut conn = redis.conn();
+    redis::cmd("CONFIG").arg("SET").arg("maxmemory-policy").arg("noeviction").query::<()>(&mut conn).unwrap();
+    redis::cmd("CONFIG").arg("SET").arg("maxmemory").arg("1").query::<()>(&mut conn).unwrap();
+    let refused = pipeline.call_sync(&ctx, task);
+    assert!(!refused.is_error(), "{}", refused.to_json());
+    assert_eq!(refused.to_json()["structuredContent"], expected);
+    assert_eq!(refused.cache_status(), CacheStatus::Miss);
+    let stats = cache.stats();
+    assert_eq!((stats.admissions, stats.failures, stats.outages), (0, 1, 1), "{stats:?}");
+
+    // Control: with room again, the same call is admitted and then served from Redis.
+    redis::cmd("CONFIG").arg("SET").arg("maxmemory").arg("0").query::<()>(&mut conn).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while pipeline.call_sync(&ctx, task).cache_status() != CacheStatus::Hit {
+        assert!(Instant::now() < deadline, "no hit within 20 s: {:?}", cache.stats());
+        thread::sleep(Duration::from_millis(50));
+    }
+    assert!(cache.stats().admissions >= 1);
 }
 
 // ------------------------------------------------------------------ replicas over stdio
