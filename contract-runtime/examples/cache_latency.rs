@@ -86,12 +86,22 @@ fn main() {
             .build()
             .expect("a Redis URL"),
     );
+    // The same store without revalidation of hits, for what revalidation costs.
+    let trusting: Arc<dyn ResultCache> = Arc::new(
+        RedisCache::builder(url.as_str())
+            .prefix(format!("cache-latency-{}-trusting", std::process::id()))
+            .ttl(Duration::from_secs(30))
+            .revalidation(false)
+            .build()
+            .expect("a Redis URL"),
+    );
     let in_memory = Pipeline::builder().cache(Arc::clone(&memory)).build();
     let in_redis = Pipeline::builder().cache(Arc::clone(&redis)).build();
+    let in_redis_trusting = Pipeline::builder().cache(trusting).build();
 
     println!(
-        "{:>6} {:>10} {:>12} {:>12} {:>12} {:>12} {:>12}",
-        "items", "bytes", "no cache", "memory miss", "memory hit", "redis miss", "redis hit"
+        "{:>6} {:>10} {:>12} {:>12} {:>12} {:>12} {:>12} {:>16}",
+        "items", "bytes", "no cache", "memory miss", "memory hit", "redis miss", "redis hit", "hit, no reval."
     );
     for n in [1usize, 100, 1_000] {
         let page = workload::page(n);
@@ -115,19 +125,24 @@ fn main() {
         check(&in_memory.call_sync(&hit_ctx, handler), CacheStatus::Hit);
         check(&in_redis.call_sync(&hit_ctx, handler), CacheStatus::Miss);
         check(&in_redis.call_sync(&hit_ctx, handler), CacheStatus::Hit);
+        check(&in_redis_trusting.call_sync(&hit_ctx, handler), CacheStatus::Miss);
+        check(&in_redis_trusting.call_sync(&hit_ctx, handler), CacheStatus::Hit);
 
         let plain = median_per_call(|| drop(black_box(none.call_sync(&hit_ctx, handler))), batch, rounds);
         let memory_miss = median_per_call(|| drop(black_box(in_memory.call_sync(&fresh(), handler))), batch, rounds);
         let memory_hit = median_per_call(|| drop(black_box(in_memory.call_sync(&hit_ctx, handler))), batch, rounds);
         let redis_miss = median_per_call(|| drop(black_box(in_redis.call_sync(&fresh(), handler))), batch, rounds);
         let redis_hit = median_per_call(|| drop(black_box(in_redis.call_sync(&hit_ctx, handler))), batch, rounds);
+        let trusting_hit =
+            median_per_call(|| drop(black_box(in_redis_trusting.call_sync(&hit_ctx, handler))), batch, rounds);
         println!(
-            "{n:>6} {bytes:>10} {:>12} {:>12} {:>12} {:>12} {:>12}",
+            "{n:>6} {bytes:>10} {:>12} {:>12} {:>12} {:>12} {:>12} {:>16}",
             micros(plain),
             micros(memory_miss),
             micros(memory_hit),
             micros(redis_miss),
-            micros(redis_hit)
+            micros(redis_hit),
+            micros(trusting_hit)
         );
     }
     println!("redis: {redis:?}");
