@@ -131,6 +131,10 @@ impl Drop for RedisServer {
     }
 }
 
+/// The deadline of the caches whose tests expect Redis to answer: generous, so that a
+/// loaded machine does not look like an outage.
+const PATIENT: Duration = Duration::from_secs(2);
+
 /// A key prefix no other test shares.
 fn prefix(test: &str) -> String {
     static N: AtomicU32 = AtomicU32::new(0);
@@ -150,7 +154,7 @@ fn entry(contract: &ContractId, text: &str) -> CachedResult {
 #[test]
 fn entries_round_trip_and_malformed_ones_are_rejected_and_deleted() {
     let redis = RedisServer::start();
-    let cache = RedisCache::builder(redis.url()).prefix(prefix("frames")).build().unwrap();
+    let cache = RedisCache::builder(redis.url()).prefix(prefix("frames")).timeout(PATIENT).build().unwrap();
     let contract = id("search", "1.0.0");
     let key = CacheKey::new("search", &contract, &json!({ "q": "login" }));
     let stored = entry(&contract, r#"{"hits":["T-1"]}"#);
@@ -230,6 +234,7 @@ fn ttl_per_tool_is_set_on_the_redis_key() {
     let redis = RedisServer::start();
     let cache = RedisCache::builder(redis.url())
         .prefix(prefix("ttl"))
+        .timeout(PATIENT)
         .ttl(Duration::from_secs(600))
         .tool_ttl("fleet_status", Duration::from_secs(5))
         .build()
@@ -309,7 +314,7 @@ fn a_refused_write_never_fails_the_call() {
     use qe_server::contracts::TaskStatus;
 
     let redis = RedisServer::start();
-    let cache = Arc::new(RedisCache::builder(redis.url()).prefix(prefix("refused")).build().unwrap());
+    let cache = Arc::new(RedisCache::builder(redis.url()).prefix(prefix("refused")).timeout(PATIENT).build().unwrap());
     let pipeline = Pipeline::builder().cache(Arc::clone(&cache) as Arc<dyn ResultCache>).build();
     let task = || Ok::<TaskStatus, ToolError>(qe_server::samples::task_statuses().remove(0));
     let ctx = CallContext::new("task_status", json!({ "task_id": "T-1040" }));
@@ -462,6 +467,9 @@ fn rolling_deploy_two_contract_versions_share_one_redis() {
             ("QE_SERVER_CACHE", url.clone()),
             ("QE_SERVER_CACHE_PREFIX", prefix.clone()),
             ("QE_SERVER_CONTRACT_NEXT", next.to_owned()),
+            // Generous, so that a loaded machine does not look like an outage; a stopped
+            // Redis refuses at once anyway.
+            ("QE_SERVER_CACHE_TIMEOUT_MS", "2000".to_owned()),
         ]
     };
     let start = |env: Vec<(&str, String)>, log: &str| {

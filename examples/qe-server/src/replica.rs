@@ -8,6 +8,7 @@
 //!   [`RedisCache`](contract_runtime::cache::RedisCache) shared by every replica (feature
 //!   `redis`).
 //! - `QE_SERVER_CACHE_PREFIX`: the Redis key namespace (default `qe-server`).
+//! - `QE_SERVER_CACHE_TIMEOUT_MS`: the deadline of each Redis operation (default 200).
 //! - `QE_SERVER_CONTRACT_NEXT=1`: `task_status` is served under [`TaskStatusNext`]
 //!   (version 2.2.0, one more optional field) instead of [`TaskStatus`](crate::contracts::TaskStatus) (2.1.0): the
 //!   replica then carries another contract identity, as a new build would in a rolling
@@ -50,6 +51,8 @@ pub struct ReplicaOptions {
     pub cache: Option<String>,
     /// `QE_SERVER_CACHE_PREFIX`.
     pub prefix: Option<String>,
+    /// `QE_SERVER_CACHE_TIMEOUT_MS`, in milliseconds.
+    pub timeout_ms: Option<u64>,
     /// `QE_SERVER_CONTRACT_NEXT`.
     pub contract_next: bool,
 }
@@ -62,6 +65,7 @@ impl ReplicaOptions {
         Self {
             cache: var("QE_SERVER_CACHE").filter(|v| v != "none"),
             prefix: var("QE_SERVER_CACHE_PREFIX"),
+            timeout_ms: var("QE_SERVER_CACHE_TIMEOUT_MS").and_then(|v| v.parse().ok()),
             contract_next: var("QE_SERVER_CONTRACT_NEXT").is_some_and(|v| v == "1" || v.eq_ignore_ascii_case("true")),
         }
     }
@@ -103,15 +107,18 @@ fn cache(options: &ReplicaOptions) -> Result<Option<Arc<dyn ResultCache>>, Strin
         return Ok(Some(Arc::new(InMemoryCache::new())));
     }
     if kind.starts_with("redis://") || kind.starts_with("rediss://") || kind.starts_with("unix://") {
-        return redis(kind, options.prefix.as_deref()).map(Some);
+        return redis(kind, options).map(Some);
     }
     Err(format!("QE_SERVER_CACHE=`{kind}`: expected `none`, `memory` or a Redis URL such as redis://127.0.0.1:6379/"))
 }
 
 #[cfg(feature = "redis")]
-fn redis(url: &str, prefix: Option<&str>) -> Result<Arc<dyn ResultCache>, String> {
-    let cache = contract_runtime::cache::RedisCache::builder(url)
-        .prefix(prefix.unwrap_or("qe-server"))
+fn redis(url: &str, options: &ReplicaOptions) -> Result<Arc<dyn ResultCache>, String> {
+    use contract_runtime::cache::RedisCache;
+    let timeout = options.timeout_ms.map_or(RedisCache::DEFAULT_TIMEOUT, std::time::Duration::from_millis);
+    let cache = RedisCache::builder(url)
+        .prefix(options.prefix.as_deref().unwrap_or("qe-server"))
+        .timeout(timeout)
         .max_backoff(std::time::Duration::from_millis(500))
         .build()
         .map_err(|err| err.to_string())?;
@@ -119,6 +126,6 @@ fn redis(url: &str, prefix: Option<&str>) -> Result<Arc<dyn ResultCache>, String
 }
 
 #[cfg(not(feature = "redis"))]
-fn redis(_url: &str, _prefix: Option<&str>) -> Result<Arc<dyn ResultCache>, String> {
+fn redis(_url: &str, _options: &ReplicaOptions) -> Result<Arc<dyn ResultCache>, String> {
     Err("QE_SERVER_CACHE names a Redis URL, but this qe-server was built without the `redis` feature".to_owned())
 }
