@@ -7,9 +7,9 @@
 //!
 //! It starts its own `redis-server` (Debian package `redis-server`) on a free loopback
 //! port, without persistence, and stops it at the end; set `REDIS_URL` to use another.
-//! A miss runs the handler, validates and admits the result (for Redis: a `GET` and a
-//! `SET`); a hit is a lookup, the identity check and parsing the text (for Redis also a
-//! `GET` and revalidation, its default). Each figure is the median of several rounds of a
+//! A miss runs the handler, validates and admits the result (for Redis: a `GETRANGE` and
+//! a `SET`); a hit is a lookup, the identity check and parsing the text (for Redis also a
+//! `GETRANGE` and revalidation, its default). Each figure is the median of several rounds of a
 //! batch of calls; the numbers are for reading, not for asserting.
 
 use std::hint::black_box;

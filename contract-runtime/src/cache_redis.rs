@@ -30,7 +30,9 @@ const CHECKSUM_LEN: usize = 32;
 /// - **Values**: a frame of magic bytes, the storage key, the contract identity, the
 ///   result text and a SHA-256 checksum of all of it ([`encode_entry`]). A value that is
 ///   truncated, corrupted, in another format or stored under another key is rejected,
-///   deleted and counted in [`RedisCacheStats::rejected`]; it is never served.
+///   deleted and counted in [`RedisCacheStats::rejected`]; it is never served. Reads are
+///   bounded: a value larger than any entry the cache writes is rejected after reading
+///   one byte past that size.
 /// - **Revalidation**: hits are validated again by the pipeline before they are served
 ///   (on by default; [`RedisCacheBuilder::revalidation`] turns it off).
 /// - **Time to live**: [`RedisCacheBuilder::ttl`] for every tool,
@@ -426,6 +428,12 @@ impl RedisCache {
         }
     }
 
+    /// The largest frame this cache writes under `redis_key`: the largest text, the key,
+    /// and room for the identity and the framing.
+    fn max_frame_bytes(&self, redis_key: &str) -> usize {
+        self.max_entry_bytes.saturating_add(redis_key.len()).saturating_add(1024)
+    }
+
     fn delete(&self, redis_key: &str) -> bool {
         self.with_connection(|c| redis::cmd("DEL").arg(redis_key).query::<u64>(c)).is_ok_and(|n| n > 0)
     }
@@ -434,17 +442,29 @@ impl RedisCache {
 impl ResultCache for RedisCache {
     fn get(&self, key: &CacheKey) -> Option<CachedResult> {
         let redis_key = self.redis_key(key);
-        let found = match self.with_connection(|c| redis::cmd("GET").arg(&redis_key).query::<Option<Vec<u8>>>(c)) {
-            Ok(found) => found,
+        // At most one byte more than the largest frame this cache writes is read: a huge
+        // value someone else left under the key costs no more than that to reject.
+        let limit = self.max_frame_bytes(&redis_key);
+        let read =
+            self.with_connection(|c| redis::cmd("GETRANGE").arg(&redis_key).arg(0).arg(limit).query::<Vec<u8>>(c));
+        let bytes = match read {
+            // An absent key reads as empty; so does an empty value, which is never served.
+            Ok(bytes) if bytes.is_empty() => None,
+            Ok(bytes) => Some(bytes),
             // Another type under our key is foreign: rejected and deleted like one.
             Err(Failed::WrongType) => Some(Vec::new()),
             Err(Failed::Down) => None,
         };
-        let Some(bytes) = found else {
+        let Some(bytes) = bytes else {
             bump(&self.counters.misses);
             return None;
         };
-        if let Ok(entry) = decode_entry(&bytes, &redis_key) {
+        let decoded = if bytes.len() > limit {
+            Err(FrameError::Malformed("larger than any entry this cache writes".to_owned()))
+        } else {
+            decode_entry(&bytes, &redis_key)
+        };
+        if let Ok(entry) = decoded {
             bump(&self.counters.hits);
             Some(entry)
         } else {
@@ -458,13 +478,13 @@ impl ResultCache for RedisCache {
 
     fn put(&self, key: CacheKey, entry: CachedResult) {
         let redis_key = self.redis_key(&key);
-        if entry.text.len() > self.max_entry_bytes {
+        let frame = encode_entry(&redis_key, &entry);
+        if entry.text.len() > self.max_entry_bytes || frame.len() > self.max_frame_bytes(&redis_key) {
             // Whatever the key held is stale now, so it goes too.
             bump(&self.counters.oversized);
             self.delete(&redis_key);
             return;
         }
-        let frame = encode_entry(&redis_key, &entry);
         let ttl_ms = u64::try_from(self.ttl_of(key.tool()).as_millis()).unwrap_or(u64::MAX).max(1);
         let stored = self.with_connection(|c| {
             redis::cmd("SET").arg(&redis_key).arg(frame.as_slice()).arg("PX").arg(ttl_ms).query::<()>(c)

@@ -182,7 +182,6 @@ fn entries_round_trip_and_malformed_ones_are_rejected_and_deleted() {
         ("one bit of the checksum changed", flipped_checksum),
         ("a trailing byte", [good.as_slice(), b"x"].concat()),
         ("plain JSON from another program", br#"{"hits":["T-1"]}"#.to_vec()),
-        ("empty", Vec::new()),
         ("a good frame written for another key", copied),
     ];
     for (what, bytes) in damaged {
@@ -197,6 +196,10 @@ fn entries_round_trip_and_malformed_ones_are_rejected_and_deleted() {
         cache.put(key.clone(), stored.clone());
         assert_eq!(cache.get(&key), Some(stored.clone()), "{what}: the control after it");
     }
+    // An empty value reads like an absent key: a miss, never served.
+    redis.raw_set(&redis_key, b"");
+    assert_eq!(cache.get(&key), None, "an empty value: served");
+
     // A value of another Redis type under the key is foreign too, not an outage.
     redis::cmd("DEL").arg(&redis_key).query::<u64>(&mut redis.conn()).unwrap();
     redis::cmd("RPUSH").arg(&redis_key).arg("x").query::<u64>(&mut redis.conn()).unwrap();
@@ -209,6 +212,37 @@ fn entries_round_trip_and_malformed_ones_are_rejected_and_deleted() {
     assert_eq!(cache.get(&key), Some(stored), "the control after the list");
     let stats = cache.stats();
     assert_eq!((stats.failures, stats.outages, stats.skipped), (0, 0, 0), "{stats:?}");
+}
+
+#[test]
+fn a_huge_foreign_value_is_rejected_and_deleted() {
+    let redis = RedisServer::start();
+    let cache = RedisCache::builder(redis.url())
+        .prefix(prefix("huge"))
+        .timeout(PATIENT)
+        .max_entry_bytes(1_000)
+        .build()
+        .unwrap();
+    let contract = id("search", "1.0.0");
+    let key = CacheKey::new("search", &contract, &json!({}));
+    let redis_key = cache.redis_key(&key);
+
+    // Control: a text of exactly the largest size is stored and served.
+    let largest = entry(&contract, &format!("\"{}\"", "a".repeat(998)));
+    cache.put(key.clone(), largest.clone());
+    assert_eq!(cache.get(&key), Some(largest));
+
+    // A text one byte larger is served by the pipeline but not stored.
+    let larger = entry(&contract, &format!("\"{}\"", "a".repeat(999)));
+    cache.put(key.clone(), larger);
+    assert!(!redis.exists(&redis_key), "an oversized result was stored, or the old one kept");
+    assert_eq!(cache.stats().oversized, 1);
+
+    // 8 MiB planted under the key: rejected and deleted.
+    redis.raw_set(&redis_key, &vec![b'x'; 8 << 20]);
+    assert_eq!(cache.get(&key), None);
+    assert!(!redis.exists(&redis_key));
+    assert_eq!(cache.stats().rejected, 1);
 }
 
 #[test]
