@@ -18,6 +18,11 @@ use sha2::{Digest, Sha256};
 
 use crate::contract::ContractId;
 
+#[cfg(feature = "redis")]
+pub use crate::cache_redis::{
+    decode_entry, encode_entry, FrameError, RedisCache, RedisCacheBuilder, RedisCacheError, RedisCacheStats,
+};
+
 /// What a cache entry is found by: the tool, the contract identity the result must
 /// satisfy, and a SHA-256 of the canonical arguments (key order in the arguments does
 /// not matter).

@@ -20,13 +20,15 @@
 //! - [`pipeline`]: handler → serialize → middleware → validate → cache → emit.
 //! - [`wire`]: error codes, protocol eras and the result envelope (one file each).
 //! - [`cache`]: the `ResultCache` trait and the bounded in-memory cache, bound to contract
-//!   identities.
+//!   identities; a Redis-backed cache with feature `redis`.
 //! - [`completeness`]: completeness metadata and its invariants.
 //! - `rmcp` (feature `rmcp`): the adapter for rmcp servers and its `Json<T>`.
 //! - `client` (feature `client`, its rmcp part with `rmcp-client`): the validating client
 //!   harness.
 
 pub mod cache;
+#[cfg(feature = "redis")]
+mod cache_redis;
 #[cfg(feature = "client")]
 pub mod client;
 pub mod completeness;

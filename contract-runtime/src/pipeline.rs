@@ -554,15 +554,26 @@ fn emit(
     text: String,
     cache: CacheStatus,
 ) -> ToolCallResult {
+    let meta = match cache {
+        CacheStatus::Bypass => meta(contract),
+        CacheStatus::Hit | CacheStatus::Miss => cache_meta(contract, cache),
+    };
     match root_shape(contract, ctx.protocol()) {
-        RootShape::Natural | RootShape::ObjectByComposition => {
-            ToolCallResult::success(value, text, Some(meta(contract)), cache)
-        }
+        RootShape::Natural | RootShape::ObjectByComposition => ToolCallResult::success(value, text, Some(meta), cache),
         RootShape::Wrapped => {
             let text = format!("{{\"result\":{text}}}");
-            ToolCallResult::success(json!({ "result": value }), text, Some(meta(contract)), cache)
+            ToolCallResult::success(json!({ "result": value }), text, Some(meta), cache)
         }
     }
+}
+
+/// The contract's `_meta` with the cache status beside the identity
+/// ([`crate::wire::CACHE_META_KEY`]).
+fn cache_meta(contract: &OutputContract, cache: CacheStatus) -> Arc<crate::wire::ResultMeta> {
+    let status = if cache == CacheStatus::Hit { "hit" } else { "miss" };
+    let mut value = json!({ crate::wire::META_KEY: crate::wire::contract_meta(contract) });
+    value[crate::wire::CACHE_META_KEY] = Value::from(status);
+    Arc::new(crate::wire::ResultMeta::new(value))
 }
 
 fn meta(contract: &OutputContract) -> Arc<crate::wire::ResultMeta> {

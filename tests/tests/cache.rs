@@ -148,3 +148,22 @@ fn a_pipeline_with_a_small_cache_stays_bounded_and_still_hits() {
     assert_eq!(cache.stats().admissions, 200);
     let _ = TaskStatus::contract();
 }
+
+#[test]
+fn results_say_in_meta_whether_they_came_from_the_cache() {
+    use contract_runtime::wire::{CACHE_META_KEY, META_KEY};
+    let sample = samples::task_status();
+    let ctx = CallContext::new("task_status", json!({ "task_id": "T-1" }));
+    let cached = Pipeline::builder().cache(Arc::new(InMemoryCache::new())).build();
+    let miss = cached.call_sync(&ctx, || Ok::<_, ToolError>(sample.clone())).to_json();
+    let hit = cached.call_sync(&ctx, || Ok::<_, ToolError>(sample.clone())).to_json();
+    assert_eq!(miss["_meta"][CACHE_META_KEY], "miss", "{miss}");
+    assert_eq!(hit["_meta"][CACHE_META_KEY], "hit", "{hit}");
+    // The identity beside it is the contract's, as without a cache.
+    let plain = Pipeline::builder().build().call_sync(&ctx, || Ok::<_, ToolError>(sample.clone())).to_json();
+    assert_eq!(hit["_meta"][META_KEY], plain["_meta"][META_KEY]);
+    assert_eq!(hit["_meta"][META_KEY]["id"], TaskStatus::contract().id().to_string());
+    // Clean control: without a cache the key is absent, and the payloads agree.
+    assert!(plain["_meta"].get(CACHE_META_KEY).is_none(), "{plain}");
+    assert_eq!(hit["structuredContent"], plain["structuredContent"]);
+}

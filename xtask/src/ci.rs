@@ -45,6 +45,16 @@ fn run() -> Result<(), String> {
     // The interop tests drive the official TypeScript and Python MCP clients; install the
     // pinned versions first (idempotent, and fast when they are already there).
     run_cmd("bash", &["tests/interop/install.sh"])?;
+    // The Redis cache tests start their own `redis-server` on a free port; on a fresh
+    // Debian machine (as root, as CI runs) the package is installed here.
+    run_cmd(
+        "bash",
+        &[
+            "-c",
+            "command -v redis-server >/dev/null 2>&1 || { apt-get update -qq && \
+             DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server; }",
+        ],
+    )?;
     run_cmd("cargo", &["test", "--workspace", "--all-features"])?;
     Ok(())
 }

@@ -15,6 +15,11 @@ pub use era::*;
 /// identity.
 pub const META_KEY: &str = "tool-contracts.dev/contract";
 
+/// The namespaced `_meta` key that says whether a result was served from the cache
+/// (`"hit"`) or computed and offered to it (`"miss"`); absent when no cache was asked.
+/// Replicas behind one load balancer can then be told apart from the outside.
+pub const CACHE_META_KEY: &str = "tool-contracts.dev/cache";
+
 /// The first protocol revision whose `structuredContent` may be any JSON value
 /// (SEP-2106). Older peers get a non-object root wrapped as `{"result": …}`.
 pub const NATURAL_ROOTS_SINCE: &str = "2026-07-28";

@@ -9,6 +9,8 @@
 pub mod contracts;
 #[cfg(feature = "server")]
 pub mod http;
+#[cfg(feature = "server")]
+pub mod replica;
 pub mod samples;
 #[cfg(feature = "server")]
 pub mod server;

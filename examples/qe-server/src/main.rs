@@ -13,6 +13,9 @@
 //!   --max-body BYTES             largest request body, chunked or not (default 262144)
 //!   --max-connections N          connections served at once (default 1024)
 //! ```
+//!
+//! The result cache and the contract version come from the environment
+//! (`QE_SERVER_CACHE`, `QE_SERVER_CONTRACT_NEXT`): see `qe_server::replica`.
 
 use std::net::SocketAddr;
 use std::process::ExitCode;
@@ -112,7 +115,7 @@ fn main() -> ExitCode {
 }
 
 async fn run(options: Options) -> Result<(), Box<dyn std::error::Error>> {
-    let server = qe_server::server::contracted(options.broken)?;
+    let server = qe_server::replica::contracted(options.broken, &qe_server::replica::ReplicaOptions::from_env())?;
     match options.http {
         None => qe_server::server::serve_stdio(server).await,
         Some(addr) => {

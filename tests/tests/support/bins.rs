@@ -39,6 +39,13 @@ pub(crate) fn qe_server() -> &'static Path {
     BIN.get_or_init(|| build("qe-server", "qe-server", &["server"]))
 }
 
+/// The qe-server binary with the Redis result cache (features `server` and `redis`).
+#[allow(dead_code)]
+pub(crate) fn qe_server_redis() -> &'static Path {
+    static BIN: OnceLock<PathBuf> = OnceLock::new();
+    BIN.get_or_init(|| build("qe-server", "qe-server", &["server", "redis"]))
+}
+
 /// The contract-audit binary.
 #[allow(dead_code)]
 pub(crate) fn contract_audit() -> &'static Path {
