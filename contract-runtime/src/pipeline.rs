@@ -169,6 +169,8 @@ pub struct Pipeline {
     middleware: Vec<Arc<dyn Middleware>>,
     cache: Option<Arc<dyn ResultCache>>,
     limits: Limits,
+    /// `true` to keep every result on the `Value` path.
+    value_path_only: bool,
 }
 
 impl fmt::Debug for Pipeline {
@@ -178,6 +180,7 @@ impl fmt::Debug for Pipeline {
             .field("middleware", &names)
             .field("cache", &self.cache)
             .field("limits", &self.limits)
+            .field("fast_path", &!self.value_path_only)
             .finish()
     }
 }
@@ -231,6 +234,14 @@ impl PipelineBuilder {
     /// ```
     pub fn limits(mut self, limits: Limits) -> Self {
         self.pipeline.limits = limits;
+        self
+    }
+
+    /// Whether results of covered contracts are judged on the fast path when no
+    /// middleware is set (default: yes; see [`crate::fast`]). Off, every result takes
+    /// the `Value` path, as for comparisons.
+    pub fn fast_path(mut self, on: bool) -> Self {
+        self.pipeline.value_path_only = !on;
         self
     }
 
@@ -294,6 +305,18 @@ impl Pipeline {
         contract: &OutputContract,
         output: &T,
     ) -> ToolCallResult {
+        if self.middleware.is_empty() && !self.value_path_only {
+            // The fast path: checked while written. Anything it does not call valid
+            // (invalid, over a limit, not judged) continues below, where the `Value`
+            // path decides and writes the report, so reports do not depend on it.
+            if let Ok(bytes) = crate::fast::write(contract, output, &self.limits) {
+                // The envelope still needs the tree for `structuredContent`; converting
+                // the typed value is exact for floats, which parsing the text back is not.
+                if let (Ok(value), Ok(text)) = (serde_json::to_value(output), String::from_utf8(bytes)) {
+                    return self.accept(ctx, contract, value, Some(text), true);
+                }
+            }
+        }
         if let Err(err) = crate::finite::measure(output, &self.limits) {
             return unfit(contract, &err);
         }
@@ -308,7 +331,7 @@ impl Pipeline {
             let Ok(text) = serde_json::to_string(output) else {
                 return serialization_failure(contract, "the result serialized once but not twice");
             };
-            return self.accept(ctx, contract, value, Some(text));
+            return self.accept(ctx, contract, value, Some(text), false);
         }
         self.run_middleware(ctx, contract, value)
     }
@@ -324,7 +347,7 @@ impl Pipeline {
         text: String,
     ) -> ToolCallResult {
         if self.middleware.is_empty() {
-            return self.accept(ctx, contract, value, Some(text));
+            return self.accept(ctx, contract, value, Some(text), false);
         }
         self.process_value(ctx, contract, value)
     }
@@ -358,7 +381,7 @@ impl Pipeline {
                 return unfit(contract, &err);
             }
         }
-        self.accept(ctx, contract, value, None)
+        self.accept(ctx, contract, value, None, false)
     }
 
     fn finish<T: Serialize, E: ToolFailure>(
@@ -383,15 +406,18 @@ impl Pipeline {
     }
 
     /// Validates a serialized result (already measured against the limits), checks
-    /// completeness, admits it to the cache and builds the success.
+    /// completeness, admits it to the cache and builds the success. `judged`: the fast
+    /// path found the value valid already, so only completeness is left to check.
     fn accept(
         &self,
         ctx: &CallContext,
         contract: &OutputContract,
         value: Value,
         text: Option<String>,
+        judged: bool,
     ) -> ToolCallResult {
-        if let Err(failure) = check(contract, &value) {
+        let checked = if judged { check_completeness(contract, &value) } else { check(contract, &value) };
+        if let Err(failure) = checked {
             return *failure;
         }
         let text = text.unwrap_or_else(|| value.to_string());
@@ -482,6 +508,11 @@ fn check(contract: &OutputContract, value: &Value) -> Result<(), Box<ToolCallRes
         let error = ToolError::new(ErrorCode::OutputContractViolation, message);
         return Err(Box::new(ToolCallResult::failure(error, violations, Some(meta(contract)))));
     }
+    check_completeness(contract, value)
+}
+
+/// The completeness invariants of a value that satisfies its contract.
+fn check_completeness(contract: &OutputContract, value: &Value) -> Result<(), Box<ToolCallResult>> {
     // Pointers are masked by token under sensitive fields before any message names them.
     let mask = Sensitive::collect(value, contract.sensitive_pointers());
     let blocks = contract.completeness_pointers().iter().flat_map(|pointer| pointer_matches(value, pointer));
