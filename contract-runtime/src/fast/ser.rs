@@ -142,10 +142,14 @@ impl Num {
             Num::F(_) => None,
         };
         let bound_exact = bound.as_u64().map(i128::from).or_else(|| bound.as_i64().map(i128::from));
-        if let (Some(a), Some(b)) = (exact, bound_exact) {
-            return Some(a.cmp(&b));
+        match (exact, bound_exact) {
+            (Some(a), Some(b)) => Some(a.cmp(&b)),
+            // A float against an integer: compared exactly, as the `Value` path does
+            // (2^64 as a float is above u64::MAX, though both round to the same f64).
+            (None, Some(b)) => float_vs_int(self.f64(), b),
+            (Some(a), None) => float_vs_int(bound.as_f64()?, a).map(Ordering::reverse),
+            (None, None) => self.f64().partial_cmp(&bound.as_f64()?),
         }
-        self.f64().partial_cmp(&bound.as_f64()?)
     }
 
     #[allow(clippy::cast_precision_loss)]
@@ -163,6 +167,29 @@ impl Num {
             _ => false,
         }
     }
+}
+
+/// Orders a float against an integer without rounding either.
+#[allow(clippy::cast_possible_truncation, clippy::cast_precision_loss)]
+fn float_vs_int(f: f64, i: i128) -> Option<Ordering> {
+    if f.is_nan() {
+        return None;
+    }
+    // Every i128 lies strictly inside ±2^127, so a float beyond that is decided by sign.
+    const LIMIT: f64 = 1.701_411_834_604_692_3e38;
+    if f >= LIMIT {
+        return Some(Ordering::Greater);
+    }
+    if f < -LIMIT {
+        return Some(Ordering::Less);
+    }
+    // The floor of a float in range is an integer the cast holds exactly.
+    let floor = f.floor();
+    let whole = floor as i128;
+    Some(match whole.cmp(&i) {
+        Ordering::Equal if floor < f => Ordering::Greater,
+        other => other,
+    })
 }
 
 fn check_number(typed: &Typed, n: Num) -> R {
