@@ -309,11 +309,19 @@ impl Pipeline {
             // The fast path: checked while written. Anything it does not call valid
             // (invalid, over a limit, not judged) continues below, where the `Value`
             // path decides and writes the report, so reports do not depend on it.
-            if let Ok(bytes) = crate::fast::write(contract, output, &self.limits) {
-                // The envelope still needs the tree for `structuredContent`; converting
-                // the typed value is exact for floats, which parsing the text back is not.
-                if let (Ok(value), Ok(text)) = (serde_json::to_value(output), String::from_utf8(bytes)) {
-                    return self.accept(ctx, contract, value, Some(text), true);
+            if let Ok(text) = crate::fast::write(contract, output, &self.limits).map(String::from_utf8) {
+                let Ok(text) = text else { return serialization_failure(contract, "the result is not UTF-8") };
+                if contract.completeness_pointers().is_empty() && contract.completeness_counts().is_empty() {
+                    // Nothing left reads the tree: `structuredContent` is parsed from
+                    // the text if and when someone asks for it.
+                    return self.admit(ctx, contract, None, text);
+                }
+                // The completeness invariants are read from the tree.
+                if let Ok(value) = serde_json::to_value(output) {
+                    if let Err(failure) = check_completeness(contract, &value) {
+                        return *failure;
+                    }
+                    return self.admit(ctx, contract, Some(value), text);
                 }
             }
         }
@@ -331,7 +339,7 @@ impl Pipeline {
             let Ok(text) = serde_json::to_string(output) else {
                 return serialization_failure(contract, "the result serialized once but not twice");
             };
-            return self.accept(ctx, contract, value, Some(text), false);
+            return self.accept(ctx, contract, value, Some(text));
         }
         self.run_middleware(ctx, contract, value)
     }
@@ -347,7 +355,7 @@ impl Pipeline {
         text: String,
     ) -> ToolCallResult {
         if self.middleware.is_empty() {
-            return self.accept(ctx, contract, value, Some(text), false);
+            return self.accept(ctx, contract, value, Some(text));
         }
         self.process_value(ctx, contract, value)
     }
@@ -381,7 +389,7 @@ impl Pipeline {
                 return unfit(contract, &err);
             }
         }
-        self.accept(ctx, contract, value, None, false)
+        self.accept(ctx, contract, value, None)
     }
 
     fn finish<T: Serialize, E: ToolFailure>(
@@ -406,21 +414,30 @@ impl Pipeline {
     }
 
     /// Validates a serialized result (already measured against the limits), checks
-    /// completeness, admits it to the cache and builds the success. `judged`: the fast
-    /// path found the value valid already, so only completeness is left to check.
+    /// completeness, admits it to the cache and builds the success.
     fn accept(
         &self,
         ctx: &CallContext,
         contract: &OutputContract,
         value: Value,
         text: Option<String>,
-        judged: bool,
     ) -> ToolCallResult {
-        let checked = if judged { check_completeness(contract, &value) } else { check(contract, &value) };
-        if let Err(failure) = checked {
+        if let Err(failure) = check(contract, &value) {
             return *failure;
         }
         let text = text.unwrap_or_else(|| value.to_string());
+        self.admit(ctx, contract, Some(value), text)
+    }
+
+    /// Admits a checked result (its tree, when one was built, and its text) to the cache
+    /// and builds the success.
+    fn admit(
+        &self,
+        ctx: &CallContext,
+        contract: &OutputContract,
+        value: Option<Value>,
+        text: String,
+    ) -> ToolCallResult {
         if text.len() > self.limits.max_bytes() {
             // The walk before conversion counts no escapes; this is the exact size.
             let error = ToolError::new(
@@ -460,20 +477,35 @@ impl Pipeline {
             cache.evict(&key);
             return None;
         }
-        let Ok(value) = serde_json::from_str::<Value>(&entry.text) else {
-            cache.evict(&key);
-            return None;
+        // The tree is built only when something here reads it: a tighter depth limit or
+        // revalidation. Otherwise the text is only checked to be JSON (without building
+        // anything), and `structuredContent` is parsed from it if someone asks.
+        let needs_tree = cache.revalidate_hits() || self.limits.max_depth() < crate::finite::DEFAULT_MAX_DEPTH;
+        let value = if needs_tree {
+            let Ok(value) = serde_json::from_str::<Value>(&entry.text) else {
+                cache.evict(&key);
+                return None;
+            };
+            Some(value)
+        } else {
+            if serde_json::from_str::<serde::de::IgnoredAny>(&entry.text).is_err() {
+                cache.evict(&key);
+                return None;
+            }
+            None
         };
         // An entry admitted under other limits must fit these too. serde_json parses at
         // most 128 levels, so only a tighter depth limit needs the walk.
         let fits = entry.text.len() <= self.limits.max_bytes()
-            && (self.limits.max_depth() >= crate::finite::DEFAULT_MAX_DEPTH
-                || crate::finite::measure_value(&value, &self.limits).is_ok());
+            && value.as_ref().is_none_or(|value| {
+                self.limits.max_depth() >= crate::finite::DEFAULT_MAX_DEPTH
+                    || crate::finite::measure_value(value, &self.limits).is_ok()
+            });
         if !fits {
             // Too big for this pipeline, but valid: another pipeline may serve it.
             return None;
         }
-        if cache.revalidate_hits() && check(contract, &value).is_err() {
+        if cache.revalidate_hits() && value.as_ref().is_some_and(|value| check(contract, value).is_err()) {
             cache.evict(&key);
             return None;
         }
@@ -578,21 +610,22 @@ fn pointer_matches<'v>(value: &'v Value, pointer: &str) -> Vec<(String, &'v Valu
 }
 
 /// The success envelope, with the root wrapped for peers that need an object.
+/// `value` is the tree of `text` when one was built; `None` leaves it to be parsed
+/// from the text when read.
 fn emit(
     ctx: &CallContext,
     contract: &OutputContract,
-    value: Value,
+    value: Option<Value>,
     text: String,
     cache: CacheStatus,
 ) -> ToolCallResult {
-    match root_shape(contract, ctx.protocol()) {
-        RootShape::Natural | RootShape::ObjectByComposition => {
-            ToolCallResult::success(value, text, Some(meta(contract)), cache)
-        }
-        RootShape::Wrapped => {
-            let text = format!("{{\"result\":{text}}}");
-            ToolCallResult::success(json!({ "result": value }), text, Some(meta(contract)), cache)
-        }
+    let (value, text) = match root_shape(contract, ctx.protocol()) {
+        RootShape::Natural | RootShape::ObjectByComposition => (value, text),
+        RootShape::Wrapped => (value.map(|value| json!({ "result": value })), format!("{{\"result\":{text}}}")),
+    };
+    match value {
+        Some(value) => ToolCallResult::success(value, text, Some(meta(contract)), cache),
+        None => ToolCallResult::success_from_text(text, Some(meta(contract)), cache),
     }
 }
 

@@ -95,7 +95,8 @@ pub(crate) fn case<T: ToolOutput>(name: &'static str, values: Vec<T>, open: &'st
             let written = contract_runtime::fast::write(contract, value, &contract_runtime::finite::Limits::default());
             match written {
                 Ok(bytes) if !valid || bytes != serde_json::to_vec(value).expect("serializes") => {
-                    typed_disagreements.push(format!("{name}: typed value written as {}", String::from_utf8_lossy(&bytes)));
+                    typed_disagreements
+                        .push(format!("{name}: typed value written as {}", String::from_utf8_lossy(&bytes)));
                 }
                 Err(contract_runtime::fast::Miss::Invalid(why)) if valid => {
                     typed_disagreements.push(format!("{name}: typed value {instance} rejected ({why})"));
@@ -106,7 +107,15 @@ pub(crate) fn case<T: ToolOutput>(name: &'static str, values: Vec<T>, open: &'st
             }
         }
     }
-    Case { name, contract: T::try_contract(), instances, open, rejects: Vec::new(), typed_disagreements, typed_handed_back }
+    Case {
+        name,
+        contract: T::try_contract(),
+        instances,
+        open,
+        rejects: Vec::new(),
+        typed_disagreements,
+        typed_handed_back,
+    }
 }
 
 mod prelude {
@@ -1997,7 +2006,9 @@ fn every_serialized_instance_passes_and_every_unknown_key_is_caught_under_exact(
         counts.disagreements.len(),
         counts.typed_handed_back
     );
-    for line in counts.broken.iter().chain(&counts.false_rejects).chain(&counts.false_accepts).chain(&counts.disagreements) {
+    for line in
+        counts.broken.iter().chain(&counts.false_rejects).chain(&counts.false_accepts).chain(&counts.disagreements)
+    {
         println!("  {line}");
     }
     assert_eq!(counts.disagreements.len(), 0, "fast path disagreements");

@@ -789,9 +789,10 @@ fn run(sets: &[(&OutputContract, Vec<Value>)]) -> Outcome {
     outln!("{}", outcome.total.row("TOTAL", ""));
     outln!("cases by kind: {:?}", outcome.kinds);
     outln!(
-        "fast path: {} cases compared with jsonschema, {} disagreements",
+        "fast path: {} cases of this run compared with jsonschema, {} disagreements ({} in this process)",
         outcome.fast_compared,
-        outcome.fast_disagreements.len()
+        outcome.fast_disagreements.len(),
+        fast_path::totals()
     );
     for failure in outcome.failures.iter().chain(&outcome.fast_disagreements) {
         outln!("{failure}");

@@ -227,9 +227,24 @@ impl Compiler<'_> {
         };
         for key in obj.keys().map(String::as_str).filter(|k| !ignorable(k)) {
             match key {
-                "type" | "enum" | "const" | "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum"
-                | "minLength" | "maxLength" | "pattern" | "format" | "items" | "minItems" | "maxItems"
-                | "properties" | "required" | "additionalProperties" | "unevaluatedProperties" => {}
+                "type"
+                | "enum"
+                | "const"
+                | "minimum"
+                | "maximum"
+                | "exclusiveMinimum"
+                | "exclusiveMaximum"
+                | "minLength"
+                | "maxLength"
+                | "pattern"
+                | "format"
+                | "items"
+                | "minItems"
+                | "maxItems"
+                | "properties"
+                | "required"
+                | "additionalProperties"
+                | "unevaluatedProperties" => {}
                 other => return Err(format!("{at}: the keyword `{other}` is not in the plan")),
             }
         }
@@ -275,9 +290,10 @@ impl Compiler<'_> {
         }
         let required: Vec<&str> = match obj.get("required") {
             None => Vec::new(),
-            Some(Value::Array(keys)) => {
-                keys.iter().map(|k| k.as_str().ok_or_else(|| format!("{at}/required: not a string"))).collect::<Result<_, _>>()?
-            }
+            Some(Value::Array(keys)) => keys
+                .iter()
+                .map(|k| k.as_str().ok_or_else(|| format!("{at}/required: not a string")))
+                .collect::<Result<_, _>>()?,
             Some(_) => return Err(format!("{at}/required: not an array")),
         };
         let mut unique = required.clone();
@@ -318,7 +334,7 @@ impl Compiler<'_> {
         // the plan can say only when they agree or one of them accepts everything.
         typed.extra = match (extra(self, "additionalProperties")?, extra(self, "unevaluatedProperties")?) {
             (None, None) => Extra::Any,
-            (Some(e), None) | (None, Some(e)) | (Some(e), Some(Extra::Any)) | (Some(Extra::Any), Some(e)) => e,
+            (Some(e), None | Some(Extra::Any)) | (None | Some(Extra::Any), Some(e)) => e,
             (Some(Extra::Never), Some(_)) | (Some(_), Some(Extra::Never)) => Extra::Never,
             (Some(a), Some(b)) if a == b => a,
             _ => return Err(format!("{at}: different additionalProperties and unevaluatedProperties")),

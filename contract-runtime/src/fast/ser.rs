@@ -172,11 +172,11 @@ impl Num {
 /// Orders a float against an integer without rounding either.
 #[allow(clippy::cast_possible_truncation, clippy::cast_precision_loss)]
 fn float_vs_int(f: f64, i: i128) -> Option<Ordering> {
+    // Every i128 lies inside [-2^127, 2^127), so a float beyond that is decided by sign.
+    const LIMIT: f64 = 1.701_411_834_604_692_3e38;
     if f.is_nan() {
         return None;
     }
-    // Every i128 lies strictly inside ±2^127, so a float beyond that is decided by sign.
-    const LIMIT: f64 = 1.701_411_834_604_692_3e38;
     if f >= LIMIT {
         return Some(Ordering::Greater);
     }
@@ -424,7 +424,13 @@ impl<'a, 'p> ser::Serializer for Ser<'a, 'p> {
         self.seq()
     }
 
-    fn serialize_tuple_variant(self, _: &'static str, _: u32, _: &'static str, _: usize) -> R<Self::SerializeTupleVariant> {
+    fn serialize_tuple_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: usize,
+    ) -> R<Self::SerializeTupleVariant> {
         Err(Miss::Unsupported("a tuple variant"))
     }
 
@@ -670,7 +676,13 @@ impl ser::Serializer for KeySer<'_> {
     fn serialize_tuple_struct(self, _: &'static str, _: usize) -> R<Self::SerializeTupleStruct> {
         Err(Miss::Unsupported("a map key that is not a string"))
     }
-    fn serialize_tuple_variant(self, _: &'static str, _: u32, _: &'static str, _: usize) -> R<Self::SerializeTupleVariant> {
+    fn serialize_tuple_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: usize,
+    ) -> R<Self::SerializeTupleVariant> {
         Err(Miss::Unsupported("a map key that is not a string"))
     }
     fn serialize_map(self, _: Option<usize>) -> R<Self::SerializeMap> {
@@ -679,7 +691,13 @@ impl ser::Serializer for KeySer<'_> {
     fn serialize_struct(self, _: &'static str, _: usize) -> R<Self::SerializeStruct> {
         Err(Miss::Unsupported("a map key that is not a string"))
     }
-    fn serialize_struct_variant(self, _: &'static str, _: u32, _: &'static str, _: usize) -> R<Self::SerializeStructVariant> {
+    fn serialize_struct_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: usize,
+    ) -> R<Self::SerializeStructVariant> {
         Err(Miss::Unsupported("a map key that is not a string"))
     }
 }
