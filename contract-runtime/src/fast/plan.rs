@@ -78,6 +78,46 @@ pub(crate) struct Typed {
     pub(crate) extra: Extra,
 }
 
+impl Typed {
+    fn unconstrained() -> Self {
+        Self {
+            types: ALL,
+            allowed: None,
+            minimum: None,
+            maximum: None,
+            exclusive_minimum: None,
+            exclusive_maximum: None,
+            min_length: None,
+            max_length: None,
+            leaf: None,
+            items: ANY,
+            min_items: None,
+            max_items: None,
+            properties: Vec::new(),
+            required_extra: Vec::new(),
+            required_mask: 0,
+            extra: Extra::Any,
+        }
+    }
+
+    /// Whether `type` and the list are all this node checks.
+    fn only_allowed(&self) -> bool {
+        self.minimum.is_none()
+            && self.maximum.is_none()
+            && self.exclusive_minimum.is_none()
+            && self.exclusive_maximum.is_none()
+            && self.min_length.is_none()
+            && self.max_length.is_none()
+            && self.leaf.is_none()
+            && self.items == ANY
+            && self.min_items.is_none()
+            && self.max_items.is_none()
+            && self.properties.is_empty()
+            && self.required_mask == 0
+            && self.extra == Extra::Any
+    }
+}
+
 /// A compiled contract schema.
 #[derive(Debug)]
 pub(crate) struct Plan {
@@ -162,10 +202,17 @@ impl Compiler<'_> {
 
     fn union(&mut self, branches: &Value, at: &str) -> Result<usize, String> {
         let Some(branches) = branches.as_array() else { return Err(format!("{at}: not an array")) };
+        let ids = branches
+            .iter()
+            .enumerate()
+            .map(|(i, branch)| self.node(branch, &format!("{at}/{i}")))
+            .collect::<Result<Vec<_>, _>>()?;
+        if let Some(merged) = self.merged_constants(&ids) {
+            return Ok(self.push(Node::Typed(Box::new(merged))));
+        }
         let mut compiled = Vec::with_capacity(branches.len());
         let mut taken = 0u8;
-        for (i, branch) in branches.iter().enumerate() {
-            let id = self.node(branch, &format!("{at}/{i}"))?;
+        for (i, id) in ids.into_iter().enumerate() {
             let types = self.types_of(id, 0).ok_or_else(|| format!("{at}/{i}: a branch of unknown type"))?;
             // An integer is a number: the two overlap.
             let wide = if types & (INTEGER | NUMBER) != 0 { types | INTEGER | NUMBER } else { types };
@@ -176,6 +223,42 @@ impl Compiler<'_> {
             compiled.push((types, id));
         }
         Ok(self.push(Node::Union(compiled)))
+    }
+
+    /// Branches that each allow only listed strings, booleans or nulls (a unit enum
+    /// with documented variants: `oneOf` of `const`s), as one list. With no value in two
+    /// branches, exactly one branch matches each allowed value, so `anyOf` and `oneOf`
+    /// both mean "one of the list". Numbers are left out: `1` and `1.0` are one value.
+    fn merged_constants(&self, ids: &[usize]) -> Option<Typed> {
+        let mut merged = Typed::unconstrained();
+        merged.types = 0;
+        let mut values: Vec<Value> = Vec::new();
+        for &id in ids {
+            let Node::Typed(typed) = &self.nodes[id] else { return None };
+            let allowed = typed.allowed.as_ref()?;
+            if !typed.only_allowed() {
+                return None;
+            }
+            for value in allowed {
+                let bits = match value {
+                    Value::String(_) => STRING,
+                    Value::Bool(_) => BOOL,
+                    Value::Null => NULL,
+                    _ => return None,
+                };
+                if typed.types & bits == 0 {
+                    // A value its own branch refuses: not one of the list.
+                    continue;
+                }
+                if values.contains(value) {
+                    return None;
+                }
+                merged.types |= bits;
+                values.push(value.clone());
+            }
+        }
+        merged.allowed = Some(values);
+        Some(merged)
     }
 
     /// The JSON types a node can accept, or `None` when that is not known yet (a
@@ -194,24 +277,7 @@ impl Compiler<'_> {
     }
 
     fn typed(&mut self, obj: &Map<String, Value>, at: &str) -> Result<Typed, String> {
-        let mut typed = Typed {
-            types: ALL,
-            allowed: None,
-            minimum: None,
-            maximum: None,
-            exclusive_minimum: None,
-            exclusive_maximum: None,
-            min_length: None,
-            max_length: None,
-            leaf: None,
-            items: ANY,
-            min_items: None,
-            max_items: None,
-            properties: Vec::new(),
-            required_extra: Vec::new(),
-            required_mask: 0,
-            extra: Extra::Any,
-        };
+        let mut typed = Typed::unconstrained();
         let number = |key: &str| -> Result<Option<Number>, String> {
             match obj.get(key) {
                 None => Ok(None),
