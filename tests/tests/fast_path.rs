@@ -103,8 +103,10 @@ fn the_report_contract_is_covered_and_composed_shapes_say_why_not() {
 fn a_valid_result_is_written_identically() {
     let r = same(Limits::default(), &ctx(), &good());
     assert!(!r.is_error(), "{}", r.text());
-    // The bytes are the typed result's own serde_json text.
+    // The bytes are the typed result's own serde_json text, and the fast path wrote them.
     assert_eq!(r.text(), serde_json::to_string(&good()).unwrap());
+    let written = contract_runtime::fast::write(Report::contract(), &good(), &Limits::default()).expect("judged valid");
+    assert_eq!(written, r.text().as_bytes());
     let none =
         Report { status: Status::Open, ratio: None, owner: None, tags: vec![], counts: BTreeMap::new(), ..good() };
     assert!(!same(Limits::default(), &ctx(), &none).is_error());
@@ -206,4 +208,29 @@ fn wrapped_roots_completeness_and_middleware_keep_their_behaviour() {
         .build();
     let r = breaking.call_sync(&ctx(), || Ok::<_, ToolError>(good()));
     assert_eq!(r.error_code(), Some(ErrorCode::OutputContractViolation));
+}
+
+#[test]
+fn floats_against_integer_bounds_are_compared_exactly() {
+    #[derive(Serialize, JsonSchema, ToolOutput)]
+    #[tool_output(version = "1.0.0", compatibility = "exact")]
+    struct Counter {
+        n: u64,
+    }
+    let contract = Counter::contract();
+    let limits = Limits::default();
+    // 2^64 as a float rounds to the same f64 as u64::MAX, but is above it: the property
+    // tests found the plan comparing the two as floats.
+    let above = json!({ "n": 18_446_744_073_709_551_616.0_f64 });
+    assert!(!contract.is_valid(&above));
+    assert!(matches!(contract_runtime::fast::write(contract, &above, &limits), Err(Miss::Invalid(_))));
+    // Controls: u64::MAX itself, and an integral float inside the range.
+    for fine in [json!({ "n": u64::MAX }), json!({ "n": 4.0 })] {
+        assert!(contract.is_valid(&fine), "{fine}");
+        let bytes = contract_runtime::fast::write(contract, &fine, &limits).expect("accepted");
+        assert_eq!(bytes, serde_json::to_vec(&fine).unwrap());
+    }
+    let below = json!({ "n": -0.5 });
+    assert!(!contract.is_valid(&below));
+    assert!(contract_runtime::fast::write(contract, &below, &limits).is_err());
 }

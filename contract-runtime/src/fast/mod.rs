@@ -44,6 +44,7 @@ use plan::Plan;
 
 /// Whether a contract's results are judged on the fast path.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Coverage {
     /// The plan judges every keyword of the schema.
     Covered,

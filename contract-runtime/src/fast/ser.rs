@@ -14,6 +14,7 @@ use crate::finite::Limits;
 
 /// Why the fast path gave the result back to the `Value` path.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Miss {
     /// The result breaks the contract; the `Value` path writes the report.
     Invalid(&'static str),
