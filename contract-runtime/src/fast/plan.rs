@@ -128,7 +128,12 @@ pub(crate) struct Plan {
 impl Plan {
     /// Compiles `schema`, or says why it cannot be judged on the event stream.
     pub(crate) fn compile(schema: &Value) -> Result<Self, String> {
-        let mut compiler = Compiler { root: schema, nodes: vec![Node::Any, Node::Never], refs: HashMap::new() };
+        let mut compiler = Compiler {
+            root: schema,
+            nodes: vec![Node::Any, Node::Never],
+            refs: HashMap::new(),
+            pending: HashMap::new(),
+        };
         let root = compiler.node(schema, "")?;
         Ok(Self { nodes: compiler.nodes, root })
     }
@@ -138,6 +143,9 @@ struct Compiler<'s> {
     root: &'s Value,
     nodes: Vec<Node>,
     refs: HashMap<String, usize>,
+    /// The JSON types of references still being compiled (a recursive type met inside
+    /// itself), read from their `type` keyword, which their compiled node will keep.
+    pending: HashMap<usize, u8>,
 }
 
 /// Keywords that constrain nothing where our canonical schemas put them.
@@ -195,7 +203,15 @@ impl Compiler<'_> {
         // Reserved before compiling the target, so a recursive type refers to itself.
         let id = self.push(Node::Any);
         self.refs.insert(target.to_owned(), id);
+        if let Some(obj) = resolved.as_object() {
+            // Only a node that compiles to `Typed` keeps exactly its `type`.
+            let plain = !["$ref", "anyOf", "oneOf"].iter().any(|k| obj.contains_key(*k));
+            if let (true, Some(bits)) = (plain, obj.get("type").and_then(type_bits)) {
+                self.pending.insert(id, bits);
+            }
+        }
         let inner = self.node(resolved, target)?;
+        self.pending.remove(&id);
         self.nodes[id] = Node::Ref(inner);
         Ok(id)
     }
@@ -268,7 +284,7 @@ impl Compiler<'_> {
             return None;
         }
         match &self.nodes[id] {
-            Node::Any => None,
+            Node::Any => self.pending.get(&id).copied(),
             Node::Never => Some(0),
             Node::Ref(inner) => self.types_of(*inner, hops + 1),
             Node::Union(branches) => Some(branches.iter().fold(0, |acc, (t, _)| acc | t)),
