@@ -2,72 +2,126 @@
 //! the typed result), side by side, in one run:
 //!
 //! ```text
-//! cargo run --release -p contract-runtime --example bench_ratios
+//! cargo run --release -p contract-runtime --all-features --example bench_ratios
 //! ```
 //!
-//! Each figure is the median of several rounds; each round times a batch of calls.
-//! The numbers are for reading, not for asserting: the machine is shared and noisy.
+//! Each figure is the median of several rounds; each round times a batch of calls, and
+//! the paths are interleaved round by round so that noise hits them alike. The numbers
+//! are for reading, not for asserting: the machine is shared and noisy.
 
 use std::hint::black_box;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use contract_runtime::cache::InMemoryCache;
+use contract_runtime::finite::Limits;
 use contract_runtime::pipeline::{CallContext, Pipeline};
+use contract_runtime::wire::ToolError;
+use contract_runtime::ToolOutput;
+use rmcp::handler::server::tool::IntoCallToolResult;
+use rmcp::model::CallToolResponse;
 
 #[path = "../benches/support/workload.rs"]
 mod workload;
 
-fn median_per_call(mut f: impl FnMut(), batch: u32, rounds: usize) -> Duration {
-    f(); // warm up
-    let mut samples: Vec<Duration> = (0..rounds)
-        .map(|_| {
+/// Times every path in `paths` for `rounds` rounds, interleaved, and returns the median
+/// time per call of each.
+fn medians(paths: &mut [&mut dyn FnMut()], batch: u32, rounds: usize) -> Vec<Duration> {
+    for f in paths.iter_mut() {
+        f(); // warm up
+    }
+    let mut samples = vec![Vec::with_capacity(rounds); paths.len()];
+    for _ in 0..rounds {
+        for (f, samples) in paths.iter_mut().zip(&mut samples) {
             let start = Instant::now();
             for _ in 0..batch {
                 f();
             }
-            start.elapsed() / batch
+            samples.push(start.elapsed() / batch);
+        }
+    }
+    samples
+        .into_iter()
+        .map(|mut s| {
+            s.sort();
+            s[rounds / 2]
         })
-        .collect();
-    samples.sort();
-    samples[rounds / 2]
+        .collect()
+}
+
+/// rmcp's own `Json<T>` path, unvalidated and done by rmcp itself: the handler returns
+/// `Json(page)` (so the page is moved in: a clone here), rmcp converts it to
+/// `structuredContent` and the text block, and the transport writes the result.
+fn rmcp_json(page: &workload::TicketPage) -> Vec<u8> {
+    let Ok(CallToolResponse::Complete(result)) = rmcp::Json(page.clone()).into_call_tool_result() else {
+        panic!("rmcp's Json failed")
+    };
+    serde_json::to_vec(&result).expect("serializes")
 }
 
 fn main() {
-    let pipeline = Pipeline::builder().build();
+    let fast = Pipeline::builder().build();
+    let value_path = Pipeline::builder().fast_path(false).build();
+    let cached = Pipeline::builder().cache(Arc::new(InMemoryCache::new())).build();
     let ctx = CallContext::new("ticket_page", serde_json::json!({}));
+    let contract = workload::TicketPage::contract();
+    println!("fast path for the workload's contract: {:?}", contract.fast_path());
     println!(
-        "{:>7} {:>12} {:>12} {:>12} {:>12} {:>12}",
-        "items", "floor", "rmcp-like", "validated", "validation", "+ clone"
+        "{:>7} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}",
+        "items", "floor", "clone", "rmcp Json", "Value", "fast", "fast write", "to_value", "cache hit", "hit lookup"
     );
     for n in [1usize, 100, 1_000, 10_000] {
         let page = workload::page(n);
-        let value = serde_json::to_value(&page).expect("serializes");
+        // The cache holds this size's page; the first call fills it.
+        let key_ctx = CallContext::new("ticket_page", serde_json::json!({ "n": n }));
+        let fill = cached.call_sync(&key_ctx, || Ok::<_, ToolError>(page.clone()));
+        assert!(!fill.is_error(), "{}", fill.text());
+        // The two paths must put the same bytes on the wire.
+        assert_eq!(workload::validated(&fast, &ctx, &page), workload::validated(&value_path, &ctx, &page));
         // About the same wall time per size: fewer calls for bigger pages.
         let batch = u32::try_from((20_000 / n.max(1)).clamp(3, 2_000)).unwrap_or(3);
-        let rounds = 15;
-        // Interleave the paths round by round, so that noise hits them alike.
-        let floor = median_per_call(|| drop(black_box(workload::floor(black_box(&page)))), batch, rounds);
-        let rmcp = median_per_call(|| drop(black_box(workload::rmcp_like(black_box(&page)))), batch, rounds);
-        let ours =
-            median_per_call(|| drop(black_box(workload::validated(&pipeline, &ctx, black_box(&page)))), batch, rounds);
-        let valid = median_per_call(|| _ = black_box(workload::validate_only(black_box(&value))), batch, rounds);
-        let call = median_per_call(
-            || drop(black_box(workload::validated_call(&pipeline, &ctx, black_box(&page)))),
+        let limits = Limits::default();
+        let times = medians(
+            &mut [
+                &mut || drop(black_box(workload::floor(black_box(&page)))),
+                &mut || drop(black_box(black_box(&page).clone())),
+                &mut || drop(black_box(rmcp_json(black_box(&page)))),
+                &mut || drop(black_box(workload::validated(&value_path, &ctx, black_box(&page)))),
+                &mut || drop(black_box(workload::validated(&fast, &ctx, black_box(&page)))),
+                &mut || drop(black_box(contract_runtime::fast::write(contract, black_box(&page), &limits))),
+                &mut || drop(black_box(serde_json::to_value(black_box(&page)))),
+                &mut || {
+                    let hit = cached.call_sync(&key_ctx, || Ok::<_, ToolError>(page.clone()));
+                    drop(black_box(hit.to_wire_bytes()));
+                },
+                &mut || drop(black_box(cached.call_sync(&key_ctx, || Ok::<_, ToolError>(page.clone())))),
+            ],
             batch,
-            rounds,
+            15,
         );
-        let ratio = |d: Duration| d.as_secs_f64() / floor.as_secs_f64();
+        let floor = times[0];
+        let ratio = |d: &Duration| format!("{:.2}x", d.as_secs_f64() / floor.as_secs_f64());
+        let cells: Vec<String> = times[1..].iter().map(ratio).collect();
         println!(
-            "{n:>7} {:>12} {:>11.2}x {:>11.2}x {:>11.2}x {:>11.2}x",
+            "{n:>7} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}",
             format!("{floor:.2?}"),
-            ratio(rmcp),
-            ratio(ours),
-            ratio(valid),
-            ratio(call),
+            cells[0],
+            cells[1],
+            cells[2],
+            cells[3],
+            cells[4],
+            cells[5],
+            cells[6],
+            cells[7]
         );
     }
     println!(
-        "\nratios to the floor (serde_json::to_vec of the typed result). rmcp-like: to_value + to_string + result + serialize, \
-         unvalidated. validated: our pipeline from the handler's output to wire bytes. validation: is_valid alone. \
-         + clone: validated through call_sync with a handler that clones the page."
+        "\nratios to the floor (serde_json::to_vec of the typed result). clone: cloning the page, which rmcp's \
+         Json takes by value. rmcp Json: rmcp's own Json<T> (to_value, then CallToolResult::structured writes the text \
+         from the value), the result serialized, unvalidated; the clone included. Value: our pipeline with \
+         fast_path(false), handler output to wire bytes. fast: the same pipeline with the fast path (default). \
+         fast write: the validating serializer alone. to_value: serde_json::to_value alone, what the fast path \
+         still pays for structuredContent. cache hit: call_sync served from the in-memory cache, to wire bytes. hit lookup: the same without writing the \
+         wire bytes (the text block's escaping is most of a hit)."
     );
 }

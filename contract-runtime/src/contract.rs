@@ -187,6 +187,8 @@ pub struct OutputContract {
     /// One value an outer layer derives from the contract and keeps for its life (the
     /// wire keeps the result `_meta` here); the core never looks inside.
     memo: OnceLock<Arc<dyn Any + Send + Sync>>,
+    /// The fast path's plan, compiled on first use (see [`crate::fast`]).
+    fast: OnceLock<crate::fast::Compiled>,
 }
 
 impl fmt::Debug for OutputContract {
@@ -234,6 +236,7 @@ impl OutputContract {
             counts,
             validator,
             memo: OnceLock::new(),
+            fast: OnceLock::new(),
         })
     }
 
@@ -320,6 +323,17 @@ impl OutputContract {
     pub(crate) fn memo<T: Any + Send + Sync>(&self, init: impl Fn(&Self) -> T) -> Arc<T> {
         let slot = self.memo.get_or_init(|| Arc::new(init(self)));
         Arc::clone(slot).downcast::<T>().unwrap_or_else(|_| Arc::new(init(self)))
+    }
+
+    /// Whether results of this contract are judged on the fast path ([`crate::fast`]),
+    /// and if not, why.
+    #[must_use]
+    pub fn fast_path(&self) -> crate::fast::Coverage {
+        crate::fast::coverage(self)
+    }
+
+    pub(crate) fn fast_plan(&self) -> &crate::fast::Compiled {
+        self.fast.get_or_init(|| crate::fast::compile(self))
     }
 
     /// The compiled validator, for callers that need the raw `jsonschema` API.

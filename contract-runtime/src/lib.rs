@@ -13,6 +13,7 @@
 //!   [`FlatMap`], [`AllOrNone`], [`OpaqueMap`]).
 //! - [`pointer`](mod@pointer): JSON pointers and the one local `$ref` resolver.
 //! - [`validate`]: violation reports built from structure, never from values.
+//! - [`fast`]: the fast path, validation fused into the one serialization pass.
 //! - [`finite`]: the pass before conversion: NaN/±inf, depth and size limits.
 //! - [`redact`]: masking by structure (sensitive pointers and keys) and sanitizing of
 //!   free text.
@@ -33,6 +34,7 @@ mod cache_redis;
 pub mod client;
 pub mod completeness;
 pub mod contract;
+pub mod fast;
 pub mod finite;
 pub mod pipeline;
 pub mod pointer;

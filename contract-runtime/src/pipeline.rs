@@ -169,6 +169,8 @@ pub struct Pipeline {
     middleware: Vec<Arc<dyn Middleware>>,
     cache: Option<Arc<dyn ResultCache>>,
     limits: Limits,
+    /// `true` to keep every result on the `Value` path.
+    value_path_only: bool,
 }
 
 impl fmt::Debug for Pipeline {
@@ -178,6 +180,7 @@ impl fmt::Debug for Pipeline {
             .field("middleware", &names)
             .field("cache", &self.cache)
             .field("limits", &self.limits)
+            .field("fast_path", &!self.value_path_only)
             .finish()
     }
 }
@@ -231,6 +234,14 @@ impl PipelineBuilder {
     /// ```
     pub fn limits(mut self, limits: Limits) -> Self {
         self.pipeline.limits = limits;
+        self
+    }
+
+    /// Whether results of covered contracts are judged on the fast path when no
+    /// middleware is set (default: yes; see [`crate::fast`]). Off, every result takes
+    /// the `Value` path, as for comparisons.
+    pub fn fast_path(mut self, on: bool) -> Self {
+        self.pipeline.value_path_only = !on;
         self
     }
 
@@ -294,6 +305,26 @@ impl Pipeline {
         contract: &OutputContract,
         output: &T,
     ) -> ToolCallResult {
+        if self.middleware.is_empty() && !self.value_path_only {
+            // The fast path: checked while written. Anything it does not call valid
+            // (invalid, over a limit, not judged) continues below, where the `Value`
+            // path decides and writes the report, so reports do not depend on it.
+            if let Ok(text) = crate::fast::write(contract, output, &self.limits).map(String::from_utf8) {
+                let Ok(text) = text else { return serialization_failure(contract, "the result is not UTF-8") };
+                if contract.completeness_pointers().is_empty() && contract.completeness_counts().is_empty() {
+                    // Nothing left reads the tree: `structuredContent` is parsed from
+                    // the text if and when someone asks for it.
+                    return self.admit(ctx, contract, None, text);
+                }
+                // The completeness invariants are read from the tree.
+                if let Ok(value) = serde_json::to_value(output) {
+                    if let Err(failure) = check_completeness(contract, &value) {
+                        return *failure;
+                    }
+                    return self.admit(ctx, contract, Some(value), text);
+                }
+            }
+        }
         if let Err(err) = crate::finite::measure(output, &self.limits) {
             return unfit(contract, &err);
         }
@@ -395,6 +426,18 @@ impl Pipeline {
             return *failure;
         }
         let text = text.unwrap_or_else(|| value.to_string());
+        self.admit(ctx, contract, Some(value), text)
+    }
+
+    /// Admits a checked result (its tree, when one was built, and its text) to the cache
+    /// and builds the success.
+    fn admit(
+        &self,
+        ctx: &CallContext,
+        contract: &OutputContract,
+        value: Option<Value>,
+        text: String,
+    ) -> ToolCallResult {
         if text.len() > self.limits.max_bytes() {
             // The walk before conversion counts no escapes; this is the exact size.
             let error = ToolError::new(
@@ -434,20 +477,35 @@ impl Pipeline {
             cache.evict(&key);
             return None;
         }
-        let Ok(value) = serde_json::from_str::<Value>(&entry.text) else {
-            cache.evict(&key);
-            return None;
+        // The tree is built only when something here reads it: a tighter depth limit or
+        // revalidation. Otherwise the text is only checked to be JSON (without building
+        // anything), and `structuredContent` is parsed from it if someone asks.
+        let needs_tree = cache.revalidate_hits() || self.limits.max_depth() < crate::finite::DEFAULT_MAX_DEPTH;
+        let value = if needs_tree {
+            let Ok(value) = serde_json::from_str::<Value>(&entry.text) else {
+                cache.evict(&key);
+                return None;
+            };
+            Some(value)
+        } else {
+            if serde_json::from_str::<serde::de::IgnoredAny>(&entry.text).is_err() {
+                cache.evict(&key);
+                return None;
+            }
+            None
         };
         // An entry admitted under other limits must fit these too. serde_json parses at
         // most 128 levels, so only a tighter depth limit needs the walk.
         let fits = entry.text.len() <= self.limits.max_bytes()
-            && (self.limits.max_depth() >= crate::finite::DEFAULT_MAX_DEPTH
-                || crate::finite::measure_value(&value, &self.limits).is_ok());
+            && value.as_ref().is_none_or(|value| {
+                self.limits.max_depth() >= crate::finite::DEFAULT_MAX_DEPTH
+                    || crate::finite::measure_value(value, &self.limits).is_ok()
+            });
         if !fits {
             // Too big for this pipeline, but valid: another pipeline may serve it.
             return None;
         }
-        if cache.revalidate_hits() && check(contract, &value).is_err() {
+        if cache.revalidate_hits() && value.as_ref().is_some_and(|value| check(contract, value).is_err()) {
             cache.evict(&key);
             return None;
         }
@@ -482,6 +540,11 @@ fn check(contract: &OutputContract, value: &Value) -> Result<(), Box<ToolCallRes
         let error = ToolError::new(ErrorCode::OutputContractViolation, message);
         return Err(Box::new(ToolCallResult::failure(error, violations, Some(meta(contract)))));
     }
+    check_completeness(contract, value)
+}
+
+/// The completeness invariants of a value that satisfies its contract.
+fn check_completeness(contract: &OutputContract, value: &Value) -> Result<(), Box<ToolCallResult>> {
     // Pointers are masked by token under sensitive fields before any message names them.
     let mask = Sensitive::collect(value, contract.sensitive_pointers());
     let blocks = contract.completeness_pointers().iter().flat_map(|pointer| pointer_matches(value, pointer));
@@ -547,10 +610,12 @@ fn pointer_matches<'v>(value: &'v Value, pointer: &str) -> Vec<(String, &'v Valu
 }
 
 /// The success envelope, with the root wrapped for peers that need an object.
+/// `value` is the tree of `text` when one was built; `None` leaves it to be parsed
+/// from the text when read.
 fn emit(
     ctx: &CallContext,
     contract: &OutputContract,
-    value: Value,
+    value: Option<Value>,
     text: String,
     cache: CacheStatus,
 ) -> ToolCallResult {
@@ -558,12 +623,13 @@ fn emit(
         CacheStatus::Bypass => meta(contract),
         CacheStatus::Hit | CacheStatus::Miss => cache_meta(contract, cache),
     };
-    match root_shape(contract, ctx.protocol()) {
-        RootShape::Natural | RootShape::ObjectByComposition => ToolCallResult::success(value, text, Some(meta), cache),
-        RootShape::Wrapped => {
-            let text = format!("{{\"result\":{text}}}");
-            ToolCallResult::success(json!({ "result": value }), text, Some(meta), cache)
-        }
+    let (value, text) = match root_shape(contract, ctx.protocol()) {
+        RootShape::Natural | RootShape::ObjectByComposition => (value, text),
+        RootShape::Wrapped => (value.map(|value| json!({ "result": value })), format!("{{\"result\":{text}}}")),
+    };
+    match value {
+        Some(value) => ToolCallResult::success(value, text, Some(meta), cache),
+        None => ToolCallResult::success_from_text(text, Some(meta), cache),
     }
 }
 

@@ -22,6 +22,9 @@
 use contract_runtime::{Compatibility, ContractError, OutputContract, ToolOutput};
 use serde_json::{json, Value};
 
+#[path = "support/fast.rs"]
+mod fast_path;
+
 /// One shape under one compatibility.
 #[derive(Debug)]
 pub(crate) struct Case {
@@ -38,6 +41,11 @@ pub(crate) struct Case {
     /// must be rejected under `exact` and, when `additive` is true, under `additive` too
     /// (bad keys and missing fields are type errors there; unknown keys are not).
     rejects: Vec<Reject>,
+    /// Where the fast path, run on the typed values, disagreed with `jsonschema` or wrote
+    /// other bytes than serde_json.
+    typed_disagreements: Vec<String>,
+    /// Typed values the fast path handed back to the `Value` path (a shape it does not write).
+    typed_handed_back: usize,
 }
 
 /// One hand-written payload that must be rejected.
@@ -79,7 +87,35 @@ pub(crate) fn case<T: ToolOutput>(name: &'static str, values: Vec<T>, open: &'st
         .iter()
         .map(|v| serde_json::to_value(v).unwrap_or_else(|err| panic!("{name}: instance does not serialize: {err}")))
         .collect();
-    Case { name, contract: T::try_contract(), instances, open, rejects: Vec::new() }
+    let mut typed_disagreements = Vec::new();
+    let mut typed_handed_back = 0;
+    if let Ok(contract) = T::try_contract() {
+        for (value, instance) in values.iter().zip(&instances) {
+            let (valid, _) = fast_path::compare(contract, instance);
+            let written = contract_runtime::fast::write(contract, value, &contract_runtime::finite::Limits::default());
+            match written {
+                Ok(bytes) if !valid || bytes != serde_json::to_vec(value).expect("serializes") => {
+                    typed_disagreements
+                        .push(format!("{name}: typed value written as {}", String::from_utf8_lossy(&bytes)));
+                }
+                Err(contract_runtime::fast::Miss::Invalid(why)) if valid => {
+                    typed_disagreements.push(format!("{name}: typed value {instance} rejected ({why})"));
+                }
+                Ok(_) | Err(contract_runtime::fast::Miss::Invalid(_)) => {}
+                Err(_) if contract.fast_path() == contract_runtime::fast::Coverage::Covered => typed_handed_back += 1,
+                Err(_) => {}
+            }
+        }
+    }
+    Case {
+        name,
+        contract: T::try_contract(),
+        instances,
+        open,
+        rejects: Vec::new(),
+        typed_disagreements,
+        typed_handed_back,
+    }
 }
 
 mod prelude {
@@ -1869,6 +1905,10 @@ struct Counts {
     additive_probes: usize,
     rejects: usize,
     broken: Vec<String>,
+    /// Values on which the fast path and `jsonschema` disagree (issue #12).
+    disagreements: Vec<String>,
+    typed_handed_back: usize,
+    fast_covered: usize,
 }
 
 #[test]
@@ -1885,9 +1925,18 @@ fn every_serialized_instance_passes_and_every_unknown_key_is_caught_under_exact(
                 }
             };
             assert_eq!(contract.compatibility(), compatibility, "{}", case.name);
+            counts.disagreements.extend(case.typed_disagreements.iter().cloned());
+            counts.typed_handed_back += case.typed_handed_back;
+            counts.fast_covered += usize::from(contract.fast_path() == contract_runtime::fast::Coverage::Covered);
+            if let contract_runtime::fast::Coverage::Fallback(why) = contract.fast_path() {
+                if std::env::var_os("FAST_VERBOSE").is_some() {
+                    println!("  not covered: {} ({compatibility}): {why}", case.name);
+                }
+            }
             assert!(case.instances.len() >= 2, "{}: every shape needs several instances", case.name);
             for instance in &case.instances {
                 counts.instances += 1;
+                counts.disagreements.extend(fast_path::compare(contract, instance).1);
                 if let Err(report) = contract.validate(instance) {
                     counts.false_rejects.push(format!("{} ({compatibility}): {instance}\n{report}", case.name));
                 }
@@ -1898,7 +1947,8 @@ fn every_serialized_instance_passes_and_every_unknown_key_is_caught_under_exact(
                     let slot =
                         probe.pointer_mut(&pointer).and_then(Value::as_object_mut).expect("pointer to an object");
                     slot.insert(PROBE_KEY.to_owned(), json!("probe"));
-                    let accepted = contract.is_valid(&probe);
+                    let (accepted, disagreement) = fast_path::compare(contract, &probe);
+                    counts.disagreements.extend(disagreement);
                     match compatibility {
                         Compatibility::Additive => {
                             counts.additive_probes += 1;
@@ -1917,7 +1967,9 @@ fn every_serialized_instance_passes_and_every_unknown_key_is_caught_under_exact(
             for reject in &case.rejects {
                 if compatibility == Compatibility::Exact || reject.additive {
                     counts.rejects += 1;
-                    if contract.is_valid(&reject.payload) {
+                    let (accepted, disagreement) = fast_path::compare(contract, &reject.payload);
+                    counts.disagreements.extend(disagreement);
+                    if accepted {
                         counts
                             .false_accepts
                             .push(format!("{} ({compatibility}): {}: {}", case.name, reject.why, reject.payload));
@@ -1946,9 +1998,21 @@ fn every_serialized_instance_passes_and_every_unknown_key_is_caught_under_exact(
         counts.additive_probes_accepted,
         counts.additive_probes,
     );
-    for line in counts.broken.iter().chain(&counts.false_rejects).chain(&counts.false_accepts) {
+    println!(
+        "{}; {} of {} shape cases covered; {} disagreements; {} typed instances handed back to the Value path",
+        fast_path::totals(),
+        counts.fast_covered,
+        counts.shapes,
+        counts.disagreements.len(),
+        counts.typed_handed_back
+    );
+    for line in
+        counts.broken.iter().chain(&counts.false_rejects).chain(&counts.false_accepts).chain(&counts.disagreements)
+    {
         println!("  {line}");
     }
+    assert_eq!(counts.disagreements.len(), 0, "fast path disagreements");
+    assert!(counts.fast_covered > 0, "no shape is covered by the fast path");
     assert!(counts.broken.is_empty(), "contracts that did not build: {:#?}", counts.broken);
     assert!(counts.shapes / 2 >= 40, "the corpus has {} shapes, fewer than 40", counts.shapes / 2);
     assert!(counts.probes > 100, "too few probes ({}) to mean anything", counts.probes);

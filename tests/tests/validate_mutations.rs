@@ -30,6 +30,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use contract_runtime::{Compatibility, OutputContract, ToolOutput};
 use serde_json::{json, Map, Value};
 
+#[path = "support/fast.rs"]
+mod fast_path;
+
 // ------------------------------------------------------------------------- samples
 
 /// The real serialized instances of every contract, by contract name.
@@ -695,6 +698,10 @@ struct Outcome {
     failures: Vec<String>,
     kinds: BTreeMap<&'static str, usize>,
     skipped: BTreeSet<String>,
+    /// Cases on which the fast path and `jsonschema` disagree (issue #12).
+    fast_disagreements: Vec<String>,
+    /// Cases the fast path judged.
+    fast_compared: usize,
 }
 
 /// Generates and validates every case for every `(contract, instances)`, printing one row
@@ -735,6 +742,10 @@ fn run(sets: &[(&OutputContract, Vec<Value>)]) -> Outcome {
             for case in cases {
                 *outcome.kinds.entry(case.kind).or_default() += 1;
                 let verdict = contract.validate(&case.value);
+                let (fast_valid, disagreement) = fast_path::compare(contract, &case.value);
+                assert_eq!(fast_valid, verdict.is_ok(), "is_valid and validate agree");
+                outcome.fast_disagreements.extend(disagreement);
+                outcome.fast_compared += usize::from(contract.fast_path() == contract_runtime::fast::Coverage::Covered);
                 if verbose {
                     let got = if verdict.is_ok() { "accepted" } else { "rejected" };
                     outln!("    {name} {:?} {} `{}`: {got}", case.expect, case.kind, case.at);
@@ -777,7 +788,13 @@ fn run(sets: &[(&OutputContract, Vec<Value>)]) -> Outcome {
     }
     outln!("{}", outcome.total.row("TOTAL", ""));
     outln!("cases by kind: {:?}", outcome.kinds);
-    for failure in &outcome.failures {
+    outln!(
+        "fast path: {} cases of this run compared with jsonschema, {} disagreements ({} in this process)",
+        outcome.fast_compared,
+        outcome.fast_disagreements.len(),
+        fast_path::totals()
+    );
+    for failure in outcome.failures.iter().chain(&outcome.fast_disagreements) {
         outln!("{failure}");
     }
     print!("{out}");
@@ -791,6 +808,7 @@ impl Outcome {
         for kind in kinds {
             assert!(self.kinds.contains_key(kind), "no `{kind}` case was generated");
         }
+        assert!(self.fast_disagreements.is_empty(), "fast path disagreements:\n{}", self.fast_disagreements.join("\n"));
         let failures = self.failures.join("\n");
         assert_eq!(self.total.false_accepts, 0, "false accepts:\n{failures}");
         assert_eq!(self.total.false_rejects, 0, "false rejects:\n{failures}");

@@ -2,7 +2,7 @@
 //! the contract identity in `_meta`) or failure (`isError: true`, a sanitized error body, no
 //! `structuredContent`).
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use serde::Serialize;
 use serde_json::{json, Map, Value};
@@ -92,10 +92,14 @@ pub enum CacheStatus {
 }
 
 /// A `tools/call` result, success or failure, ready for any transport.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct ToolCallResult {
     pub(crate) text: String,
-    pub(crate) structured: Option<Value>,
+    /// `structuredContent` of a success. It may be empty until asked for: the text is
+    /// its compact JSON, and a path that judged the result without a tree (the fast
+    /// path, a cache hit) leaves it to be parsed from the text only when someone reads
+    /// it. serde_json's `float_roundtrip` makes that parse exact.
+    pub(crate) structured: Option<OnceLock<Value>>,
     pub(crate) error: Option<(ToolError, Vec<WireViolation>)>,
     pub(crate) meta: Option<Arc<ResultMeta>>,
     pub(crate) cache: CacheStatus,
@@ -104,7 +108,13 @@ pub struct ToolCallResult {
 impl ToolCallResult {
     /// A success whose `text` is the compact JSON of `structured`.
     pub(crate) fn success(structured: Value, text: String, meta: Option<Arc<ResultMeta>>, cache: CacheStatus) -> Self {
-        Self { text, structured: Some(structured), error: None, meta, cache }
+        Self { text, structured: Some(OnceLock::from(structured)), error: None, meta, cache }
+    }
+
+    /// A success whose `structuredContent` is the JSON `text`, parsed when first read.
+    /// `text` must be well-formed JSON.
+    pub(crate) fn success_from_text(text: String, meta: Option<Arc<ResultMeta>>, cache: CacheStatus) -> Self {
+        Self { text, structured: Some(OnceLock::new()), error: None, meta, cache }
     }
 
     /// An error result. `error`'s message must already be sanitized.
@@ -167,7 +177,7 @@ impl ToolCallResult {
     /// `structuredContent`: the validated value of a success, `None` for an error.
     #[must_use]
     pub fn structured_content(&self) -> Option<&Value> {
-        self.structured.as_ref()
+        self.structured.as_ref().map(|cell| cell.get_or_init(|| parse(&self.text)))
     }
 
     /// The one text block: the serialized JSON of a success, or the error JSON.
@@ -193,10 +203,11 @@ impl ToolCallResult {
     /// their SDK's own result type.
     #[must_use]
     pub fn into_parts(self) -> ResultParts {
+        let structured_content = self.structured.map(|cell| cell.into_inner().unwrap_or_else(|| parse(&self.text)));
         ResultParts {
             is_error: self.error.is_some(),
             text: self.text,
-            structured_content: self.structured,
+            structured_content,
             meta: self.meta.map(|m| m.value.clone()),
         }
     }
@@ -206,7 +217,7 @@ impl ToolCallResult {
     pub fn to_json(&self) -> Value {
         let mut out = Map::new();
         out.insert("content".to_owned(), json!([{ "type": "text", "text": self.text }]));
-        if let Some(structured) = &self.structured {
+        if let Some(structured) = self.structured_content() {
             out.insert("structuredContent".to_owned(), structured.clone());
         }
         out.insert("isError".to_owned(), Value::Bool(self.is_error()));
@@ -238,4 +249,19 @@ impl ToolCallResult {
         out.push(b'}');
         out
     }
+}
+
+impl PartialEq for ToolCallResult {
+    fn eq(&self, other: &Self) -> bool {
+        self.text == other.text
+            && self.structured_content() == other.structured_content()
+            && self.error == other.error
+            && self.meta == other.meta
+            && self.cache == other.cache
+    }
+}
+
+/// The tree of a success's text, which the pipeline wrote or checked as JSON.
+fn parse(text: &str) -> Value {
+    serde_json::from_str(text).unwrap_or(Value::Null)
 }

@@ -55,6 +55,9 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::Value;
 
+#[path = "../support/fast.rs"]
+mod fast_path;
+
 /// An integer strategy that hits the type's MIN, MAX and 0 often, small values, and the
 /// whole range.
 macro_rules! int {
@@ -199,7 +202,13 @@ trait Judge {
 
 impl Judge for OutputContract {
     fn accepts(&self, payload: &Value) -> bool {
-        self.is_valid(payload)
+        // Every payload the contract judges is judged by the fast path too (issue #12):
+        // a disagreement fails the run on the spot, naming the payload.
+        let (valid, disagreement) = fast_path::compare(self, payload);
+        if let Some(disagreement) = disagreement {
+            panic!("fast path disagreement: {disagreement}");
+        }
+        valid
     }
 
     fn why(&self, payload: &Value) -> String {
@@ -344,6 +353,7 @@ fn report(name: &str, tally: &Tally) {
     let kinds: Vec<String> =
         tally.by_kind.iter().map(|(kind, (invalid, valid))| format!("{kind:?} {invalid}/{valid}")).collect();
     println!("properties {name}: faults by kind (invalid/valid): {}", kinds.join(", "));
+    println!("properties {name}: {} so far in this process, 0 disagreements (each one panics)", fast_path::totals());
     let shapes: Vec<String> = tally.shapes.iter().map(|(shape, n)| format!("{shape} {n}")).collect();
     println!("properties {name}: generated values holding each shape: {}", shapes.join(", "));
     for (label, cases) in [

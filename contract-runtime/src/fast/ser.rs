@@ -1,0 +1,704 @@
+//! The validating serializer: a `serde::Serializer` that writes compact JSON, byte for
+//! byte what `serde_json::to_vec` writes, while it checks each event against a
+//! [`Plan`]. Scalars are written by serde_json's own serializer, so escaping and number
+//! formatting cannot drift from the `Value` path.
+
+use std::cmp::Ordering;
+use std::fmt;
+
+use serde::ser::{self, Impossible, Serialize};
+use serde_json::{Number, Value};
+
+use super::plan::{Extra, Node, Plan, Typed, ANY, ARRAY, BOOL, INTEGER, NEVER, NULL, NUMBER, OBJECT, STRING};
+use crate::finite::Limits;
+
+/// Why the fast path gave the result back to the `Value` path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Miss {
+    /// The result breaks the contract; the `Value` path writes the report.
+    Invalid(&'static str),
+    /// Something the fast path does not judge (a limit, a non-finite float, a serde
+    /// shape it does not write); the `Value` path decides.
+    Unsupported(&'static str),
+    /// The value's own `Serialize` impl failed.
+    Custom(String),
+}
+
+impl fmt::Display for Miss {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Invalid(why) => write!(f, "invalid: {why}"),
+            Self::Unsupported(why) => write!(f, "not judged on the fast path: {why}"),
+            Self::Custom(msg) => write!(f, "serialize failed: {msg}"),
+        }
+    }
+}
+
+impl std::error::Error for Miss {}
+
+impl ser::Error for Miss {
+    fn custom<T: fmt::Display>(msg: T) -> Self {
+        Self::Custom(msg.to_string())
+    }
+}
+
+type R<T = ()> = Result<T, Miss>;
+
+/// Writes `value` as JSON while checking it against `plan`.
+pub(crate) fn write<T: Serialize + ?Sized>(plan: &Plan, value: &T, limits: &Limits) -> R<Vec<u8>> {
+    let mut w = Writer {
+        plan,
+        out: Vec::with_capacity(256),
+        depth: 0,
+        calls: 0,
+        max_depth: limits.max_depth(),
+        max_calls: limits.max_depth().saturating_mul(4).saturating_add(64),
+        max_bytes: limits.max_bytes(),
+        key: String::new(),
+    };
+    value.serialize(Ser { w: &mut w, node: plan.root })?;
+    if w.out.len() > w.max_bytes {
+        return Err(Miss::Unsupported("over the size limit"));
+    }
+    Ok(w.out)
+}
+
+pub(crate) struct Writer<'p> {
+    plan: &'p Plan,
+    out: Vec<u8>,
+    depth: usize,
+    calls: usize,
+    max_depth: usize,
+    max_calls: usize,
+    max_bytes: usize,
+    key: String,
+}
+
+/// What a node says about one event.
+enum Judge<'p> {
+    Any,
+    Typed(&'p Typed),
+}
+
+impl<'p> Writer<'p> {
+    /// Follows references and picks the union branch for a value of JSON type `kind`
+    /// (`INTEGER | NUMBER` for an integral float).
+    fn judge(&self, mut node: usize, kind: u8) -> R<Judge<'p>> {
+        let plan: &'p Plan = self.plan;
+        for _ in 0..64 {
+            match &plan.nodes[node] {
+                Node::Any => return Ok(Judge::Any),
+                Node::Never => return Err(Miss::Invalid("false schema")),
+                Node::Ref(inner) => node = *inner,
+                Node::Union(branches) => {
+                    let Some((_, next)) = branches.iter().find(|(types, _)| types & kind != 0) else {
+                        return Err(Miss::Invalid("no branch takes this type"));
+                    };
+                    node = *next;
+                }
+                Node::Typed(typed) => {
+                    if typed.types & kind == 0 {
+                        return Err(Miss::Invalid("type"));
+                    }
+                    return Ok(Judge::Typed(typed));
+                }
+            }
+        }
+        Err(Miss::Unsupported("a chain of references"))
+    }
+
+    fn json(&mut self) -> serde_json::Serializer<&mut Vec<u8>> {
+        serde_json::Serializer::new(&mut self.out)
+    }
+
+    fn enter(&mut self) -> R {
+        self.depth += 1;
+        if self.depth > self.max_depth {
+            return Err(Miss::Unsupported("over the depth limit"));
+        }
+        Ok(())
+    }
+
+    fn size(&self) -> R {
+        if self.out.len() > self.max_bytes {
+            return Err(Miss::Unsupported("over the size limit"));
+        }
+        Ok(())
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Num {
+    U(u64),
+    I(i64),
+    F(f64),
+}
+
+impl Num {
+    fn cmp(self, bound: &Number) -> Option<Ordering> {
+        let exact = match self {
+            Num::U(v) => Some(i128::from(v)),
+            Num::I(v) => Some(i128::from(v)),
+            Num::F(_) => None,
+        };
+        let bound_exact = bound.as_u64().map(i128::from).or_else(|| bound.as_i64().map(i128::from));
+        match (exact, bound_exact) {
+            (Some(a), Some(b)) => Some(a.cmp(&b)),
+            // A float against an integer: compared exactly, as the `Value` path does
+            // (2^64 as a float is above u64::MAX, though both round to the same f64).
+            (None, Some(b)) => float_vs_int(self.f64(), b),
+            (Some(a), None) => float_vs_int(bound.as_f64()?, a).map(Ordering::reverse),
+            (None, None) => self.f64().partial_cmp(&bound.as_f64()?),
+        }
+    }
+
+    #[allow(clippy::cast_precision_loss)]
+    fn f64(self) -> f64 {
+        match self {
+            Num::U(v) => v as f64,
+            Num::I(v) => v as f64,
+            Num::F(v) => v,
+        }
+    }
+
+    fn equals(self, other: &Value) -> bool {
+        match other {
+            Value::Number(n) => self.cmp(n) == Some(Ordering::Equal),
+            _ => false,
+        }
+    }
+}
+
+/// Orders a float against an integer without rounding either.
+#[allow(clippy::cast_possible_truncation, clippy::cast_precision_loss)]
+fn float_vs_int(f: f64, i: i128) -> Option<Ordering> {
+    // Every i128 lies inside [-2^127, 2^127), so a float beyond that is decided by sign.
+    const LIMIT: f64 = 1.701_411_834_604_692_3e38;
+    if f.is_nan() {
+        return None;
+    }
+    if f >= LIMIT {
+        return Some(Ordering::Greater);
+    }
+    if f < -LIMIT {
+        return Some(Ordering::Less);
+    }
+    // The floor of a float in range is an integer the cast holds exactly.
+    let floor = f.floor();
+    let whole = floor as i128;
+    Some(match whole.cmp(&i) {
+        Ordering::Equal if floor < f => Ordering::Greater,
+        other => other,
+    })
+}
+
+fn check_number(typed: &Typed, n: Num) -> R {
+    if let Some(allowed) = &typed.allowed {
+        if !allowed.iter().any(|v| n.equals(v)) {
+            return Err(Miss::Invalid("enum"));
+        }
+    }
+    let test = |bound: &Option<Number>, ok: fn(Ordering) -> bool| match bound {
+        None => true,
+        Some(b) => n.cmp(b).is_some_and(ok),
+    };
+    if !test(&typed.minimum, Ordering::is_ge)
+        || !test(&typed.maximum, Ordering::is_le)
+        || !test(&typed.exclusive_minimum, Ordering::is_gt)
+        || !test(&typed.exclusive_maximum, Ordering::is_lt)
+    {
+        return Err(Miss::Invalid("numeric bound"));
+    }
+    Ok(())
+}
+
+fn check_str(typed: &Typed, s: &str) -> R {
+    if let Some(allowed) = &typed.allowed {
+        if !allowed.iter().any(|v| v.as_str() == Some(s)) {
+            return Err(Miss::Invalid("enum"));
+        }
+    }
+    if typed.min_length.is_some() || typed.max_length.is_some() {
+        let len = s.chars().count() as u64;
+        if typed.min_length.is_some_and(|m| len < m) || typed.max_length.is_some_and(|m| len > m) {
+            return Err(Miss::Invalid("length"));
+        }
+    }
+    if let Some(leaf) = &typed.leaf {
+        if !leaf.is_valid(&Value::String(s.to_owned())) {
+            return Err(Miss::Invalid("pattern or format"));
+        }
+    }
+    Ok(())
+}
+
+fn check_scalar(typed: &Typed, v: &Value) -> R {
+    match &typed.allowed {
+        Some(allowed) if !allowed.contains(v) => Err(Miss::Invalid("enum")),
+        _ => Ok(()),
+    }
+}
+
+/// The serializer for one value at one plan node.
+pub(crate) struct Ser<'a, 'p> {
+    w: &'a mut Writer<'p>,
+    node: usize,
+}
+
+fn json_err(_: serde_json::Error) -> Miss {
+    Miss::Unsupported("serde_json refused a scalar")
+}
+
+impl<'a, 'p> Ser<'a, 'p> {
+    fn number(&self, n: Num) -> R {
+        let kind = match n {
+            Num::F(f) if !f.is_finite() => return Err(Miss::Unsupported("a non-finite float")),
+            Num::F(f) if f.fract() != 0.0 => NUMBER,
+            _ => INTEGER,
+        };
+        if let Judge::Typed(typed) = self.w.judge(self.node, kind)? {
+            check_number(typed, n)?;
+        }
+        Ok(())
+    }
+
+    fn null(self) -> R {
+        if let Judge::Typed(typed) = self.w.judge(self.node, NULL)? {
+            check_scalar(typed, &Value::Null)?;
+        }
+        self.w.out.extend_from_slice(b"null");
+        Ok(())
+    }
+
+    fn wrapped<T: Serialize + ?Sized>(self, value: &T) -> R {
+        self.w.calls += 1;
+        if self.w.calls > self.w.max_calls {
+            return Err(Miss::Unsupported("over the nesting limit"));
+        }
+        let node = self.node;
+        let w = self.w;
+        value.serialize(Ser { w: &mut *w, node })?;
+        w.calls -= 1;
+        Ok(())
+    }
+
+    fn seq(self) -> R<Seq<'a, 'p>> {
+        let typed = match self.w.judge(self.node, ARRAY)? {
+            Judge::Any => None,
+            Judge::Typed(t) => Some(t),
+        };
+        self.w.enter()?;
+        self.w.out.push(b'[');
+        Ok(Seq { w: self.w, typed, count: 0 })
+    }
+
+    fn map(self) -> R<Obj<'a, 'p>> {
+        let typed = match self.w.judge(self.node, OBJECT)? {
+            Judge::Any => None,
+            Judge::Typed(t) => Some(t),
+        };
+        self.w.enter()?;
+        self.w.out.push(b'{');
+        Ok(Obj { w: self.w, typed, seen: 0, first: true, pending: ANY })
+    }
+}
+
+macro_rules! ints {
+    ($($method:ident: $t:ty => $variant:ident),*) => {$(
+        fn $method(self, v: $t) -> R {
+            self.number(Num::$variant(v.into()))?;
+            ser::Serializer::$method(&mut self.w.json(), v).map_err(json_err)
+        }
+    )*};
+}
+
+impl<'a, 'p> ser::Serializer for Ser<'a, 'p> {
+    type Ok = ();
+    type Error = Miss;
+    type SerializeSeq = Seq<'a, 'p>;
+    type SerializeTuple = Seq<'a, 'p>;
+    type SerializeTupleStruct = Seq<'a, 'p>;
+    type SerializeTupleVariant = Impossible<(), Miss>;
+    type SerializeMap = Obj<'a, 'p>;
+    type SerializeStruct = Obj<'a, 'p>;
+    type SerializeStructVariant = Impossible<(), Miss>;
+
+    ints!(serialize_i8: i8 => I, serialize_i16: i16 => I, serialize_i32: i32 => I, serialize_i64: i64 => I,
+          serialize_u8: u8 => U, serialize_u16: u16 => U, serialize_u32: u32 => U, serialize_u64: u64 => U);
+
+    fn serialize_i128(self, v: i128) -> R {
+        let n = match (u64::try_from(v), i64::try_from(v)) {
+            (Ok(u), _) => Num::U(u),
+            (_, Ok(i)) => Num::I(i),
+            _ => return Err(Miss::Unsupported("a 128-bit integer beyond 64 bits")),
+        };
+        self.number(n)?;
+        ser::Serializer::serialize_i128(&mut self.w.json(), v).map_err(json_err)
+    }
+
+    fn serialize_u128(self, v: u128) -> R {
+        let Ok(u) = u64::try_from(v) else { return Err(Miss::Unsupported("a 128-bit integer beyond 64 bits")) };
+        self.number(Num::U(u))?;
+        ser::Serializer::serialize_u128(&mut self.w.json(), v).map_err(json_err)
+    }
+
+    fn serialize_f32(self, v: f32) -> R {
+        self.number(Num::F(f64::from(v)))?;
+        ser::Serializer::serialize_f32(&mut self.w.json(), v).map_err(json_err)
+    }
+
+    fn serialize_f64(self, v: f64) -> R {
+        self.number(Num::F(v))?;
+        ser::Serializer::serialize_f64(&mut self.w.json(), v).map_err(json_err)
+    }
+
+    fn serialize_bool(self, v: bool) -> R {
+        if let Judge::Typed(typed) = self.w.judge(self.node, BOOL)? {
+            check_scalar(typed, &Value::Bool(v))?;
+        }
+        self.w.out.extend_from_slice(if v { b"true" } else { b"false" });
+        Ok(())
+    }
+
+    fn serialize_char(self, v: char) -> R {
+        self.serialize_str(v.encode_utf8(&mut [0; 4]))
+    }
+
+    fn serialize_str(self, v: &str) -> R {
+        if let Judge::Typed(typed) = self.w.judge(self.node, STRING)? {
+            check_str(typed, v)?;
+        }
+        ser::Serializer::serialize_str(&mut self.w.json(), v).map_err(json_err)?;
+        self.w.size()
+    }
+
+    fn serialize_bytes(self, _: &[u8]) -> R {
+        Err(Miss::Unsupported("bytes"))
+    }
+
+    fn serialize_none(self) -> R {
+        self.null()
+    }
+
+    fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> R {
+        self.wrapped(value)
+    }
+
+    fn serialize_unit(self) -> R {
+        self.null()
+    }
+
+    fn serialize_unit_struct(self, _: &'static str) -> R {
+        self.null()
+    }
+
+    fn serialize_unit_variant(self, _: &'static str, _: u32, variant: &'static str) -> R {
+        self.serialize_str(variant)
+    }
+
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(self, _: &'static str, value: &T) -> R {
+        self.wrapped(value)
+    }
+
+    fn serialize_newtype_variant<T: Serialize + ?Sized>(
+        self,
+        _: &'static str,
+        _: u32,
+        variant: &'static str,
+        value: &T,
+    ) -> R {
+        let mut obj = self.map()?;
+        ser::SerializeStruct::serialize_field(&mut obj, variant, value)?;
+        ser::SerializeStruct::end(obj)
+    }
+
+    fn serialize_seq(self, _: Option<usize>) -> R<Seq<'a, 'p>> {
+        self.seq()
+    }
+
+    fn serialize_tuple(self, _: usize) -> R<Seq<'a, 'p>> {
+        self.seq()
+    }
+
+    fn serialize_tuple_struct(self, _: &'static str, _: usize) -> R<Seq<'a, 'p>> {
+        self.seq()
+    }
+
+    fn serialize_tuple_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: usize,
+    ) -> R<Self::SerializeTupleVariant> {
+        Err(Miss::Unsupported("a tuple variant"))
+    }
+
+    fn serialize_map(self, _: Option<usize>) -> R<Obj<'a, 'p>> {
+        self.map()
+    }
+
+    fn serialize_struct(self, _: &'static str, _: usize) -> R<Obj<'a, 'p>> {
+        self.map()
+    }
+
+    fn serialize_struct_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: usize,
+    ) -> R<Self::SerializeStructVariant> {
+        Err(Miss::Unsupported("a struct variant"))
+    }
+}
+
+/// An array being written.
+pub(crate) struct Seq<'a, 'p> {
+    w: &'a mut Writer<'p>,
+    typed: Option<&'p Typed>,
+    count: u64,
+}
+
+impl Seq<'_, '_> {
+    fn element<T: Serialize + ?Sized>(&mut self, value: &T) -> R {
+        if self.count > 0 {
+            self.w.out.push(b',');
+        }
+        self.count += 1;
+        let node = self.typed.map_or(ANY, |t| t.items);
+        value.serialize(Ser { w: &mut *self.w, node })?;
+        self.w.size()
+    }
+
+    fn finish(self) -> R {
+        if let Some(t) = self.typed {
+            if t.min_items.is_some_and(|m| self.count < m) || t.max_items.is_some_and(|m| self.count > m) {
+                return Err(Miss::Invalid("item count"));
+            }
+        }
+        self.w.out.push(b']');
+        self.w.depth -= 1;
+        Ok(())
+    }
+}
+
+impl ser::SerializeSeq for Seq<'_, '_> {
+    type Ok = ();
+    type Error = Miss;
+    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> R {
+        self.element(value)
+    }
+    fn end(self) -> R {
+        self.finish()
+    }
+}
+
+impl ser::SerializeTuple for Seq<'_, '_> {
+    type Ok = ();
+    type Error = Miss;
+    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> R {
+        self.element(value)
+    }
+    fn end(self) -> R {
+        self.finish()
+    }
+}
+
+impl ser::SerializeTupleStruct for Seq<'_, '_> {
+    type Ok = ();
+    type Error = Miss;
+    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> R {
+        self.element(value)
+    }
+    fn end(self) -> R {
+        self.finish()
+    }
+}
+
+/// An object being written.
+pub(crate) struct Obj<'a, 'p> {
+    w: &'a mut Writer<'p>,
+    typed: Option<&'p Typed>,
+    seen: u64,
+    first: bool,
+    /// The node of the value after the key just written.
+    pending: usize,
+}
+
+impl Obj<'_, '_> {
+    /// Writes `key` and returns the node its value is judged by.
+    fn key(&mut self, key: &str) -> R<usize> {
+        if !self.first {
+            self.w.out.push(b',');
+        }
+        self.first = false;
+        ser::Serializer::serialize_str(&mut self.w.json(), key).map_err(json_err)?;
+        self.w.out.push(b':');
+        let Some(typed) = self.typed else { return Ok(ANY) };
+        if let Some((_, node, bit)) = typed.properties.iter().find(|(name, _, _)| &**name == key) {
+            if let Some(bit) = bit {
+                self.seen |= 1 << bit;
+            }
+            return Ok(*node);
+        }
+        if let Some((_, bit)) = typed.required_extra.iter().find(|(name, _)| &**name == key) {
+            self.seen |= 1 << bit;
+        }
+        match typed.extra {
+            Extra::Any => Ok(ANY),
+            Extra::Never => Err(Miss::Invalid("a key the object does not allow")),
+            Extra::Node(node) => Ok(node),
+        }
+    }
+
+    fn finish(self) -> R {
+        if let Some(typed) = self.typed {
+            if self.seen & typed.required_mask != typed.required_mask {
+                return Err(Miss::Invalid("a required key is missing"));
+            }
+        }
+        self.w.out.push(b'}');
+        self.w.depth -= 1;
+        Ok(())
+    }
+}
+
+impl ser::SerializeStruct for Obj<'_, '_> {
+    type Ok = ();
+    type Error = Miss;
+    fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> R {
+        let node = self.key(key)?;
+        value.serialize(Ser { w: &mut *self.w, node })?;
+        self.w.size()
+    }
+    fn end(self) -> R {
+        self.finish()
+    }
+}
+
+impl ser::SerializeMap for Obj<'_, '_> {
+    type Ok = ();
+    type Error = Miss;
+    fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> R {
+        let mut text = std::mem::take(&mut self.w.key);
+        text.clear();
+        let captured = key.serialize(KeySer(&mut text));
+        let node = captured.and_then(|()| self.key(&text));
+        self.w.key = text;
+        self.pending = node?;
+        Ok(())
+    }
+    fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> R {
+        let node = std::mem::replace(&mut self.pending, NEVER);
+        value.serialize(Ser { w: &mut *self.w, node })?;
+        self.w.size()
+    }
+    fn end(self) -> R {
+        self.finish()
+    }
+}
+
+/// Captures a map key as the string serde_json would write: strings and chars as they
+/// are, integers in decimal. Other keys go back to the `Value` path.
+struct KeySer<'k>(&'k mut String);
+
+macro_rules! int_keys {
+    ($($method:ident: $t:ty),*) => {$(
+        fn $method(self, v: $t) -> R {
+            self.0.push_str(&v.to_string());
+            Ok(())
+        }
+    )*};
+}
+
+impl ser::Serializer for KeySer<'_> {
+    type Ok = ();
+    type Error = Miss;
+    type SerializeSeq = Impossible<(), Miss>;
+    type SerializeTuple = Impossible<(), Miss>;
+    type SerializeTupleStruct = Impossible<(), Miss>;
+    type SerializeTupleVariant = Impossible<(), Miss>;
+    type SerializeMap = Impossible<(), Miss>;
+    type SerializeStruct = Impossible<(), Miss>;
+    type SerializeStructVariant = Impossible<(), Miss>;
+
+    int_keys!(serialize_i8: i8, serialize_i16: i16, serialize_i32: i32, serialize_i64: i64, serialize_i128: i128,
+              serialize_u8: u8, serialize_u16: u16, serialize_u32: u32, serialize_u64: u64, serialize_u128: u128);
+
+    fn serialize_str(self, v: &str) -> R {
+        self.0.push_str(v);
+        Ok(())
+    }
+    fn serialize_char(self, v: char) -> R {
+        self.0.push(v);
+        Ok(())
+    }
+    fn serialize_unit_variant(self, _: &'static str, _: u32, variant: &'static str) -> R {
+        self.serialize_str(variant)
+    }
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(self, _: &'static str, value: &T) -> R {
+        value.serialize(self)
+    }
+    fn serialize_bool(self, _: bool) -> R {
+        Err(Miss::Unsupported("a map key that is not a string"))
+    }
+    fn serialize_f32(self, _: f32) -> R {
+        Err(Miss::Unsupported("a map key that is not a string"))
+    }
+    fn serialize_f64(self, _: f64) -> R {
+        Err(Miss::Unsupported("a map key that is not a string"))
+    }
+    fn serialize_bytes(self, _: &[u8]) -> R {
+        Err(Miss::Unsupported("a map key that is not a string"))
+    }
+    fn serialize_none(self) -> R {
+        Err(Miss::Unsupported("a map key that is not a string"))
+    }
+    fn serialize_some<T: Serialize + ?Sized>(self, _: &T) -> R {
+        Err(Miss::Unsupported("a map key that is not a string"))
+    }
+    fn serialize_unit(self) -> R {
+        Err(Miss::Unsupported("a map key that is not a string"))
+    }
+    fn serialize_unit_struct(self, _: &'static str) -> R {
+        Err(Miss::Unsupported("a map key that is not a string"))
+    }
+    fn serialize_newtype_variant<T: Serialize + ?Sized>(self, _: &'static str, _: u32, _: &'static str, _: &T) -> R {
+        Err(Miss::Unsupported("a map key that is not a string"))
+    }
+    fn serialize_seq(self, _: Option<usize>) -> R<Self::SerializeSeq> {
+        Err(Miss::Unsupported("a map key that is not a string"))
+    }
+    fn serialize_tuple(self, _: usize) -> R<Self::SerializeTuple> {
+        Err(Miss::Unsupported("a map key that is not a string"))
+    }
+    fn serialize_tuple_struct(self, _: &'static str, _: usize) -> R<Self::SerializeTupleStruct> {
+        Err(Miss::Unsupported("a map key that is not a string"))
+    }
+    fn serialize_tuple_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: usize,
+    ) -> R<Self::SerializeTupleVariant> {
+        Err(Miss::Unsupported("a map key that is not a string"))
+    }
+    fn serialize_map(self, _: Option<usize>) -> R<Self::SerializeMap> {
+        Err(Miss::Unsupported("a map key that is not a string"))
+    }
+    fn serialize_struct(self, _: &'static str, _: usize) -> R<Self::SerializeStruct> {
+        Err(Miss::Unsupported("a map key that is not a string"))
+    }
+    fn serialize_struct_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: usize,
+    ) -> R<Self::SerializeStructVariant> {
+        Err(Miss::Unsupported("a map key that is not a string"))
+    }
+}
