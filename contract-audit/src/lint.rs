@@ -48,29 +48,9 @@ impl Finding {
     }
 }
 
-/// The formats JSON Schema 2020-12 defines; any other is a private agreement that a
-/// client validator either ignores or rejects.
-const STANDARD_FORMATS: &[&str] = &[
-    "date-time",
-    "date",
-    "time",
-    "duration",
-    "email",
-    "idn-email",
-    "hostname",
-    "idn-hostname",
-    "ipv4",
-    "ipv6",
-    "uri",
-    "uri-reference",
-    "iri",
-    "iri-reference",
-    "uuid",
-    "uri-template",
-    "json-pointer",
-    "relative-json-pointer",
-    "regex",
-];
+// The formats JSON Schema 2020-12 defines (the runtime's list); any other is a private
+// agreement that a client validator either ignores or rejects.
+use contract_runtime::schema::STANDARD_FORMATS;
 
 /// Keywords a draft-07 validator (the TypeScript SDK 1.x's Ajv) does not know, so it
 /// silently accepts what they would reject.

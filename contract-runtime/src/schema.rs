@@ -248,8 +248,9 @@ fn for_each_child_mut(node: &mut Value, f: &mut impl FnMut(&mut Value)) {
 
 /// Formats defined by JSON Schema 2020-12 (and understood by Ajv's `ajv-formats` and
 /// Python's `jsonschema`). Anything else schemars emits (`uint8`, `int64`, `double`, …)
-/// is dropped: the numeric bounds carry its meaning.
-const STANDARD_FORMATS: &[&str] = &[
+/// is dropped: the numeric bounds carry its meaning. The one list the schema code, the
+/// client harness and contract-audit share.
+pub const STANDARD_FORMATS: &[&str] = &[
     "date-time",
     "date",
     "time",
@@ -271,7 +272,7 @@ const STANDARD_FORMATS: &[&str] = &[
     "regex",
 ];
 
-/// Makes any schema portable the way contract schemas are (DESIGN.md decision 5): drops
+/// Makes any schema portable the way contract schemas are: drops
 /// `format` values outside the 2020-12 vocabulary (`uint32`, `double`, …), writing the
 /// integer width they named as `minimum`/`maximum`. The rmcp adapter applies it to the
 /// `inputSchema`s it advertises.
