@@ -39,7 +39,7 @@ use std::process::{ExitCode, Stdio};
 use std::time::{Duration, Instant};
 
 use contract_runtime::rmcp::{ContractedServer, Json};
-use contract_runtime::{Completeness, ToolError};
+use contract_runtime::{Completeness, ToolError, ToolOutput};
 use qe_server::contracts::{Ticket, TicketPage, TicketStatus};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
@@ -349,6 +349,14 @@ async fn run_client(options: Options) -> Result<(), String> {
     if cfg!(debug_assertions) {
         eprintln!("peers: this is a debug build; run it with `cargo run --release` for figures worth reading");
     }
+    // The contracted server takes the fast path when the plan covers the contract; say
+    // which path the "ours" rows measure.
+    let path = match TicketPage::try_contract().map(contract_runtime::OutputContract::fast_path) {
+        Ok(contract_runtime::fast::Coverage::Covered) => "fast path (validating serializer)".to_owned(),
+        Ok(contract_runtime::fast::Coverage::Fallback(why)) => format!("Value + jsonschema path ({why})"),
+        Ok(other) => format!("{other:?}"),
+        Err(err) => return Err(err.to_string()),
+    };
     let mut peers = spawn_all(&options).await?;
     let params: Vec<String> = options
         .sizes
@@ -386,6 +394,7 @@ async fn run_client(options: Options) -> Result<(), String> {
         options.rounds,
         options.round.as_millis()
     );
+    println!("ours validates `{TOOL}` on the {path}");
     println!(
         "{:>6}  {:<24} {:>11} {:>10} {:>10} {:>8}  {:>12}",
         "items", "server", "calls/s", "p50 µs", "p99 µs", "calls", "ours is"
