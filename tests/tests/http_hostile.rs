@@ -14,13 +14,16 @@
 use std::fmt::Write as _;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpStream};
-use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::{mpsc, Arc, Mutex, OnceLock};
+use std::sync::{mpsc, Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
+
+#[allow(dead_code)] // Each test file uses part of the shared support.
+#[path = "support/bins.rs"]
+mod bins;
 
 /// How long any single socket read or the server's start may take.
 const IO_DEADLINE: Duration = Duration::from_secs(20);
@@ -31,32 +34,6 @@ const MAX_BODY: usize = 256 * 1024;
 /// The growth of the server's peak resident set a test tolerates: far below what the hostile
 /// input would cost if it were buffered or leaked (each test sends 50 MB or more).
 const RSS_BOUND_KIB: u64 = 40 * 1024;
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("tests/ sits in the workspace").to_path_buf()
-}
-
-/// Builds the server binary once per test process and returns its path.
-fn server_binary() -> &'static Path {
-    static BIN: OnceLock<PathBuf> = OnceLock::new();
-    BIN.get_or_init(|| {
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-        let out = Command::new(cargo)
-            .current_dir(root())
-            .args(["build", "-p", "qe-server", "--features", "server", "--bin", "qe-server"])
-            .args(["--message-format=json-render-diagnostics"])
-            .stderr(Stdio::inherit())
-            .output()
-            .expect("cargo runs");
-        assert!(out.status.success(), "building the qe-server binary failed");
-        String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .filter_map(|line| serde_json::from_str::<Value>(line).ok())
-            .filter(|msg| msg["reason"] == "compiler-artifact" && msg["target"]["name"] == "qe-server")
-            .find_map(|msg| msg["executable"].as_str().map(PathBuf::from))
-            .expect("cargo reports the qe-server executable")
-    })
-}
 
 // ------------------------------------------------------------------ the server
 
@@ -70,7 +47,7 @@ struct Server {
 impl Server {
     fn start(extra: &[&str]) -> Self {
         let max_body = MAX_BODY.to_string();
-        let mut child = Command::new(server_binary())
+        let mut child = Command::new(bins::qe_server())
             .args(["--http", "127.0.0.1:0", "--broken", "--max-body", &max_body])
             .args(extra)
             .stdin(Stdio::null())

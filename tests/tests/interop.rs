@@ -18,7 +18,6 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
-use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::{mpsc, Mutex, OnceLock};
 use std::thread;
@@ -31,6 +30,10 @@ use qe_server::contracts::FleetStatus;
 use qe_server::tools;
 use serde_json::{json, Value};
 
+#[allow(dead_code)] // Each test file uses part of the shared support.
+#[path = "support/bins.rs"]
+mod bins;
+
 /// How long one client run (connect, list, 18 calls, close) may take.
 const CLIENT_DEADLINE: Duration = Duration::from_secs(120);
 /// How long any single socket or pipe read may wait.
@@ -39,75 +42,16 @@ const IO_DEADLINE: Duration = Duration::from_secs(20);
 const LEGACY: &str = "2025-11-25";
 const MODERN: &str = "2026-07-28";
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("tests/ sits in the workspace").to_path_buf()
-}
-
 // ------------------------------------------------------------------ processes
-
-/// Builds the server binary once per test process and returns its path.
-fn server_binary() -> &'static Path {
-    static BIN: OnceLock<PathBuf> = OnceLock::new();
-    BIN.get_or_init(|| {
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-        let out = Command::new(cargo)
-            .current_dir(root())
-            .args(["build", "-p", "qe-server", "--features", "server", "--bin", "qe-server"])
-            .args(["--message-format=json-render-diagnostics"])
-            .stderr(Stdio::inherit())
-            .output()
-            .expect("cargo runs");
-        assert!(out.status.success(), "building the qe-server binary failed");
-        String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .filter_map(|line| serde_json::from_str::<Value>(line).ok())
-            .filter(|msg| msg["reason"] == "compiler-artifact" && msg["target"]["name"] == "qe-server")
-            .find_map(|msg| msg["executable"].as_str().map(PathBuf::from))
-            .expect("cargo reports the qe-server executable")
-    })
-}
 
 /// Installs the pinned clients once per test process (`tests/interop/install.sh`).
 fn clients_installed() {
     static DONE: OnceLock<()> = OnceLock::new();
     DONE.get_or_init(|| {
-        let script = root().join("tests/interop/install.sh");
-        let out = run_to_end(Command::new("bash").arg(script), Duration::from_secs(600));
+        let script = bins::root().join("tests/interop/install.sh");
+        let out = bins::run_to_end(Command::new("bash").arg(script), Duration::from_secs(600));
         assert!(out.status.success(), "tests/interop/install.sh failed:\n{}", out.stderr);
     });
-}
-
-struct Finished {
-    status: ExitStatus,
-    stdout: String,
-    stderr: String,
-}
-
-/// Runs a command to completion, killing it at `deadline`.
-fn run_to_end(cmd: &mut Command, deadline: Duration) -> Finished {
-    let mut child = cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawn");
-    let drain = |mut pipe: Box<dyn Read + Send>| {
-        thread::spawn(move || {
-            let mut text = String::new();
-            let _ = pipe.read_to_string(&mut text);
-            text
-        })
-    };
-    let stdout = drain(Box::new(child.stdout.take().expect("piped stdout")));
-    let stderr = drain(Box::new(child.stderr.take().expect("piped stderr")));
-    let start = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("try_wait") {
-            break status;
-        }
-        if start.elapsed() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("{cmd:?} did not finish within {deadline:?}");
-        }
-        thread::sleep(Duration::from_millis(20));
-    };
-    Finished { status, stdout: stdout.join().unwrap_or_default(), stderr: stderr.join().unwrap_or_default() }
 }
 
 /// `qe-server --http 127.0.0.1:0 --broken`, killed on drop.
@@ -118,7 +62,7 @@ struct HttpServer {
 
 impl HttpServer {
     fn start() -> Self {
-        let mut child = Command::new(server_binary())
+        let mut child = Command::new(bins::qe_server())
             .args(["--http", "127.0.0.1:0", "--broken"])
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -164,7 +108,7 @@ struct StdioServer {
 
 impl StdioServer {
     fn start() -> Self {
-        let mut child = Command::new(server_binary())
+        let mut child = Command::new(bins::qe_server())
             .arg("--broken")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -395,7 +339,7 @@ struct Call {
 }
 
 fn calls() -> Vec<Call> {
-    let text = std::fs::read_to_string(root().join("tests/interop/calls.json")).expect("calls.json");
+    let text = std::fs::read_to_string(bins::root().join("tests/interop/calls.json")).expect("calls.json");
     let doc: Value = serde_json::from_str(&text).expect("calls.json is JSON");
     doc["calls"]
         .as_array()
@@ -480,7 +424,7 @@ fn essence(result: &Value) -> Value {
 }
 
 fn checked_in_schema(tool: &str) -> Value {
-    let file = root().join("schemas").join(contract_tools::snapshot::file_name(tool));
+    let file = bins::root().join("schemas").join(contract_tools::snapshot::file_name(tool));
     serde_json::from_str(&std::fs::read_to_string(&file).expect("checked-in schema")).expect("schema is JSON")
 }
 
@@ -489,8 +433,8 @@ fn checked_in_schema(tool: &str) -> Value {
 /// Runs one client and returns its summary and everything it printed on stderr.
 fn run_client(program: &str, args: &[String]) -> (Value, String) {
     clients_installed();
-    let dir = root().join("tests/interop");
-    let out = run_to_end(Command::new(program).current_dir(&dir).args(args), CLIENT_DEADLINE);
+    let dir = bins::root().join("tests/interop");
+    let out = bins::run_to_end(Command::new(program).current_dir(&dir).args(args), CLIENT_DEADLINE);
     let summary: Value =
         out.stdout.lines().rev().find_map(|l| serde_json::from_str(l).ok()).unwrap_or_else(|| {
             panic!("{program} {args:?} printed no summary (status {}):\n{}", out.status, out.stderr)
@@ -508,7 +452,7 @@ fn ts_client(transport: &str, target: &str) -> (Value, String) {
 }
 
 fn py_client(transport: &str, target: &str, mode: &str) -> (Value, String) {
-    let python = root().join("tests/interop/.venv/bin/python");
+    let python = bins::root().join("tests/interop/.venv/bin/python");
     let mut args = vec!["py_client.py".to_owned(), transport.to_owned(), target.to_owned()];
     if transport == "stdio" {
         args.push("--broken".to_owned());
@@ -660,7 +604,7 @@ static CLIENTS: Mutex<()> = Mutex::new(());
 #[test]
 fn typescript_sdk_client_validates_every_contracted_result_over_stdio_and_http() {
     let _one_at_a_time = CLIENTS.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-    let bin = server_binary().to_str().expect("utf-8 path").to_owned();
+    let bin = bins::qe_server().to_str().expect("utf-8 path").to_owned();
     let (stdio, stdio_err) = ts_client("stdio", &bin);
     assert_eq!(stdio["sdk"], "1.32.2");
     let stdio = check_summary(&stdio, &stdio_err, LEGACY);
@@ -676,7 +620,7 @@ fn typescript_sdk_client_validates_every_contracted_result_over_stdio_and_http()
 #[test]
 fn python_sdk_client_validates_every_contracted_result_in_both_protocol_eras() {
     let _one_at_a_time = CLIENTS.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-    let bin = server_binary().to_str().expect("utf-8 path").to_owned();
+    let bin = bins::qe_server().to_str().expect("utf-8 path").to_owned();
     let mut server = HttpServer::start();
     // `auto` probes server/discover and adopts 2026-07-28; `legacy` keeps the handshake.
     for (mode, protocol) in [("auto", MODERN), ("legacy", LEGACY)] {

@@ -7,10 +7,9 @@
 use std::fmt::Write as _;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
-use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::{mpsc, Arc, OnceLock};
+use std::sync::{mpsc, Arc};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -36,14 +35,14 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader as AsyncBufReader};
 
+#[allow(dead_code)] // Each test file uses part of the shared support.
+#[path = "support/bins.rs"]
+mod bins;
+
 const WAIT: Duration = Duration::from_secs(20);
 const LEGACY: &str = "2025-11-25";
 const TASKS: &str = "io.modelcontextprotocol/tasks";
 const MARKERS: [&str; 2] = ["tool-contracts.dev/checked", "tool-contracts.dev/error"];
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("tests/ sits in the workspace").to_path_buf()
-}
 
 /// `initialize` params; `tasks` declares the tasks extension (SEP-2663).
 fn initialize_params(tasks: bool) -> Value {
@@ -67,21 +66,6 @@ fn assert_no_markers(result: &Value) {
 }
 
 // ------------------------------------------------------------------ the real server
-
-fn server_binary() -> &'static Path {
-    static BIN: OnceLock<PathBuf> = OnceLock::new();
-    BIN.get_or_init(|| {
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-        let status = Command::new(cargo)
-            .current_dir(root())
-            .args(["build", "-q", "-p", "qe-server", "--features", "server", "--bin", "qe-server"])
-            .status()
-            .expect("cargo runs");
-        assert!(status.success(), "building the qe-server binary failed");
-        let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root().join("target"), PathBuf::from);
-        target.join("debug").join(format!("qe-server{}", std::env::consts::EXE_SUFFIX))
-    })
-}
 
 /// A JSON-RPC peer: the real server over stdio or over streamable HTTP.
 trait Peer {
@@ -121,7 +105,7 @@ struct StdioServer {
 
 impl StdioServer {
     fn start(tasks: bool) -> Self {
-        let mut child = Command::new(server_binary())
+        let mut child = Command::new(bins::qe_server())
             .arg("--broken")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -180,7 +164,7 @@ struct HttpServer {
 
 impl HttpServer {
     fn start() -> Self {
-        let mut child = Command::new(server_binary())
+        let mut child = Command::new(bins::qe_server())
             .args(["--http", "127.0.0.1:0", "--broken"])
             .stdin(Stdio::null())
             .stdout(Stdio::null())
