@@ -170,15 +170,16 @@ pub(crate) enum Refusal {
     Unreadable(String),
 }
 
-/// Checks the completeness block found at `at` (already validated against the
-/// contract). A `null` is an absent optional block and passes.
-pub(crate) fn check_block(at: &str, value: &Value) -> Result<(), Refusal> {
+/// Checks the completeness block found at the pointer `at` gives (already validated
+/// against the contract). A `null` is an absent optional block and passes. The pointer
+/// is asked for only when the block is refused: masking it walks the result.
+pub(crate) fn check_block(at: impl FnOnce() -> String, value: &Value) -> Result<(), Refusal> {
     if value.is_null() {
         return Ok(());
     }
     match Completeness::deserialize(value) {
-        Ok(c) => c.check().map_err(|why| Refusal::False(format!("completeness at `{at}` {why}"))),
-        Err(_) => Err(Refusal::Unreadable(at.to_owned())),
+        Ok(c) => c.check().map_err(|why| Refusal::False(format!("completeness at `{}` {why}", at()))),
+        Err(_) => Err(Refusal::Unreadable(at())),
     }
 }
 

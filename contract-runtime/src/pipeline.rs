@@ -545,11 +545,12 @@ fn check(contract: &OutputContract, value: &Value) -> Result<(), Box<ToolCallRes
 
 /// The completeness invariants of a value that satisfies its contract.
 fn check_completeness(contract: &OutputContract, value: &Value) -> Result<(), Box<ToolCallResult>> {
-    // Pointers are masked by token under sensitive fields before any message names them.
-    let mask = Sensitive::collect(value, contract.sensitive_pointers());
+    // Pointers are masked by token under sensitive fields before any message names them;
+    // the mask is collected only when a message needs one.
+    let mask = || Sensitive::collect(value, contract.sensitive_pointers());
     let blocks = contract.completeness_pointers().iter().flat_map(|pointer| pointer_matches(value, pointer));
     let refused = blocks
-        .map(|(at, block)| crate::completeness::check_block(&mask.pointer(&at, Some(value)), block))
+        .map(|(at, block)| crate::completeness::check_block(|| mask().pointer(&at, Some(value)), block))
         .find(Result::is_err)
         .unwrap_or_else(|| crate::completeness::check_counts(contract, value));
     match refused {
@@ -568,7 +569,7 @@ fn check_completeness(contract: &OutputContract, value: &Value) -> Result<(), Bo
                 ),
             );
             let violation = WireViolation {
-                pointer: mask.pointer(&at, Some(value)),
+                pointer: mask().pointer(&at, Some(value)),
                 keyword: "completeness".to_owned(),
                 message: "does not read as completeness metadata (a field of the wrong JSON type or out of range)"
                     .to_owned(),

@@ -82,3 +82,15 @@ pub fn write<T: Serialize + ?Sized>(contract: &OutputContract, output: &T, limit
         Err(_) => Err(Miss::Unsupported("the contract is not covered")),
     }
 }
+
+/// Writes `output` as compact JSON while checking only what every result keeps whatever
+/// its contract: no non-finite float (serde_json would write `null`), within `limits`.
+/// The same single pass as [`write`], with a plan that accepts any JSON.
+pub(crate) fn write_any<T: Serialize + ?Sized>(output: &T, limits: &Limits) -> Result<Vec<u8>, Miss> {
+    static ANY: std::sync::LazyLock<Result<Plan, String>> =
+        std::sync::LazyLock::new(|| Plan::compile(&serde_json::Value::Bool(true)));
+    match &*ANY {
+        Ok(plan) => ser::write(plan, output, limits),
+        Err(_) => Err(Miss::Unsupported("the accept-anything plan did not compile")),
+    }
+}

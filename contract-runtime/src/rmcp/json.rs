@@ -66,18 +66,25 @@ impl<T: Serialize> IntoCallToolResult for Json<T> {
 /// The success for `output`, or the `serialization_error` result when it holds a
 /// non-finite float or its `Serialize` impl fails.
 fn checked_result<T: Serialize + ?Sized>(output: &T) -> CallToolResult {
-    if let Err(err) = crate::finite::check_finite(output) {
-        return error_result(&crate::pipeline::serialization_error(&err.to_string()));
-    }
-    // Two products from the typed value, each made once: the tree for validation and
-    // `structuredContent`, and the text block (cheaper from the typed value than from
-    // the tree, which rmcp's `Json` walks a second time).
+    // The text block and the check for NaN, infinity and the limits in one pass over the
+    // typed value. When that pass gives the value back, the separate check names the
+    // pointer (or the `Serialize` failure) exactly as the pipeline does.
+    let fused = crate::fast::write_any(output, &crate::finite::Limits::default()).map(String::from_utf8);
+    let text = if let Ok(Ok(text)) = fused {
+        text
+    } else {
+        if let Err(err) = crate::finite::check_finite(output) {
+            return error_result(&crate::pipeline::serialization_error(&err.to_string()));
+        }
+        match serde_json::to_string(output) {
+            Ok(text) => text,
+            Err(err) => return error_result(&crate::pipeline::serialization_error(&err.to_string())),
+        }
+    };
+    // The tree for validation and `structuredContent`; the text above is cheaper from
+    // the typed value than from the tree, which rmcp's `Json` walks a second time.
     let value = match serde_json::to_value(output) {
         Ok(value) => value,
-        Err(err) => return error_result(&crate::pipeline::serialization_error(&err.to_string())),
-    };
-    let text = match serde_json::to_string(output) {
-        Ok(text) => text,
         Err(err) => return error_result(&crate::pipeline::serialization_error(&err.to_string())),
     };
     let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);

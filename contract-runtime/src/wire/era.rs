@@ -1,26 +1,37 @@
 //! Protocol eras: peers before 2026-07-28 get a non-object root wrapped as
 //! `{"result": …}` (the advertised schema rewritten to match); newer peers get the natural root.
 
+use std::borrow::Cow;
+
 use serde_json::{json, Map, Value};
 
 use super::NATURAL_ROOTS_SINCE;
 use crate::contract::OutputContract;
 
 /// The negotiated protocol version of a peer, such as `2025-11-25`.
+///
+/// The revisions this crate knows are held without an allocation: every call carries
+/// one.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct ProtocolVersion(String);
+pub struct ProtocolVersion(Cow<'static, str>);
+
+/// The revisions a peer commonly negotiates, kept as static strings.
+const KNOWN: [&str; 5] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", NATURAL_ROOTS_SINCE];
 
 impl ProtocolVersion {
     /// The latest revision this crate knows.
     #[must_use]
     pub fn latest() -> Self {
-        Self(NATURAL_ROOTS_SINCE.to_owned())
+        Self(Cow::Borrowed(NATURAL_ROOTS_SINCE))
     }
 
     /// Wraps a negotiated version string.
     #[must_use]
-    pub fn new(version: impl Into<String>) -> Self {
-        Self(version.into())
+    pub fn new(version: impl Into<String> + AsRef<str>) -> Self {
+        match KNOWN.iter().find(|known| **known == version.as_ref()) {
+            Some(known) => Self(Cow::Borrowed(known)),
+            None => Self(Cow::Owned(version.into())),
+        }
     }
 
     /// The version string.
@@ -34,7 +45,7 @@ impl ProtocolVersion {
     /// compare as strings.
     #[must_use]
     pub fn needs_object_root(&self) -> bool {
-        self.0.as_str() < NATURAL_ROOTS_SINCE
+        &*self.0 < NATURAL_ROOTS_SINCE
     }
 }
 
