@@ -638,7 +638,7 @@ fn emit(
 /// ([`crate::wire::CACHE_META_KEY`]).
 fn cache_meta(contract: &OutputContract, cache: CacheStatus) -> Arc<crate::wire::ResultMeta> {
     let status = if cache == CacheStatus::Hit { "hit" } else { "miss" };
-    let mut value = json!({ crate::wire::META_KEY: crate::wire::contract_meta(contract) });
+    let mut value = json!({ crate::wire::META_KEY: crate::wire::result_meta(contract) });
     value[crate::wire::CACHE_META_KEY] = Value::from(status);
     Arc::new(crate::wire::ResultMeta::new(value))
 }

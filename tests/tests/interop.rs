@@ -24,7 +24,9 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use contract_runtime::pipeline::{CallContext, Pipeline};
-use contract_runtime::wire::{advertised_output_schema, contract_meta, unqualified_meta, ProtocolVersion, META_KEY};
+use contract_runtime::wire::{
+    advertised_output_schema, contract_meta, result_meta, unqualified_meta, ProtocolVersion, META_KEY,
+};
 use contract_runtime::{OutputContract, ToolOutput};
 use qe_server::contracts::FleetStatus;
 use qe_server::tools;
@@ -548,7 +550,7 @@ fn check_summary(summary: &Value, stderr: &str, protocol: &str) -> Vec<Value> {
                         structured
                     };
                 assert!(contract.validate(natural).is_ok(), "{at}: breaks its contract");
-                assert_eq!(result["_meta"][META_KEY], contract_meta(contract), "{at}: contract identity");
+                assert_eq!(result["_meta"][META_KEY], result_meta(contract), "{at}: contract identity");
             }
             "uncontracted" => {
                 assert_eq!(result["isError"], false, "{at}: {result}");

@@ -133,11 +133,13 @@ fn clean_calls_succeed_for_every_contract_sync_and_async() {
     for_every_contract(|demo| {
         let sync = demo.call(&pipeline, &ctx(demo));
         assert_success(&sync, &demo.sample());
+        // A result carries the identity (name, version and hash in one `id`); the
+        // listing carries the details.
         let meta = &sync.meta().unwrap()[META_KEY];
-        assert_eq!(meta["name"], demo.contract().name());
-        assert_eq!(meta["version"], demo.contract().version().to_string());
-        assert_eq!(meta["compatibility"], demo.contract().compatibility().as_str());
-        assert_eq!(meta["sha256"], demo.contract().sha256());
+        assert_eq!(meta, &json!({ "qualified": true, "id": demo.contract().id().to_string() }));
+        let id: contract_runtime::ContractId = meta["id"].as_str().unwrap().parse().unwrap();
+        assert_eq!(id.name(), demo.contract().name());
+        assert_eq!(id.sha256(), demo.contract().sha256());
         // Experiment 7 in process: the async path gives the same result.
         assert_eq!(demo.call_async(&pipeline, &ctx(demo)), sync);
     });

@@ -178,7 +178,8 @@ fn contracted_results_pass_and_every_failure_is_a_sanitized_error_result() {
         let ok = wire.call(1, "health", json!({ "n": 3 })).await;
         assert_eq!(ok["isError"], false, "{ok}");
         assert_eq!(ok["structuredContent"], json!({ "healthy": 3 }));
-        assert_eq!(ok["_meta"][META_KEY]["name"], "health");
+        assert_eq!(ok["_meta"][META_KEY]["qualified"], true);
+        assert!(ok["_meta"][META_KEY]["id"].as_str().unwrap().starts_with("health@1.0.0+sha256:"), "{ok}");
 
         // Arguments that break the inputSchema: invalid_arguments, the handler never runs.
         let bad_args = wire.call(2, "health", json!({ "n": 1000 })).await;

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use contract_runtime::cache::InMemoryCache;
 use contract_runtime::pipeline::{CallContext, Pipeline};
 use contract_runtime::rmcp::{ContractedServer, Json};
-use contract_runtime::wire::{contract_meta, META_KEY};
+use contract_runtime::wire::{result_meta, META_KEY};
 use contract_runtime::{contracts, ToolError, ToolOutput};
 use qe_server::contracts::FleetStatus;
 use qe_server::tools::{self, BROKEN_TOOL, BROKEN_TOOL_SECRET};
@@ -285,7 +285,7 @@ fn check_broken_task(task: &Value) -> Value {
     let result = &task["result"];
     let error = error_body(result);
     assert_eq!(error["code"], "output_contract_violation", "{result}");
-    assert_eq!(result["_meta"][META_KEY], contract_meta(FleetStatus::contract()), "{result}");
+    assert_eq!(result["_meta"][META_KEY], result_meta(FleetStatus::contract()), "{result}");
     let text = task.to_string();
     assert!(!text.contains("hunter2") && !text.contains("id_rsa"), "the secret leaked: {text}");
     assert!(!text.contains(BROKEN_TOOL_SECRET), "the secret leaked: {text}");
@@ -298,7 +298,7 @@ fn check_clean_task(task: &Value) -> Value {
     assert_eq!(task["status"], "completed", "{task}");
     let result = &task["result"];
     assert_eq!(result["isError"], false, "{result}");
-    assert_eq!(result["_meta"][META_KEY], contract_meta(FleetStatus::contract()), "{result}");
+    assert_eq!(result["_meta"][META_KEY], result_meta(FleetStatus::contract()), "{result}");
     assert_no_markers(result);
     result.clone()
 }

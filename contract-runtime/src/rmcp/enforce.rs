@@ -22,8 +22,8 @@ use super::json::{error_from_marker, CHECKED_KEY, ERROR_KEY};
 use crate::contract::OutputContract;
 use crate::pipeline::{CallContext, Pipeline};
 use crate::wire::{
-    advertised_output_schema, contract_meta, unqualified_meta, ErrorCode, ProtocolVersion, ToolCallResult, ToolError,
-    META_KEY,
+    advertised_output_schema, contract_meta, result_meta, unqualified_meta, ErrorCode, ProtocolVersion, ToolCallResult,
+    ToolError, META_KEY,
 };
 
 /// How many task-augmented calls the adapter remembers; the oldest is forgotten first,
@@ -399,7 +399,7 @@ impl<H: ServerHandler> ServerHandler for Enforcer<H> {
         let contract = self.contract(&tool.name);
         let arguments = Value::Object(request.arguments.clone().unwrap_or_default());
         if let Err(message) = self.check_arguments(&tool, &arguments) {
-            let meta = json!({ META_KEY: contract.map_or_else(unqualified_meta, contract_meta) });
+            let meta = json!({ META_KEY: contract.map_or_else(unqualified_meta, result_meta) });
             return Ok(to_rmcp(ToolCallResult::invalid_arguments(&message, Some(meta))).into());
         }
         let Some(contract) = contract else {

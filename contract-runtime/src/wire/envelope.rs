@@ -23,6 +23,16 @@ pub fn contract_meta(contract: &OutputContract) -> Value {
     })
 }
 
+/// The contract identity as every result of it carries it under [`META_KEY`]:
+/// `qualified` and the `id` (`name@version+sha256:…`), which holds the name, version
+/// and hash. The tool listing carries the details ([`contract_meta`]); repeating them
+/// on every result would cost bytes, allocations and parsing on each call for nothing
+/// the `id` does not say.
+#[must_use]
+pub fn result_meta(contract: &OutputContract) -> Value {
+    json!({ "qualified": true, "id": contract.id().to_string() })
+}
+
 /// A result's `_meta` object and its serialized form, built once per contract and
 /// shared by every result of it.
 #[derive(Debug, PartialEq)]
@@ -37,9 +47,9 @@ impl ResultMeta {
         Self { value, json }
     }
 
-    /// `{META_KEY: contract_meta(contract)}`.
+    /// `{META_KEY: result_meta(contract)}`.
     pub(crate) fn for_contract(contract: &OutputContract) -> Self {
-        Self::new(json!({ META_KEY: contract_meta(contract) }))
+        Self::new(json!({ META_KEY: result_meta(contract) }))
     }
 
     /// [`ResultMeta::for_contract`], built once per contract and kept with it.
