@@ -32,7 +32,13 @@
 //! `--blocking-stdio` adds our server and plain rmcp served with rmcp's `stdio()`
 //! (blocking-pool reads and writes) next to the default `stdio_pipes()`.
 //!
-//! The same binary is the Rust servers: `peers serve contracted|plain [--blocking-stdio]`.
+//! The last row, **floor**, is not an MCP server: a loop of blocking reads and writes that
+//! answers each call with a canned response (the same page, built and serialized once per
+//! size; only the id is written per call). It is what the pipes and this client cost, so it
+//! bounds from above what any stdio server can reach in this harness: a ratio to a peer
+//! larger than floor's ratio to it is out of reach for every server.
+//!
+//! The same binary is the Rust servers: `peers serve contracted|plain|floor [--blocking-stdio]`.
 
 use std::path::{Path, PathBuf};
 use std::process::{ExitCode, Stdio};
@@ -134,7 +140,56 @@ async fn serve<H: ServerHandler>(handler: H, blocking: bool) -> Result<(), Box<d
     }
 }
 
+/// The floor row: answers `initialize` and `tools/call` with canned responses, one line
+/// at a time, with no MCP library and no async runtime. The response to a call is the
+/// page of the requested size, serialized once and reused; only the id changes.
+fn run_floor() -> ExitCode {
+    use std::collections::HashMap;
+    use std::io::{BufRead, Write};
+
+    let stdin = std::io::stdin().lock();
+    let mut stdout = std::io::BufWriter::with_capacity(1 << 20, std::io::stdout().lock());
+    let mut bodies: HashMap<u32, String> = HashMap::new();
+    for line in stdin.lines() {
+        let Ok(line) = line else { break };
+        let Ok(request) = serde_json::from_str::<Value>(&line) else { continue };
+        let Some(id) = request.get("id").map(Value::to_string) else { continue };
+        let body = match request["method"].as_str() {
+            Some("initialize") => format!(
+                r#"{{"protocolVersion":"{PROTOCOL}","capabilities":{{"tools":{{}}}},"serverInfo":{{"name":"floor","version":"1"}}}}"#
+            ),
+            Some("tools/call") => {
+                let limit = request["params"]["arguments"]["limit"].as_u64().and_then(|n| u32::try_from(n).ok());
+                let Some(limit) = limit else { continue };
+                bodies
+                    .entry(limit)
+                    .or_insert_with(|| {
+                        let page = serde_json::to_value(page(QUERY, limit)).unwrap_or_default();
+                        let text = page.to_string();
+                        serde_json::json!({
+                            "content": [{ "type": "text", "text": text }],
+                            "structuredContent": page,
+                            "isError": false,
+                        })
+                        .to_string()
+                    })
+                    .clone()
+            }
+            _ => continue,
+        };
+        let written =
+            writeln!(stdout, r#"{{"jsonrpc":"2.0","id":{id},"result":{body}}}"#).and_then(|()| stdout.flush());
+        if written.is_err() {
+            break;
+        }
+    }
+    ExitCode::SUCCESS
+}
+
 fn run_server(kind: &str, blocking: bool) -> ExitCode {
+    if kind == "floor" {
+        return run_floor();
+    }
     let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
         Ok(runtime) => runtime,
         Err(err) => {
@@ -152,7 +207,7 @@ fn run_server(kind: &str, blocking: bool) -> ExitCode {
                 serve(server, blocking).await
             }
             "plain" => serve(Plain { tool_router: Plain::tool_router() }, blocking).await,
-            other => Err(format!("unknown server `{other}`: expected `contracted` or `plain`").into()),
+            other => Err(format!("unknown server `{other}`: expected `contracted`, `plain` or `floor`").into()),
         }
     });
     match served {
@@ -330,6 +385,7 @@ async fn spawn_all(options: &Options) -> Result<Vec<Peer>, String> {
     }
     peers.push(Peer::spawn("TypeScript McpServer", &node, &[&ts.to_string_lossy()]).await?);
     peers.push(Peer::spawn("Python MCPServer", &python, &[&py.to_string_lossy()]).await?);
+    peers.push(Peer::spawn("floor (canned answers)", &exe, &["serve", "floor"]).await?);
     Ok(peers)
 }
 
