@@ -225,6 +225,8 @@ fn run_server(kind: &str, blocking: bool) -> ExitCode {
 struct Peer {
     name: String,
     child: Child,
+    /// The server's process id, for its CPU time in `/proc`.
+    pid: Option<u32>,
     stdin: ChildStdin,
     stdout: BufReader<ChildStdout>,
     line: String,
@@ -243,7 +245,8 @@ impl Peer {
             .map_err(|err| format!("{name}: cannot start `{}`: {err}", program.display()))?;
         let stdin = child.stdin.take().ok_or("no stdin")?;
         let stdout = BufReader::with_capacity(1 << 20, child.stdout.take().ok_or("no stdout")?);
-        let mut peer = Self { name: name.to_owned(), child, stdin, stdout, line: String::new(), next_id: 0 };
+        let pid = child.id();
+        let mut peer = Self { name: name.to_owned(), child, pid, stdin, stdout, line: String::new(), next_id: 0 };
         let init = format!(
             r#"{{"protocolVersion":"{PROTOCOL}","capabilities":{{}},"clientInfo":{{"name":"peers","version":"1"}}}}"#
         );
@@ -297,8 +300,15 @@ impl Peer {
         Ok(())
     }
 
-    /// Sequential calls for `span`: the latency of each, and the calls per second.
-    async fn round(&mut self, params: &str, span: Duration, latencies: &mut Vec<Duration>) -> Result<f64, String> {
+    /// Sequential calls for `span`: the latency of each, the calls per second, and the
+    /// server's CPU time over the round (with the number of calls it covers).
+    async fn round(
+        &mut self,
+        params: &str,
+        span: Duration,
+        latencies: &mut Vec<Duration>,
+    ) -> Result<(f64, Option<(Duration, u32)>), String> {
+        let cpu_start = self.pid.and_then(process_cpu);
         let start = Instant::now();
         let mut calls = 0u32;
         while calls < 3 || start.elapsed() < span {
@@ -311,8 +321,25 @@ impl Peer {
             }
             calls += 1;
         }
-        Ok(f64::from(calls) / start.elapsed().as_secs_f64())
+        let rate = f64::from(calls) / start.elapsed().as_secs_f64();
+        let cpu = match (cpu_start, self.pid.and_then(process_cpu)) {
+            (Some(a), Some(b)) => Some((b.saturating_sub(a), calls)),
+            _ => None,
+        };
+        Ok((rate, cpu))
     }
+}
+
+/// User plus system CPU time of process `pid` (every thread), from `/proc/<pid>/stat`
+/// (Linux; `None` elsewhere). It advances in clock ticks (10 ms), so it is read over
+/// whole rounds: on a shared machine it is steadier than the wall clock, since time the
+/// server spends waiting for a core is not counted.
+fn process_cpu(pid: u32) -> Option<Duration> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name may hold spaces; the fields after it are space-separated.
+    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+    let ticks = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+    Some(Duration::from_millis(ticks * 10))
 }
 
 fn truncated(line: &str) -> &str {
@@ -405,10 +432,13 @@ async fn run_client(options: Options) -> Result<(), String> {
     if cfg!(debug_assertions) {
         eprintln!("peers: this is a debug build; run it with `cargo run --release` for figures worth reading");
     }
-    // The contracted server takes the fast path when the plan covers the contract; say
-    // which path the "ours" rows measure.
+    // Under `ContractedServer` the result is validated on the `Value` path (the wrapper
+    // judges the `structuredContent` it will send); the text block and the NaN check are
+    // one pass in our `Json`. Say so, and whether the contract would be covered in-process.
     let path = match TicketPage::try_contract().map(contract_runtime::OutputContract::fast_path) {
-        Ok(contract_runtime::fast::Coverage::Covered) => "fast path (validating serializer)".to_owned(),
+        Ok(contract_runtime::fast::Coverage::Covered) => {
+            "Value + jsonschema path of the rmcp adapter (in-process, the Pipeline would take the fast path)".to_owned()
+        }
         Ok(contract_runtime::fast::Coverage::Fallback(why)) => format!("Value + jsonschema path ({why})"),
         Ok(other) => format!("{other:?}"),
         Err(err) => return Err(err.to_string()),
@@ -429,17 +459,23 @@ async fn run_client(options: Options) -> Result<(), String> {
     // [size][peer]: latencies of every counted call, and calls/s per round.
     let mut latencies = vec![vec![Vec::new(); count]; options.sizes.len()];
     let mut rates = vec![vec![Vec::new(); count]; options.sizes.len()];
+    // [size][peer]: the server's CPU time over the counted rounds, and the calls it covers.
+    let mut cpu = vec![vec![(Duration::ZERO, 0u32); count]; options.sizes.len()];
     let mut discard = Vec::new();
     for round in 0..=options.rounds {
         for (s, params) in params.iter().enumerate() {
             for k in 0..count {
                 let p = (k + round) % count;
                 if round == 0 {
-                    peers[p].round(params, options.round, &mut discard).await?;
+                    let _ = peers[p].round(params, options.round, &mut discard).await?;
                     discard.clear();
                 } else {
-                    let rate = peers[p].round(params, options.round, &mut latencies[s][p]).await?;
+                    let (rate, spent) = peers[p].round(params, options.round, &mut latencies[s][p]).await?;
                     rates[s][p].push(rate);
+                    if let Some((time, calls)) = spent {
+                        cpu[s][p].0 += time;
+                        cpu[s][p].1 += calls;
+                    }
                 }
             }
         }
@@ -452,18 +488,29 @@ async fn run_client(options: Options) -> Result<(), String> {
     );
     println!("ours validates `{TOOL}` on the {path}");
     println!(
-        "{:>6}  {:<24} {:>11} {:>10} {:>10} {:>8}  {:>12}",
-        "items", "server", "calls/s", "p50 µs", "p99 µs", "calls", "ours is"
+        "{:>6}  {:<24} {:>11} {:>10} {:>10} {:>8}  {:>12}  {:>13}  {:>12}",
+        "items", "server", "calls/s", "p50 µs", "p99 µs", "calls", "ours is", "CPU µs/call", "ours' CPU is"
     );
     for (s, size) in options.sizes.iter().enumerate() {
         let ours = median(&mut rates[s][0]);
+        let per_call =
+            |(time, calls): (Duration, u32)| (calls > 0).then(|| time.as_secs_f64() * 1e6 / f64::from(calls));
+        let ours_cpu = per_call(cpu[s][0]);
         for p in 0..count {
             let rate = median(&mut rates[s][p]);
             let calls = &mut latencies[s][p];
             calls.sort_unstable();
             let ratio = if p == 0 { String::new() } else { format!("{:.2}x", ours / rate) };
+            let their_cpu = per_call(cpu[s][p]);
+            let cpu_text = their_cpu.map_or_else(|| "-".to_owned(), |c| format!("{c:.1}"));
+            // Lower is better for CPU: "ours' CPU is" = theirs over ours, read like "ours is".
+            let cpu_ratio = match (p, ours_cpu, their_cpu) {
+                (0, _, _) => String::new(),
+                (_, Some(o), Some(t)) if o > 0.0 => format!("{:.2}x", t / o),
+                _ => "-".to_owned(),
+            };
             println!(
-                "{size:>6}  {:<24} {rate:>11.0} {:>10.0} {:>10.0} {:>8}  {ratio:>12}",
+                "{size:>6}  {:<24} {rate:>11.0} {:>10.0} {:>10.0} {:>8}  {ratio:>12}  {cpu_text:>13}  {cpu_ratio:>12}",
                 peers[p].name,
                 percentile(calls, 0.50).as_secs_f64() * 1e6,
                 percentile(calls, 0.99).as_secs_f64() * 1e6,
