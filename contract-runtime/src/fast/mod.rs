@@ -94,3 +94,128 @@ pub(crate) fn write_any<T: Serialize + ?Sized>(output: &T, limits: &Limits) -> R
         Err(_) => Err(Miss::Unsupported("the accept-anything plan did not compile")),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::{BTreeMap, HashMap};
+
+    use serde::Serialize;
+
+    use super::write_any;
+    use crate::finite::Limits;
+
+    #[derive(Serialize)]
+    enum Shape {
+        Unit,
+        Newtype(i64),
+        Tuple(u8, String),
+        Struct { side: f32, tags: Vec<char> },
+    }
+
+    #[derive(Serialize)]
+    #[serde(tag = "kind")]
+    enum Tagged {
+        Circle { r: f64 },
+        Empty,
+    }
+
+    #[derive(Serialize)]
+    #[serde(untagged)]
+    enum Either {
+        Number(u128),
+        Text(&'static str),
+    }
+
+    #[derive(Serialize)]
+    struct Unit;
+
+    #[derive(Serialize)]
+    struct Wrapper(Vec<Option<i8>>);
+
+    #[derive(Serialize)]
+    struct Flat {
+        id: u32,
+        #[serde(flatten)]
+        rest: BTreeMap<String, i32>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        gone: Option<bool>,
+    }
+
+    /// `write_any` checks without judging: whatever it writes must be, byte for byte,
+    /// what serde_json writes (its text block is served as the result's JSON). The oracle
+    /// is serde_json itself, on shapes chosen for how serde drives a serializer, not for
+    /// what the plan handles.
+    fn same<T: Serialize>(value: &T) -> bool {
+        match write_any(value, &Limits::default()) {
+            Ok(bytes) => {
+                assert_eq!(
+                    String::from_utf8(bytes).unwrap(),
+                    serde_json::to_string(value).unwrap(),
+                    "write_any and serde_json disagree"
+                );
+                true
+            }
+            Err(_) => false,
+        }
+    }
+
+    #[test]
+    fn write_any_writes_what_serde_json_writes() {
+        let strings =
+            ["", "plain", "quote \" and \\ back", "\u{0}\u{1f}\t\n\r", "é ☃ 𝄞", "\u{2028}\u{2029}", "</script>"];
+        let mut written = 0;
+        for s in strings {
+            written += usize::from(same(&s));
+            written += usize::from(same(&Shape::Tuple(7, s.to_owned())));
+            let mut map = HashMap::new();
+            map.insert(s.to_owned(), vec![s]);
+            written += usize::from(same(&map));
+        }
+        let floats = [0.0, -0.0, 1.5, 1e300, -2.5e-300, f64::MIN_POSITIVE, 1.0, 3.0e15, 1.0e16];
+        for f in floats {
+            written += usize::from(same(&f));
+            written += usize::from(same(&Tagged::Circle { r: f }));
+            #[allow(clippy::cast_possible_truncation)]
+            let side = f as f32;
+            written += usize::from(same(&Shape::Struct { side, tags: vec!['a', '"', '\u{7f}'] }));
+        }
+        written += usize::from(same(&Shape::Unit));
+        written += usize::from(same(&Shape::Newtype(i64::MIN)));
+        written += usize::from(same(&Tagged::Empty));
+        written += usize::from(same(&Either::Number(u128::MAX)));
+        written += usize::from(same(&Either::Text("t")));
+        written += usize::from(same(&Unit));
+        written += usize::from(same(&()));
+        written += usize::from(same(&Wrapper(vec![Some(-1), None, Some(i8::MAX)])));
+        written += usize::from(same(&(1u64, "two", [3.5f32; 2])));
+        written += usize::from(same(&BTreeMap::from([(1u16, "one"), (2, "two")])));
+        written += usize::from(same(&BTreeMap::from([(true, 1)])));
+        written += usize::from(same(&BTreeMap::from([('c', 1)])));
+        written += usize::from(same(&Flat { id: 1, rest: BTreeMap::from([("a".to_owned(), 1)]), gone: None }));
+        written += usize::from(same(&serde_json::json!({ "v": [null, true, 1, -1, 1.25, "x", {}] })));
+        written += usize::from(same(&vec![vec![vec![0u8; 3]; 2]; 2]));
+        // Most shapes are written on this path; anything given back takes the checked one.
+        assert!(written >= 40, "only {written} shapes were written by write_any");
+    }
+
+    #[test]
+    fn write_any_gives_back_non_finite_floats_and_deep_values() {
+        for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+            assert!(write_any(&bad, &Limits::default()).is_err());
+            assert!(write_any(&Tagged::Circle { r: bad }, &Limits::default()).is_err());
+            assert!(write_any(&Some(vec![bad]), &Limits::default()).is_err());
+        }
+        let mut deep = serde_json::json!(1);
+        for _ in 0..200 {
+            deep = serde_json::json!([deep]);
+        }
+        assert!(write_any(&deep, &Limits::default()).is_err(), "deeper than the default limit of 128");
+        // Controls: finite and shallow values are written.
+        assert!(write_any(&Some(vec![1.5]), &Limits::default()).is_ok());
+        let mut shallow = serde_json::json!(1);
+        for _ in 0..100 {
+            shallow = serde_json::json!([shallow]);
+        }
+        assert!(write_any(&shallow, &Limits::default()).is_ok());
+    }
+}
