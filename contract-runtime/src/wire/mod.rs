@@ -6,10 +6,12 @@
 mod codes;
 mod envelope;
 mod era;
+mod escape;
 
 pub use codes::*;
 pub use envelope::*;
 pub use era::*;
+pub use escape::write_json_string;
 
 /// The namespaced `_meta` key under which a tool and its results carry the contract
 /// identity.
