@@ -21,6 +21,9 @@ use contract_runtime::ToolOutput;
 use rmcp::handler::server::tool::IntoCallToolResult;
 use rmcp::model::CallToolResponse;
 
+/// Rounds per size: the median of this many is robust to the bursts of a shared machine.
+const ROUNDS: usize = 31;
+
 #[path = "../benches/support/workload.rs"]
 mod workload;
 
@@ -118,7 +121,7 @@ fn main() {
                 },
             ],
             batch,
-            15,
+            ROUNDS,
         );
         let floor = times[0];
         let ratio = |d: &Duration| format!("{:.2}x", d.as_secs_f64() / floor.as_secs_f64());

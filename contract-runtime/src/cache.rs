@@ -56,13 +56,16 @@ impl CacheKey {
     /// A key for `tool` called with `arguments`, whose result must satisfy `contract`.
     #[must_use]
     pub fn new(tool: &str, contract: &ContractId, arguments: &Value) -> Self {
+        // Hex by table rather than `format!`: a cache hit computes its key, and the
+        // formatter costs more than the hash of small arguments.
+        const HEX: &[u8; 16] = b"0123456789abcdef";
         let canonical = crate::schema::canonical_string(arguments);
         let digest = Sha256::digest(canonical.as_bytes());
-        let arguments_sha256 = digest.iter().fold(String::with_capacity(64), |mut hex, byte| {
-            use fmt::Write as _;
-            let _ = write!(hex, "{byte:02x}");
-            hex
-        });
+        let mut arguments_sha256 = String::with_capacity(64);
+        for byte in digest {
+            arguments_sha256.push(char::from(HEX[usize::from(byte >> 4)]));
+            arguments_sha256.push(char::from(HEX[usize::from(byte & 0xf)]));
+        }
         Self { tool: tool.to_owned(), contract: contract.clone(), arguments_sha256 }
     }
 

@@ -521,10 +521,12 @@ impl ToolCallResult {
         // Writing a value into a Vec cannot fail.
         let _ = serde_json::to_writer(&mut head, id);
         head.extend_from_slice(b",\"result\":");
-        let mut wire = self.to_wire();
-        wire.parts.insert(0, Bytes::from(head));
-        wire.parts.push(Bytes::from_static(CLOSE));
-        wire
+        let WireBytes { parts } = self.to_wire();
+        let mut pieces = Vec::with_capacity(parts.len() + 2);
+        pieces.push(Bytes::from(head));
+        pieces.extend(parts);
+        pieces.push(Bytes::from_static(CLOSE));
+        WireBytes { parts: pieces }
     }
 }
 
