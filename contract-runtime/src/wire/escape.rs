@@ -49,6 +49,17 @@ fn to_escape(word: u64) -> u64 {
         | zero_bytes(word ^ (ONES * u64::from(b'\\')))
 }
 
+/// Whether any byte of `text` needs escaping in a JSON string: eight bytes at a time.
+#[inline]
+pub(crate) fn needs_escape(text: &str) -> bool {
+    let mut words = text.as_bytes().chunks_exact(8);
+    let mut marks = 0;
+    for word in &mut words {
+        marks |= to_escape(u64::from_le_bytes(word.try_into().unwrap_or_default()));
+    }
+    marks != 0 || words.remainder().iter().any(|&byte| ESCAPE[usize::from(byte)] != 0)
+}
+
 /// The escape of `byte` (which needs one) into `buf` at `at`; returns its length.
 #[inline]
 fn put_escape(buf: &mut [u8], at: usize, byte: u8) -> usize {
@@ -151,6 +162,13 @@ mod tests {
             for pad in 0..20 {
                 let text: String = "x".repeat(pad) + &c.to_string() + &"y".repeat(19 - pad);
                 assert_eq!(ours(&text), serde_json::to_vec(&text).unwrap(), "{text:?}");
+            }
+        }
+        // `needs_escape` agrees with the table on every byte at every offset.
+        for byte in 0u8..0x80 {
+            for pad in 0..20 {
+                let text = "x".repeat(pad) + &char::from(byte).to_string() + &"y".repeat(19 - pad);
+                assert_eq!(needs_escape(&text), ESCAPE[usize::from(byte)] != 0, "{text:?}");
             }
         }
         // Clean control: text with nothing to escape is copied as is.

@@ -11,6 +11,7 @@ mod escape;
 pub use codes::*;
 pub use envelope::*;
 pub use era::*;
+pub(crate) use escape::needs_escape;
 pub use escape::write_json_string;
 
 /// The namespaced `_meta` key under which a tool and its results carry the contract
