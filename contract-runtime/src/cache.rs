@@ -45,11 +45,21 @@ pub use crate::cache_redis::{
 /// assert!(a.storage_key().starts_with("search/search@1.0.0+sha256:abab"));
 /// assert_eq!(a.arguments_sha256().len(), 64);
 /// ```
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CacheKey {
     tool: String,
     contract: ContractId,
     arguments_sha256: String,
+}
+
+impl std::hash::Hash for CacheKey {
+    /// The tool and the digest of the arguments: the contract identity is left to the
+    /// equality check, which every lookup makes anyway. Hashing it too was most of the
+    /// cost of finding a small entry.
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.tool.hash(state);
+        self.arguments_sha256.hash(state);
+    }
 }
 
 impl CacheKey {
