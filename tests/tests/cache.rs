@@ -355,3 +355,58 @@ fn a_middleware_pipeline_serves_from_the_cache_what_it_validated() {
         assert_eq!(wire_of(&hit), as_hit(&wire_of(&miss)));
     }
 }
+
+#[test]
+fn hits_racing_with_puts_never_pair_bytes_with_another_text() {
+    // One thread keeps replacing the entry's text with one of two valid results while
+    // others hit it: every hit's wire bytes must be those of the text it reports. A
+    // stress test: the window it aims at is narrow, so it may pass by luck on a broken
+    // cache; the planted stale bytes of the test above are the deterministic case.
+    let cache = Arc::new(InMemoryCache::new());
+    let pipeline = Pipeline::builder().cache(cache.clone()).build();
+    let ctx = CallContext::new("task_status", json!({ "task_id": "T-race" }));
+    let key = CacheKey::new("task_status", TaskStatus::contract().id(), ctx.arguments());
+    let mut other = samples::task_status();
+    other.attempts += 1;
+    let results = [samples::task_status(), other];
+    // What a miss writes for each result, as a hit would carry it.
+    let expected: Vec<(String, Vec<u8>)> = results
+        .iter()
+        .map(|r| {
+            let miss = Pipeline::builder()
+                .cache(Arc::new(InMemoryCache::new()))
+                .build()
+                .call_sync(&ctx, || Ok::<_, ToolError>(r.clone()));
+            (miss.text().to_owned(), as_hit(&miss.to_wire_bytes()))
+        })
+        .collect();
+    assert_ne!(expected[0].0, expected[1].0);
+    pipeline.call_sync(&ctx, || Ok::<_, ToolError>(results[0].clone()));
+    let served = std::sync::atomic::AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            for i in 0..2_000 {
+                let text = &expected[i % 2].0;
+                cache.put(
+                    key.clone(),
+                    CachedResult { contract: TaskStatus::contract().id().clone(), text: Arc::from(text.as_str()) },
+                );
+            }
+        });
+        for _ in 0..2 {
+            scope.spawn(|| {
+                for _ in 0..2_000 {
+                    let hit = pipeline.call_sync(&ctx, || Ok::<_, ToolError>(results[0].clone()));
+                    if hit.cache_status() != CacheStatus::Hit {
+                        continue;
+                    }
+                    let (_, bytes) =
+                        expected.iter().find(|(text, _)| text == hit.text()).expect("one of the two texts");
+                    assert_eq!(&hit.to_wire_bytes(), bytes, "bytes of another text");
+                    served.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                }
+            });
+        }
+    });
+    assert!(served.into_inner() > 0, "the race was run on hits");
+}
