@@ -17,6 +17,7 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use crate::contract::ContractId;
+pub use crate::wire::PreparedResult;
 
 #[cfg(feature = "redis")]
 pub use crate::cache_redis::{
@@ -44,24 +45,37 @@ pub use crate::cache_redis::{
 /// assert!(a.storage_key().starts_with("search/search@1.0.0+sha256:abab"));
 /// assert_eq!(a.arguments_sha256().len(), 64);
 /// ```
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CacheKey {
     tool: String,
     contract: ContractId,
     arguments_sha256: String,
 }
 
+impl std::hash::Hash for CacheKey {
+    /// The tool and the digest of the arguments: the contract identity is left to the
+    /// equality check, which every lookup makes anyway. Hashing it too was most of the
+    /// cost of finding a small entry.
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.tool.hash(state);
+        self.arguments_sha256.hash(state);
+    }
+}
+
 impl CacheKey {
     /// A key for `tool` called with `arguments`, whose result must satisfy `contract`.
     #[must_use]
     pub fn new(tool: &str, contract: &ContractId, arguments: &Value) -> Self {
+        // Hex by table rather than `format!`: a cache hit computes its key, and the
+        // formatter costs more than the hash of small arguments.
+        const HEX: &[u8; 16] = b"0123456789abcdef";
         let canonical = crate::schema::canonical_string(arguments);
         let digest = Sha256::digest(canonical.as_bytes());
-        let arguments_sha256 = digest.iter().fold(String::with_capacity(64), |mut hex, byte| {
-            use fmt::Write as _;
-            let _ = write!(hex, "{byte:02x}");
-            hex
-        });
+        let mut arguments_sha256 = String::with_capacity(64);
+        for byte in digest {
+            arguments_sha256.push(char::from(HEX[usize::from(byte >> 4)]));
+            arguments_sha256.push(char::from(HEX[usize::from(byte & 0xf)]));
+        }
         Self { tool: tool.to_owned(), contract: contract.clone(), arguments_sha256 }
     }
 
@@ -99,8 +113,10 @@ impl CacheKey {
 }
 
 /// A validated result as stored: the identity it was validated under and its JSON text.
-/// The text is the only copy: a hit is parsed again before it is served, so what is
-/// served is what was validated, and the cache holds one representation per entry.
+/// A hit is checked to be JSON (and revalidated, if the cache asks) before it is served,
+/// so what is served is what was validated. A cache that keeps the finished wire bytes
+/// beside it ([`ResultCache::keep_prepared`]) has them written once from this text, at
+/// the first such check, and bound to it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CachedResult {
     /// The contract identity the result satisfied when it was admitted.
@@ -124,6 +140,29 @@ pub trait ResultCache: Send + Sync + fmt::Debug {
     /// Whether a hit is validated again before it is served. Turn it on for caches
     /// shared between processes, whose entries other code may have written.
     fn revalidate_hits(&self) -> bool;
+
+    /// The entry for `key` with the wire forms kept beside it
+    /// ([`ResultCache::keep_prepared`]), if any. The default keeps none: the pipeline
+    /// then checks the text and writes the wire bytes on every hit.
+    fn get_prepared(&self, key: &CacheKey) -> Option<(CachedResult, Option<PreparedResult>)> {
+        self.get(key).map(|entry| (entry, None))
+    }
+
+    /// Keeps `prepared` beside the entry for `key` if that entry still holds the text it
+    /// was made from ([`PreparedResult::is_for`]), so that later hits serve its bytes
+    /// as they are. The default keeps nothing.
+    ///
+    /// A cache that keeps it trusts its own entries: only caches whose entries no other
+    /// code writes (in process, [`ResultCache::revalidate_hits`] off) should.
+    fn keep_prepared(&self, key: &CacheKey, prepared: PreparedResult) {
+        let _ = (key, prepared);
+    }
+
+    /// Whether [`ResultCache::keep_prepared`] keeps anything; when not, the pipeline
+    /// does not write wire bytes for it. The default: no.
+    fn keeps_prepared(&self) -> bool {
+        false
+    }
 }
 
 /// Counters of a cache's traffic. Each only ever grows (saturating at `u64::MAX`), so a
@@ -146,7 +185,7 @@ pub struct CacheStats {
 /// The embedded default: an in-process cache bounded by entries, bytes and time.
 ///
 /// - **Entries**: at most [`InMemoryCache::DEFAULT_MAX_ENTRIES`] (10,000) by default.
-/// - **Bytes**: the keys and texts held weigh at most
+/// - **Bytes**: the keys, texts and finished wire bytes held weigh at most
 ///   [`InMemoryCache::DEFAULT_MAX_BYTES`] (64 MiB) by default; a single result larger than
 ///   [`InMemoryCache::max_entry_bytes`] is not kept.
 /// - **Time**: an entry older than [`InMemoryCache::DEFAULT_TTL`] (5 minutes) by default
@@ -163,7 +202,10 @@ pub struct CacheStats {
 /// `max_bytes / max_entries`, so the total weight stays under `max_bytes` only if the
 /// count stays under `max_entries` and the bytes under `max_bytes`.
 ///
-/// Hits are not revalidated unless asked.
+/// Hits are not revalidated unless asked. Without revalidation the cache keeps the
+/// finished wire bytes of each entry ([`PreparedResult`], written at the first hit of
+/// each protocol era and counted in the entry's weight), so a hit is served without
+/// parsing, copying or escaping its text again.
 ///
 /// # Examples
 ///
@@ -191,10 +233,12 @@ pub struct InMemoryCache {
     admissions: AtomicU64,
 }
 
-/// An entry with the time it was admitted and its weight, computed once.
+/// An entry with the time it was admitted, its finished wire bytes once written, and
+/// its weight (computed when either changes).
 #[derive(Clone)]
 struct Stamped {
     entry: CachedResult,
+    prepared: Option<PreparedResult>,
     admitted: Instant,
     weight: u64,
 }
@@ -245,7 +289,7 @@ impl InMemoryCacheBuilder {
         self
     }
 
-    /// The most bytes of keys and result texts the cache holds (at least 1).
+    /// The most bytes of keys, result texts and their wire bytes the cache holds (at least 1).
     #[must_use]
     pub fn max_bytes(mut self, max_bytes: u64) -> Self {
         self.max_bytes = max_bytes.max(1);
@@ -297,7 +341,7 @@ impl InMemoryCacheBuilder {
 impl InMemoryCache {
     /// The default bound on entries.
     pub const DEFAULT_MAX_ENTRIES: usize = 10_000;
-    /// The default bound on the bytes of keys and result texts: 64 MiB.
+    /// The default bound on the bytes of keys, result texts and their wire bytes: 64 MiB.
     pub const DEFAULT_MAX_BYTES: u64 = 64 << 20;
     /// The default time to live: 5 minutes.
     pub const DEFAULT_TTL: Duration = Duration::from_secs(300);
@@ -332,7 +376,7 @@ impl InMemoryCache {
         self.max_entries
     }
 
-    /// The bound on the bytes of keys and result texts.
+    /// The bound on the bytes of keys, result texts and their wire bytes.
     #[must_use]
     pub fn max_bytes(&self) -> u64 {
         self.max_bytes
@@ -344,7 +388,7 @@ impl InMemoryCache {
         self.ttl
     }
 
-    /// The largest result (key and text, in bytes) the cache keeps: half of one shard's
+    /// The largest result (key, text and wire bytes) the cache keeps: half of one shard's
     /// share of [`InMemoryCache::max_bytes`] (the budget is split over shards, a few per
     /// core, so that tasks rarely wait for each other). Larger results are served but
     /// not cached.
@@ -385,6 +429,11 @@ impl InMemoryCache {
         self.entries.weight()
     }
 
+    /// The bytes an entry holds without its wire bytes.
+    fn entry_bytes(key: &CacheKey, entry: &CachedResult) -> u64 {
+        (key.weight() + entry.text.len() + entry.contract.to_string().len()) as u64
+    }
+
     fn count(counter: &AtomicU64) {
         // Saturating: a counter stops at `u64::MAX` rather than wrap to 0.
         let _ = counter.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| Some(n.saturating_add(1)));
@@ -393,6 +442,10 @@ impl InMemoryCache {
 
 impl ResultCache for InMemoryCache {
     fn get(&self, key: &CacheKey) -> Option<CachedResult> {
+        self.get_prepared(key).map(|(entry, _)| entry)
+    }
+
+    fn get_prepared(&self, key: &CacheKey) -> Option<(CachedResult, Option<PreparedResult>)> {
         let Some(found) = self.entries.get(key) else {
             Self::count(&self.misses);
             return None;
@@ -407,11 +460,11 @@ impl ResultCache for InMemoryCache {
             return None;
         }
         Self::count(&self.hits);
-        Some(found.entry)
+        Some((found.entry, found.prepared))
     }
 
     fn put(&self, key: CacheKey, entry: CachedResult) {
-        let bytes = (key.weight() + entry.text.len() + entry.contract.to_string().len()) as u64;
+        let bytes = Self::entry_bytes(&key, &entry);
         let weight = bytes.max(self.floor);
         if bytes > self.max_entry_bytes() {
             // Too large for its shard: keeping it would push out everything else there.
@@ -419,8 +472,36 @@ impl ResultCache for InMemoryCache {
             self.entries.remove(&key);
             return;
         }
-        self.entries.insert(key, Stamped { entry, admitted: Instant::now(), weight });
+        self.entries.insert(key, Stamped { entry, prepared: None, admitted: Instant::now(), weight });
         Self::count(&self.admissions);
+    }
+
+    fn keeps_prepared(&self) -> bool {
+        !self.revalidate
+    }
+
+    fn keep_prepared(&self, key: &CacheKey, prepared: PreparedResult) {
+        if self.revalidate {
+            // Hits are checked again, from the text: bytes kept beside it would go unused.
+            return;
+        }
+        let max_entry_bytes = self.max_entry_bytes();
+        let floor = self.floor;
+        // Under the shard's lock, so that an entry put in the meantime is never paired
+        // with bytes made from another text. The weight is taken again when this returns.
+        let outcome = self.entries.entry(key, Some(Duration::ZERO), |key, stamped| {
+            if prepared.is_for(&stamped.entry.text) {
+                let bytes = Self::entry_bytes(key, &stamped.entry) + prepared.written_bytes() as u64;
+                // Too large with its wire bytes: the entry stays as it was.
+                if bytes <= max_entry_bytes {
+                    stamped.weight = bytes.max(floor);
+                    stamped.prepared = Some(prepared);
+                }
+            }
+            quick_cache::sync::EntryAction::Retain(())
+        });
+        // Gone or being replaced: nothing to keep the bytes with.
+        drop(outcome);
     }
 
     fn evict(&self, key: &CacheKey) {

@@ -7,20 +7,21 @@ use std::fmt;
 use std::future::Future;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::task::{Context, Poll};
 
+use bytes::Bytes;
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use crate::cache::{CacheKey, CachedResult, ResultCache};
+use crate::cache::{CacheKey, CachedResult, PreparedResult, ResultCache};
 use crate::completeness::Refusal;
 use crate::contract::{OutputContract, ToolOutput};
 use crate::finite::{Limits, NonFinite};
 use crate::redact::{sanitize, Sensitive};
 use crate::wire::{
-    root_shape, CacheStatus, ErrorCode, ProtocolVersion, RootShape, ToolCallResult, ToolError, ToolFailure,
-    WireViolation,
+    root_shape, CacheStatus, ErrorCode, ProtocolVersion, ResultMeta, RootShape, Text, ToolCallResult, ToolError,
+    ToolFailure, WireViolation,
 };
 
 /// The error type middleware returns.
@@ -472,7 +473,7 @@ impl Pipeline {
     fn lookup(&self, ctx: &CallContext, contract: &OutputContract) -> Option<ToolCallResult> {
         let cache = self.cache.as_ref().filter(|_| ctx.cacheable)?;
         let key = CacheKey::new(ctx.tool(), contract.id(), ctx.arguments());
-        let entry = cache.get(&key)?;
+        let (entry, prepared) = cache.get_prepared(&key)?;
         if entry.contract != *contract.id() {
             cache.evict(&key);
             return None;
@@ -481,6 +482,18 @@ impl Pipeline {
         // revalidation. Otherwise the text is only checked to be JSON (without building
         // anything), and `structuredContent` is parsed from it if someone asks.
         let needs_tree = cache.revalidate_hits() || self.limits.max_depth() < crate::finite::DEFAULT_MAX_DEPTH;
+        if entry.text.len() > self.limits.max_bytes() {
+            // Too big for this pipeline, but valid: another pipeline may serve it.
+            return None;
+        }
+        let wrapped = root_shape(contract, ctx.protocol()) == RootShape::Wrapped;
+        if !needs_tree {
+            // Bytes this cache wrote from this very text at an earlier hit of this era:
+            // served as they are, shared, with nothing parsed, copied or escaped.
+            if let Some(body) = prepared.as_ref().filter(|p| p.is_for(&entry.text)).and_then(|p| p.form(wrapped)) {
+                return Some(prepared_hit(contract, entry.text, wrapped, body.clone()));
+            }
+        }
         let value = if needs_tree {
             let Ok(value) = serde_json::from_str::<Value>(&entry.text) else {
                 cache.evict(&key);
@@ -496,21 +509,36 @@ impl Pipeline {
         };
         // An entry admitted under other limits must fit these too. serde_json parses at
         // most 128 levels, so only a tighter depth limit needs the walk.
-        let fits = entry.text.len() <= self.limits.max_bytes()
-            && value.as_ref().is_none_or(|value| {
-                self.limits.max_depth() >= crate::finite::DEFAULT_MAX_DEPTH
-                    || crate::finite::measure_value(value, &self.limits).is_ok()
-            });
+        let fits = value.as_ref().is_none_or(|value| {
+            self.limits.max_depth() >= crate::finite::DEFAULT_MAX_DEPTH
+                || crate::finite::measure_value(value, &self.limits).is_ok()
+        });
         if !fits {
-            // Too big for this pipeline, but valid: another pipeline may serve it.
             return None;
         }
         if cache.revalidate_hits() && value.as_ref().is_some_and(|value| check(contract, value).is_err()) {
             cache.evict(&key);
             return None;
         }
+        if value.is_none() && cache.keeps_prepared() {
+            // The first hit of this era: the text is JSON (checked just above) and was
+            // validated when admitted, so its wire bytes are written once, kept beside
+            // it, and shared by every later hit.
+            let mut prepared = prepared
+                .filter(|p| p.is_for(&entry.text))
+                .unwrap_or_else(|| PreparedResult::new(Arc::clone(&entry.text)));
+            let body = prepared.write_form(wrapped);
+            cache.keep_prepared(&key, prepared);
+            return Some(prepared_hit(contract, entry.text, wrapped, body));
+        }
         Some(emit(ctx, contract, value, entry.text.to_string(), CacheStatus::Hit))
     }
+}
+
+/// A hit served from the wire bytes written for its entry's text.
+fn prepared_hit(contract: &OutputContract, text: Arc<str>, wrapped: bool, body: Bytes) -> ToolCallResult {
+    let text = if wrapped { Text::Wrapped(text, OnceLock::new()) } else { Text::Shared(text) };
+    ToolCallResult::success_prepared(text, body, ResultMeta::cached(contract, CacheStatus::Hit), CacheStatus::Hit)
 }
 
 /// Validation and the completeness invariants; the error result on failure. The value
@@ -620,10 +648,7 @@ fn emit(
     text: String,
     cache: CacheStatus,
 ) -> ToolCallResult {
-    let meta = match cache {
-        CacheStatus::Bypass => meta(contract),
-        CacheStatus::Hit | CacheStatus::Miss => cache_meta(contract, cache),
-    };
+    let meta = ResultMeta::cached(contract, cache);
     let (value, text) = match root_shape(contract, ctx.protocol()) {
         RootShape::Natural | RootShape::ObjectByComposition => (value, text),
         RootShape::Wrapped => (value.map(|value| json!({ "result": value })), format!("{{\"result\":{text}}}")),
@@ -634,17 +659,8 @@ fn emit(
     }
 }
 
-/// The contract's `_meta` with the cache status beside the identity
-/// ([`crate::wire::CACHE_META_KEY`]).
-fn cache_meta(contract: &OutputContract, cache: CacheStatus) -> Arc<crate::wire::ResultMeta> {
-    let status = if cache == CacheStatus::Hit { "hit" } else { "miss" };
-    let mut value = json!({ crate::wire::META_KEY: crate::wire::result_meta(contract) });
-    value[crate::wire::CACHE_META_KEY] = Value::from(status);
-    Arc::new(crate::wire::ResultMeta::new(value))
-}
-
-fn meta(contract: &OutputContract) -> Arc<crate::wire::ResultMeta> {
-    crate::wire::ResultMeta::of(contract)
+fn meta(contract: &OutputContract) -> Arc<ResultMeta> {
+    ResultMeta::of(contract)
 }
 
 fn serialization_failure(contract: &OutputContract, message: &str) -> ToolCallResult {

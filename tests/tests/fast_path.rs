@@ -234,3 +234,63 @@ fn floats_against_integer_bounds_are_compared_exactly() {
     assert!(!contract.is_valid(&below));
     assert!(contract_runtime::fast::write(contract, &below, &limits).is_err());
 }
+
+/// The text block's escaper against serde_json's, on generated strings: every control
+/// character, quotes, backslashes, DEL, non-ASCII of every width, U+2028/U+2029, and
+/// long runs of each, at every alignment. The oracle is serde_json's own writer.
+#[test]
+fn the_text_block_escaper_writes_what_serde_json_writes() {
+    use proptest::prelude::*;
+    use proptest::test_runner::{Config, TestRunner};
+
+    let piece = prop_oneof![
+        (0u32..0x20).prop_map(|c| char::from_u32(c).unwrap().to_string()),
+        Just("\"".to_owned()),
+        Just("\\".to_owned()),
+        Just("\u{7f}".to_owned()),
+        Just("\u{2028}\u{2029}".to_owned()),
+        Just("é😀中".to_owned()),
+        "[a-z0-9 ,:{}]{1,40}",
+        ("[\"\\\\a]", 1usize..200).prop_map(|(s, n)| s.repeat(n)),
+        any::<char>().prop_map(String::from),
+    ];
+    let text = proptest::collection::vec(piece, 0..40).prop_map(|pieces| pieces.concat());
+    let mut runner = TestRunner::new(Config { cases: 2_000, failure_persistence: None, ..Config::default() });
+    let checked = std::cell::Cell::new(0usize);
+    runner
+        .run(&text, |text| {
+            let mut ours = b"head".to_vec();
+            contract_runtime::wire::write_json_string(&mut ours, &text);
+            let theirs = serde_json::to_vec(&text).unwrap();
+            prop_assert_eq!(&ours[4..], theirs.as_slice());
+            checked.set(checked.get() + 1);
+            Ok(())
+        })
+        .unwrap();
+    assert!(checked.get() >= 2_000, "{} strings checked", checked.get());
+    // Clean control: a string with nothing to escape comes out as it went in, quoted.
+    let mut plain = Vec::new();
+    contract_runtime::wire::write_json_string(&mut plain, "nothing to escape here at all");
+    assert_eq!(plain, b"\"nothing to escape here at all\"");
+}
+
+#[test]
+fn the_wire_bytes_are_the_result_serialized() {
+    // Results whose texts hold every kind of escape: the report (quotes, a backslash, a
+    // control character, non-ASCII), an error, and a wrapped root.
+    let old = CallContext::new("tickets", json!({})).with_protocol(ProtocolVersion::new("2025-11-25"));
+    let results = [
+        Pipeline::builder().build().call_sync(&ctx(), || Ok::<_, ToolError>(good())),
+        Pipeline::builder().build().call_sync(&ctx(), || Err::<Report, _>(ToolError::unavailable("down \"now\"\n"))),
+        Pipeline::builder().build().call_sync(&old, || Ok::<_, ToolError>(samples::search_tickets())),
+    ];
+    for r in &results {
+        let bytes = r.to_wire_bytes();
+        // The text block is the text, escaped as serde_json escapes it.
+        let head = format!(r#"{{"content":[{{"type":"text","text":{}}}]"#, serde_json::to_string(r.text()).unwrap());
+        assert!(bytes.starts_with(head.as_bytes()), "{}", String::from_utf8_lossy(&bytes));
+        assert_eq!(serde_json::from_slice::<serde_json::Value>(&bytes).unwrap(), r.to_json());
+        assert_eq!(r.to_wire().to_vec(), bytes);
+    }
+    assert!(results[1].is_error() && !results[0].is_error());
+}

@@ -112,6 +112,20 @@ impl<'p> Writer<'p> {
         serde_json::Serializer::new(&mut self.out)
     }
 
+    /// Writes `text` as a JSON string. Text with nothing to escape (field names, and
+    /// most values) is copied as it is, the bytes serde_json writes, without its
+    /// formatter's pass; anything else goes through serde_json.
+    fn string(&mut self, text: &str) -> R {
+        if !crate::wire::needs_escape(text) {
+            self.out.reserve(text.len() + 2);
+            self.out.push(b'"');
+            self.out.extend_from_slice(text.as_bytes());
+            self.out.push(b'"');
+            return Ok(());
+        }
+        ser::Serializer::serialize_str(&mut self.json(), text).map_err(json_err)
+    }
+
     fn enter(&mut self) -> R {
         self.depth += 1;
         if self.depth > self.max_depth {
@@ -369,7 +383,7 @@ impl<'a, 'p> ser::Serializer for Ser<'a, 'p> {
         if let Judge::Typed(typed) = self.w.judge(self.node, STRING)? {
             check_str(typed, v)?;
         }
-        ser::Serializer::serialize_str(&mut self.w.json(), v).map_err(json_err)?;
+        self.w.string(v)?;
         self.w.size()
     }
 
@@ -534,16 +548,16 @@ impl Obj<'_, '_> {
             self.w.out.push(b',');
         }
         self.first = false;
-        ser::Serializer::serialize_str(&mut self.w.json(), key).map_err(json_err)?;
+        self.w.string(key)?;
         self.w.out.push(b':');
         let Some(typed) = self.typed else { return Ok(ANY) };
-        if let Some((_, node, bit)) = typed.properties.iter().find(|(name, _, _)| &**name == key) {
+        if let Some((_, node, bit)) = typed.properties.iter().find(|(name, _, _)| same_key(name, key)) {
             if let Some(bit) = bit {
                 self.seen |= 1 << bit;
             }
             return Ok(*node);
         }
-        if let Some((_, bit)) = typed.required_extra.iter().find(|(name, _)| &**name == key) {
+        if let Some((_, bit)) = typed.required_extra.iter().find(|(name, _)| same_key(name, key)) {
             self.seen |= 1 << bit;
         }
         match typed.extra {
@@ -563,6 +577,14 @@ impl Obj<'_, '_> {
         self.w.depth -= 1;
         Ok(())
     }
+}
+
+/// Whether two keys are equal, judged on length and first byte before a full compare:
+/// the names of one object mostly differ there, and a call to `memcmp` per property
+/// tried was a tenth of the fast path's time.
+#[inline]
+fn same_key(name: &str, key: &str) -> bool {
+    name.len() == key.len() && name.as_bytes().first() == key.as_bytes().first() && name == key
 }
 
 impl ser::SerializeStruct for Obj<'_, '_> {

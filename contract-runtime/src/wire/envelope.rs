@@ -2,12 +2,14 @@
 //! the contract identity in `_meta`) or failure (`isError: true`, a sanitized error body, no
 //! `structuredContent`).
 
+use std::io;
 use std::sync::{Arc, OnceLock};
 
+use bytes::Bytes;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
-use super::{ErrorCode, ToolError, META_KEY};
+use super::{write_json_string, ErrorCode, ToolError, CACHE_META_KEY, META_KEY};
 use crate::contract::OutputContract;
 
 /// The contract identity as it appears under [`META_KEY`].
@@ -33,18 +35,34 @@ pub fn result_meta(contract: &OutputContract) -> Value {
     json!({ "qualified": true, "id": contract.id().to_string() })
 }
 
-/// A result's `_meta` object and its serialized form, built once per contract and
-/// shared by every result of it.
-#[derive(Debug, PartialEq)]
+/// A result's `_meta` object and the end of the serialized result that carries it
+/// (`,"_meta":{…}}`), built once per contract and shared by every result of it.
+#[derive(Debug)]
 pub(crate) struct ResultMeta {
     value: Value,
-    json: String,
+    tail: Bytes,
+}
+
+impl PartialEq for ResultMeta {
+    fn eq(&self, other: &Self) -> bool {
+        self.value == other.value
+    }
+}
+
+/// The `_meta` objects of one contract's results, with and without a cache status.
+struct ContractMetas {
+    plain: Arc<ResultMeta>,
+    hit: Arc<ResultMeta>,
+    miss: Arc<ResultMeta>,
 }
 
 impl ResultMeta {
     pub(crate) fn new(value: Value) -> Self {
-        let json = value.to_string();
-        Self { value, json }
+        let mut tail = b",\"_meta\":".to_vec();
+        // Writing a value into a Vec cannot fail.
+        let _ = serde_json::to_writer(&mut tail, &value);
+        tail.push(b'}');
+        Self { value, tail: Bytes::from(tail) }
     }
 
     /// `{META_KEY: result_meta(contract)}`.
@@ -52,9 +70,191 @@ impl ResultMeta {
         Self::new(json!({ META_KEY: result_meta(contract) }))
     }
 
+    fn metas(contract: &OutputContract) -> Arc<ContractMetas> {
+        contract.memo(|contract| {
+            let plain = Self::for_contract(contract);
+            let with_status = |status: &str| {
+                let mut value = plain.value.clone();
+                value[CACHE_META_KEY] = Value::from(status);
+                Arc::new(Self::new(value))
+            };
+            ContractMetas { hit: with_status("hit"), miss: with_status("miss"), plain: Arc::new(plain) }
+        })
+    }
+
     /// [`ResultMeta::for_contract`], built once per contract and kept with it.
     pub(crate) fn of(contract: &OutputContract) -> Arc<Self> {
-        contract.memo(Self::for_contract)
+        Arc::clone(&Self::metas(contract).plain)
+    }
+
+    /// The contract's `_meta` with the cache status beside the identity
+    /// ([`CACHE_META_KEY`]), built once per contract and status.
+    pub(crate) fn cached(contract: &OutputContract, status: CacheStatus) -> Arc<Self> {
+        let metas = Self::metas(contract);
+        Arc::clone(match status {
+            CacheStatus::Bypass => &metas.plain,
+            CacheStatus::Hit => &metas.hit,
+            CacheStatus::Miss => &metas.miss,
+        })
+    }
+}
+
+/// The end of a serialized result without `_meta`.
+const CLOSE: &[u8] = b"}";
+
+/// A validated success written once for the wire, to be shared by every hit of a cache
+/// entry: the `result` of the JSON-RPC response up to its `_meta` (the text block
+/// escaped, `structuredContent` raw, `isError`), for the natural root and, when the
+/// contract's root is not an object, for peers before 2026-07-28 that get it wrapped.
+/// Each form is written the first time a peer of its era asks for it.
+///
+/// Made by the pipeline from the text it validated, and bound to that text: a cache
+/// keeps it beside the entry it was made from ([`crate::cache::ResultCache::keep_prepared`]).
+#[derive(Clone, Debug)]
+pub struct PreparedResult {
+    text: Arc<str>,
+    natural: Option<Bytes>,
+    wrapped: Option<Bytes>,
+}
+
+impl PreparedResult {
+    /// Nothing written yet for `text`.
+    pub(crate) fn new(text: Arc<str>) -> Self {
+        Self { text, natural: None, wrapped: None }
+    }
+
+    /// Whether this was made from `text` (the same allocation, not only equal text).
+    #[must_use]
+    pub fn is_for(&self, text: &Arc<str>) -> bool {
+        Arc::ptr_eq(&self.text, text)
+    }
+
+    /// The bytes written so far (the text itself not counted), for a cache's memory bound.
+    #[must_use]
+    pub fn written_bytes(&self) -> usize {
+        self.natural.as_ref().map_or(0, Bytes::len) + self.wrapped.as_ref().map_or(0, Bytes::len)
+    }
+
+    /// The form for a peer that gets the root wrapped (`wrapped`) or not, if written.
+    pub(crate) fn form(&self, wrapped: bool) -> Option<&Bytes> {
+        if wrapped {
+            self.wrapped.as_ref()
+        } else {
+            self.natural.as_ref()
+        }
+    }
+
+    /// Writes the form for `wrapped` if it is not written yet; returns it.
+    pub(crate) fn write_form(&mut self, wrapped: bool) -> Bytes {
+        if let Some(form) = self.form(wrapped) {
+            return form.clone();
+        }
+        let form = if wrapped {
+            Bytes::from(result_body(&wrapped_text(&self.text), true, false))
+        } else {
+            Bytes::from(result_body(&self.text, true, false))
+        };
+        *(if wrapped { &mut self.wrapped } else { &mut self.natural }) = Some(form.clone());
+        form
+    }
+}
+
+/// `{"result":<text>}`: a non-object root as peers before 2026-07-28 get it.
+pub(crate) fn wrapped_text(text: &str) -> String {
+    format!("{{\"result\":{text}}}")
+}
+
+/// A serialized result up to its `_meta`: the text block as an escaped string, then
+/// the text again raw as `structuredContent` on a success, then `isError`.
+fn result_body(text: &str, structured: bool, is_error: bool) -> Vec<u8> {
+    let mut out = Vec::with_capacity(body_capacity(text));
+    write_body(&mut out, text, structured, is_error);
+    out
+}
+
+/// Room for a result body: the text twice with a quote escaped every few bytes, which
+/// is what JSON text holds, and the fixed members.
+fn body_capacity(text: &str) -> usize {
+    text.len() * 2 + text.len() / 4 + 96
+}
+
+fn write_body(out: &mut Vec<u8>, text: &str, structured: bool, is_error: bool) {
+    out.extend_from_slice(b"{\"content\":[{\"type\":\"text\",\"text\":");
+    write_json_string(out, text);
+    out.extend_from_slice(b"}]");
+    if structured {
+        out.extend_from_slice(b",\"structuredContent\":");
+        out.extend_from_slice(text.as_bytes());
+    }
+    out.extend_from_slice(if is_error { b",\"isError\":true" } else { b",\"isError\":false" });
+}
+
+/// Wire bytes as a few pieces written in order, shared where they can be: a cache hit's
+/// result is the cached entry's bytes, not a copy. A transport writes the pieces one
+/// after the other ([`WireBytes::write_to`]) or hands them to a vectored write.
+///
+/// # Examples
+///
+/// ```
+/// use contract_runtime::pipeline::{CallContext, Pipeline};
+/// use contract_runtime::wire::ToolError;
+/// use contract_runtime::ToolOutput;
+///
+/// #[derive(serde::Serialize, schemars::JsonSchema, ToolOutput)]
+/// #[tool_output(version = "1.0.0", compatibility = "exact")]
+/// struct Health { healthy: u32 }
+///
+/// let ctx = CallContext::new("health", serde_json::json!({}));
+/// let result = Pipeline::builder().build().call_sync(&ctx, || Ok::<_, ToolError>(Health { healthy: 3 }));
+/// let response = result.to_jsonrpc_response(&serde_json::json!(7));
+/// let mut written = Vec::new();
+/// response.write_to(&mut written).unwrap();
+/// let parsed: serde_json::Value = serde_json::from_slice(&written).unwrap();
+/// assert_eq!(parsed["id"], 7);
+/// assert_eq!(parsed["result"], result.to_json());
+/// assert_eq!(written, response.to_vec());
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct WireBytes {
+    parts: Vec<Bytes>,
+}
+
+impl WireBytes {
+    /// The pieces, in order.
+    #[must_use]
+    pub fn parts(&self) -> &[Bytes] {
+        &self.parts
+    }
+
+    /// The length of all pieces together.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.parts.iter().map(Bytes::len).sum()
+    }
+
+    /// Whether there is nothing to write.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.parts.iter().all(Bytes::is_empty)
+    }
+
+    /// The pieces copied into one buffer.
+    #[must_use]
+    pub fn to_vec(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.len());
+        for part in &self.parts {
+            out.extend_from_slice(part);
+        }
+        out
+    }
+
+    /// Writes every piece to `writer`, in order.
+    ///
+    /// # Errors
+    ///
+    /// The writer's.
+    pub fn write_to<W: io::Write + ?Sized>(&self, writer: &mut W) -> io::Result<()> {
+        self.parts.iter().try_for_each(|part| writer.write_all(part))
     }
 }
 
@@ -101,10 +301,38 @@ pub enum CacheStatus {
     Miss,
 }
 
+/// The text block of a result: its own, or shared with a cache entry.
+#[derive(Clone, Debug)]
+pub(crate) enum Text {
+    Owned(String),
+    Shared(Arc<str>),
+    /// A cached non-object root for a peer that gets it wrapped: `{"result":…}` around
+    /// the shared text, written when first read.
+    Wrapped(Arc<str>, OnceLock<String>),
+}
+
+impl Text {
+    fn as_str(&self) -> &str {
+        match self {
+            Self::Owned(text) => text,
+            Self::Shared(text) => text,
+            Self::Wrapped(inner, text) => text.get_or_init(|| wrapped_text(inner)),
+        }
+    }
+
+    fn into_string(self) -> String {
+        match self {
+            Self::Owned(text) => text,
+            Self::Shared(text) => text.to_string(),
+            Self::Wrapped(inner, text) => text.into_inner().unwrap_or_else(|| wrapped_text(&inner)),
+        }
+    }
+}
+
 /// A `tools/call` result, success or failure, ready for any transport.
 #[derive(Clone, Debug)]
 pub struct ToolCallResult {
-    pub(crate) text: String,
+    pub(crate) text: Text,
     /// `structuredContent` of a success. It may be empty until asked for: the text is
     /// its compact JSON, and a path that judged the result without a tree (the fast
     /// path, a cache hit) leaves it to be parsed from the text only when someone reads
@@ -113,18 +341,34 @@ pub struct ToolCallResult {
     pub(crate) error: Option<(ToolError, Vec<WireViolation>)>,
     pub(crate) meta: Option<Arc<ResultMeta>>,
     pub(crate) cache: CacheStatus,
+    /// The serialized result up to its `_meta`, when it was written already (a cache
+    /// hit's shared bytes); otherwise written from the text when asked for.
+    pub(crate) body: Option<Bytes>,
 }
 
 impl ToolCallResult {
     /// A success whose `text` is the compact JSON of `structured`.
     pub(crate) fn success(structured: Value, text: String, meta: Option<Arc<ResultMeta>>, cache: CacheStatus) -> Self {
-        Self { text, structured: Some(OnceLock::from(structured)), error: None, meta, cache }
+        Self {
+            text: Text::Owned(text),
+            structured: Some(OnceLock::from(structured)),
+            error: None,
+            meta,
+            cache,
+            body: None,
+        }
     }
 
     /// A success whose `structuredContent` is the JSON `text`, parsed when first read.
     /// `text` must be well-formed JSON.
     pub(crate) fn success_from_text(text: String, meta: Option<Arc<ResultMeta>>, cache: CacheStatus) -> Self {
-        Self { text, structured: Some(OnceLock::new()), error: None, meta, cache }
+        Self { text: Text::Owned(text), structured: Some(OnceLock::new()), error: None, meta, cache, body: None }
+    }
+
+    /// A success served from `body`, the result written once for the wire (up to its
+    /// `_meta`) from `text`, which is well-formed JSON; the tree is parsed when first read.
+    pub(crate) fn success_prepared(text: Text, body: Bytes, meta: Arc<ResultMeta>, cache: CacheStatus) -> Self {
+        Self { text, structured: Some(OnceLock::new()), error: None, meta: Some(meta), cache, body: Some(body) }
     }
 
     /// An error result. `error`'s message must already be sanitized.
@@ -138,7 +382,14 @@ impl ToolCallResult {
             body["violations"] = serde_json::to_value(&violations).unwrap_or(Value::Null);
         }
         let text = json!({ "error": body }).to_string();
-        Self { text, structured: None, error: Some((error, violations)), meta, cache: CacheStatus::Bypass }
+        Self {
+            text: Text::Owned(text),
+            structured: None,
+            error: Some((error, violations)),
+            meta,
+            cache: CacheStatus::Bypass,
+            body: None,
+        }
     }
 
     /// The error result for `error`, its message sanitized. `contract` is the tool's
@@ -187,13 +438,13 @@ impl ToolCallResult {
     /// `structuredContent`: the validated value of a success, `None` for an error.
     #[must_use]
     pub fn structured_content(&self) -> Option<&Value> {
-        self.structured.as_ref().map(|cell| cell.get_or_init(|| parse(&self.text)))
+        self.structured.as_ref().map(|cell| cell.get_or_init(|| parse(self.text.as_str())))
     }
 
     /// The one text block: the serialized JSON of a success, or the error JSON.
     #[must_use]
     pub fn text(&self) -> &str {
-        &self.text
+        self.text.as_str()
     }
 
     /// The result's `_meta` object, holding [`META_KEY`] when the tool has a contract.
@@ -213,10 +464,11 @@ impl ToolCallResult {
     /// their SDK's own result type.
     #[must_use]
     pub fn into_parts(self) -> ResultParts {
-        let structured_content = self.structured.map(|cell| cell.into_inner().unwrap_or_else(|| parse(&self.text)));
+        let text = self.text.into_string();
+        let structured_content = self.structured.map(|cell| cell.into_inner().unwrap_or_else(|| parse(&text)));
         ResultParts {
             is_error: self.error.is_some(),
-            text: self.text,
+            text,
             structured_content,
             meta: self.meta.map(|m| m.value.clone()),
         }
@@ -226,7 +478,7 @@ impl ToolCallResult {
     #[must_use]
     pub fn to_json(&self) -> Value {
         let mut out = Map::new();
-        out.insert("content".to_owned(), json!([{ "type": "text", "text": self.text }]));
+        out.insert("content".to_owned(), json!([{ "type": "text", "text": self.text() }]));
         if let Some(structured) = self.structured_content() {
             out.insert("structuredContent".to_owned(), structured.clone());
         }
@@ -239,31 +491,58 @@ impl ToolCallResult {
 
     /// The MCP `CallToolResult` serialized, equal to `to_json()` serialized. A success's
     /// payload is written once: the text block's JSON is reused as the raw
-    /// `structuredContent`, with no second conversion of the value.
+    /// `structuredContent`, with no second conversion of the value. A cache hit copies
+    /// the bytes its entry holds; [`ToolCallResult::to_wire`] shares them instead.
     #[must_use]
     pub fn to_wire_bytes(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(self.text.len() * 2 + 128);
-        out.extend_from_slice(b"{\"content\":[{\"type\":\"text\",\"text\":");
-        // Writing a string into a Vec cannot fail.
-        let _ = serde_json::to_writer(&mut out, &self.text);
-        out.extend_from_slice(b"}]");
-        if self.structured.is_some() {
-            out.extend_from_slice(b",\"structuredContent\":");
-            out.extend_from_slice(self.text.as_bytes());
+        let tail = self.meta.as_ref().map_or(CLOSE, |meta| &meta.tail[..]);
+        if let Some(body) = &self.body {
+            let mut out = Vec::with_capacity(body.len() + tail.len());
+            out.extend_from_slice(body);
+            out.extend_from_slice(tail);
+            return out;
         }
-        out.extend_from_slice(if self.is_error() { b",\"isError\":true" } else { b",\"isError\":false" });
-        if let Some(meta) = &self.meta {
-            out.extend_from_slice(b",\"_meta\":");
-            out.extend_from_slice(meta.json.as_bytes());
-        }
-        out.push(b'}');
+        let text = self.text();
+        let mut out = Vec::with_capacity(body_capacity(text) + tail.len());
+        write_body(&mut out, text, self.structured.is_some(), self.is_error());
+        out.extend_from_slice(tail);
         out
+    }
+
+    /// The bytes of [`ToolCallResult::to_wire_bytes`] as pieces: the result up to its
+    /// `_meta`, then `_meta` and the closing brace. A cache hit's first piece is the
+    /// entry's bytes, shared, so serving it copies nothing.
+    #[must_use]
+    pub fn to_wire(&self) -> WireBytes {
+        let body = self
+            .body
+            .clone()
+            .unwrap_or_else(|| Bytes::from(result_body(self.text(), self.structured.is_some(), self.is_error())));
+        let tail = self.meta.as_ref().map_or_else(|| Bytes::from_static(CLOSE), |meta| meta.tail.clone());
+        WireBytes { parts: vec![body, tail] }
+    }
+
+    /// The JSON-RPC response carrying this result for the request `id` (a number or a
+    /// string): `{"jsonrpc":"2.0","id":…,"result":…}`, as pieces around those of
+    /// [`ToolCallResult::to_wire`].
+    #[must_use]
+    pub fn to_jsonrpc_response(&self, id: &Value) -> WireBytes {
+        let mut head = b"{\"jsonrpc\":\"2.0\",\"id\":".to_vec();
+        // Writing a value into a Vec cannot fail.
+        let _ = serde_json::to_writer(&mut head, id);
+        head.extend_from_slice(b",\"result\":");
+        let WireBytes { parts } = self.to_wire();
+        let mut pieces = Vec::with_capacity(parts.len() + 2);
+        pieces.push(Bytes::from(head));
+        pieces.extend(parts);
+        pieces.push(Bytes::from_static(CLOSE));
+        WireBytes { parts: pieces }
     }
 }
 
 impl PartialEq for ToolCallResult {
     fn eq(&self, other: &Self) -> bool {
-        self.text == other.text
+        self.text() == other.text()
             && self.structured_content() == other.structured_content()
             && self.error == other.error
             && self.meta == other.meta
