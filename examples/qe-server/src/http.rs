@@ -274,19 +274,29 @@ impl Shared {
                     .await;
             }
         };
-        let initialize = match check(&bytes) {
-            Ok(initialize) => initialize,
+        let value = match envelope(&bytes) {
+            Ok(value) => value,
             Err(rejected) => return self.refuse(&parts, rejected.into_response()).await,
         };
-        if let Some(id) = initialize.filter(|_| !parts.headers.contains_key("mcp-session-id")) {
+        let answer = if let Some(id) = initialize_id(&value).filter(|_| !parts.headers.contains_key("mcp-session-id")) {
             let _gate = self.init_gate.lock().await;
             let open = self.sessions.sessions.read().await.len();
             if open >= self.limits.max_sessions {
                 return self.refuse(&parts, self.busy(open, id)).await;
             }
-            return prefer_json(self.service.handle(Request::from_parts(parts, full(bytes))).await).await;
+            self.service.handle(Request::from_parts(parts, full(bytes))).await
+        } else {
+            self.service.handle(Request::from_parts(parts, full(bytes))).await
+        };
+        // On this path rmcp's only 415 is "could not read the body as a message" (the
+        // content type was checked above, and its `Host`/`Origin` check came first):
+        // the typed check names the JSON-RPC error instead of rmcp's plain text.
+        if answer.status() == StatusCode::UNSUPPORTED_MEDIA_TYPE {
+            if let Err(rejected) = typed(&value) {
+                return rejected.into_response();
+            }
         }
-        prefer_json(self.service.handle(Request::from_parts(parts, full(bytes))).await).await
+        prefer_json(answer).await
     }
 
     /// `refusal`, unless rmcp refuses the request's headers first. rmcp's `Host`/`Origin`
@@ -398,19 +408,23 @@ enum Scan {
 /// Reads complete SSE events (each ended by a blank line) from the start of `events`.
 /// An event with no data (rmcp's priming event: `id` and `retry` only) is skipped; the
 /// first one with data decides; a comment (a keep-alive), an `event:` name other than
-/// the default, or bytes after the answer keep the stream.
+/// the default, or bytes after the answer keep the stream. rmcp writes `\n` line ends;
+/// an event ended otherwise is never complete here, so the stream is kept.
 fn first_message(events: &[u8]) -> Scan {
     let mut rest = events;
     loop {
-        let Some(end) = rest.windows(2).position(|w| w == b"\n\n") else {
+        let Some(end) = memchr::memmem::find(rest, b"\n\n") else {
             return Scan::More;
         };
         let (event, after) = (&rest[..end], &rest[end + 2..]);
         let mut data: Vec<u8> = Vec::new();
         let mut lines = 0;
-        for line in event.split(|&b| b == b'\n') {
+        let mut start = 0;
+        for end in memchr::memchr_iter(b'\n', event).chain(std::iter::once(event.len())) {
+            let line = &event[start..end];
+            start = end + 1;
             let line = line.strip_suffix(b"\r").unwrap_or(line);
-            let (field, value) = match line.iter().position(|&b| b == b':') {
+            let (field, value) = match memchr::memchr(b':', line) {
                 Some(0) => return Scan::Stream,
                 Some(colon) => {
                     let value = &line[colon + 1..];
@@ -435,21 +449,53 @@ fn first_message(events: &[u8]) -> Scan {
             rest = after;
             continue;
         }
-        return if after.is_empty() && is_answer(&data) { Scan::Answer(data) } else { Scan::Stream };
+        // rmcp writes each message as one `data:` line of compact JSON.
+        return if lines == 1 && after.is_empty() && is_answer(&data) { Scan::Answer(data) } else { Scan::Stream };
     }
 }
 
-/// Whether a JSON-RPC message is a response or an error (no `method`; a `result` or an
-/// `error`), read without building it.
+/// Whether a JSON-RPC message is a response or an error: decided by the first of
+/// `method`, `result` or `error` among its top-level keys, without reading the rest (the
+/// result, often kilobytes of escaped text, is most of the message). The message is
+/// rmcp's serialization of one typed message, which never has two of the three; a
+/// message that cannot be read this far (not an object, an escaped key) is not taken
+/// for an answer, so its stream is kept.
 fn is_answer(message: &[u8]) -> bool {
-    #[derive(serde::Deserialize)]
-    struct Kind {
-        method: Option<serde::de::IgnoredAny>,
-        result: Option<serde::de::IgnoredAny>,
-        error: Option<serde::de::IgnoredAny>,
+    use serde::de::{Error as _, IgnoredAny, MapAccess, Visitor};
+
+    /// Stops the parse at the deciding key: serde_json checks that a map was read to
+    /// its end, so the decision leaves through `decided` and the parse ends in an error.
+    struct Decide<'a> {
+        decided: &'a std::cell::Cell<Option<bool>>,
     }
-    serde_json::from_slice::<Kind>(message)
-        .is_ok_and(|kind| kind.method.is_none() && (kind.result.is_some() || kind.error.is_some()))
+
+    impl<'de> Visitor<'de> for Decide<'_> {
+        type Value = ();
+
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a JSON-RPC message")
+        }
+
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+            while let Some(key) = map.next_key::<&str>()? {
+                match key {
+                    "method" => self.decided.set(Some(false)),
+                    "result" | "error" => self.decided.set(Some(true)),
+                    _ => {
+                        map.next_value::<IgnoredAny>()?;
+                        continue;
+                    }
+                }
+                return Err(A::Error::custom("decided"));
+            }
+            Ok(())
+        }
+    }
+
+    let decided = std::cell::Cell::new(None);
+    let mut reader = serde_json::Deserializer::from_slice(message);
+    let _ = serde::Deserializer::deserialize_map(&mut reader, Decide { decided: &decided });
+    decided.get() == Some(true)
 }
 
 /// A body that yields the frames already read, then the rest of the original body.
@@ -489,8 +535,17 @@ impl Rejected {
 }
 
 /// Checks one POST body as a JSON-RPC 2.0 message MCP accepts (no batches since
-/// 2025-06-18). Returns the id of an `initialize` request, `None` for any other message.
+/// 2025-06-18): [`envelope`], then [`typed`]. Returns the id of an `initialize`
+/// request, `None` for any other message. The server runs the two halves apart (see
+/// [`Shared::handle`]); the tests check the whole.
+#[cfg(test)]
 pub(crate) fn check(bytes: &[u8]) -> Result<Option<Value>, Rejected> {
+    typed(&envelope(bytes)?)
+}
+
+/// The checks of one body that need only its JSON: it parses, is one object, and its
+/// `jsonrpc`, `id`, `method` and `params` have the types JSON-RPC 2.0 demands.
+fn envelope(bytes: &[u8]) -> Result<Value, Rejected> {
     let reject = |code, message: String, id: Option<&Value>| Rejected { code, message, id: id.cloned() };
     // serde_json stops at 128 levels of nesting, so a deep body costs no stack.
     let value: Value = serde_json::from_slice(bytes)
@@ -525,7 +580,26 @@ pub(crate) fn check(bytes: &[u8]) -> Result<Option<Value>, Rejected> {
         let message = "Invalid Request: `params` must be an object or an array".to_owned();
         return Err(reject(INVALID_REQUEST, message, id));
     }
-    match ClientJsonRpcMessage::deserialize(&value) {
+    Ok(value)
+}
+
+/// The id of a body that [`envelope`] passed when it is an `initialize` request: the
+/// one message that opens a session and so counts against the cap.
+fn initialize_id(value: &Value) -> Option<Value> {
+    if value.get("method").and_then(Value::as_str) == Some("initialize") {
+        value.get("id").cloned()
+    } else {
+        None
+    }
+}
+
+/// The rest of the check: the body read as rmcp reads it (`ClientJsonRpcMessage`).
+/// That costs more than all of [`envelope`] and rmcp does it again, so the server runs
+/// it only when rmcp could not read a body (its 415) to name the JSON-RPC error.
+fn typed(value: &Value) -> Result<Option<Value>, Rejected> {
+    let id = value.get("id");
+    let reject = |code, message: String| Rejected { code, message, id: id.cloned() };
+    match ClientJsonRpcMessage::deserialize(value) {
         Ok(JsonRpcMessage::Request(request)) if matches!(request.request, ClientRequest::InitializeRequest(_)) => {
             Ok(id.cloned())
         }
@@ -533,10 +607,10 @@ pub(crate) fn check(bytes: &[u8]) -> Result<Option<Value>, Rejected> {
         // rmcp reads an unknown method (and a known one whose parameters do not fit)
         // as a custom request and answers it itself; what fails here is positional
         // (array) parameters, which no MCP method takes, or a malformed response.
-        Err(err) if object.contains_key("method") => {
-            Err(reject(INVALID_PARAMS, format!("Invalid params: MCP methods take named parameters ({err})"), id))
+        Err(err) if value.get("method").is_some() => {
+            Err(reject(INVALID_PARAMS, format!("Invalid params: MCP methods take named parameters ({err})")))
         }
-        Err(err) => Err(reject(INVALID_REQUEST, format!("Invalid Request: {err}"), id)),
+        Err(err) => Err(reject(INVALID_REQUEST, format!("Invalid Request: {err}"))),
     }
 }
 
@@ -594,6 +668,22 @@ mod tests {
     }
 
     #[test]
+    fn the_cheap_initialize_test_agrees_with_rmcps_reading() {
+        let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+        let others = [
+            r#"{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"x","arguments":{}}}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+            r#"{"jsonrpc":"2.0","method":"initialize"}"#,
+            r#"{"jsonrpc":"2.0","id":5,"result":{}}"#,
+        ];
+        for body in std::iter::once(init).chain(others) {
+            let value = envelope(body.as_bytes()).expect("well-formed");
+            assert_eq!(initialize_id(&value), typed(&value).expect("rmcp reads it"), "{body}");
+        }
+        assert_eq!(initialize_id(&envelope(init.as_bytes()).expect("well-formed")), Some(json!(1)));
+    }
+
+    #[test]
     fn malformed_messages_get_the_json_rpc_code() {
         assert_eq!(code("{not json"), Some(PARSE_ERROR));
         assert_eq!(code(""), Some(PARSE_ERROR));
@@ -626,6 +716,8 @@ mod tests {
         assert_eq!(first_message(stream.as_bytes()), Scan::Answer(ANSWER.as_bytes().to_vec()));
         let error = r#"{"jsonrpc":"2.0","id":"x","error":{"code":-32602,"message":"no"}}"#;
         assert_eq!(first_message(event(error).as_bytes()), Scan::Answer(error.as_bytes().to_vec()));
+        let null = r#"{"jsonrpc":"2.0","id":1,"result":null}"#;
+        assert_eq!(first_message(event(null).as_bytes()), Scan::Answer(null.as_bytes().to_vec()));
         // The same answer without the optional space after the colon.
         assert_eq!(first_message(format!("data:{ANSWER}\n\n").as_bytes()), Scan::Answer(ANSWER.as_bytes().to_vec()));
     }
@@ -655,7 +747,9 @@ mod tests {
         assert_eq!(first_message(format!("{}{PRIMING}", event(ANSWER)).as_bytes()), Scan::Stream);
         assert_eq!(first_message(format!("data: {ANSWER}\ndata: {ANSWER}\n\n").as_bytes()), Scan::Stream);
         assert_eq!(first_message(b"data: not json\n\n"), Scan::Stream);
-        assert_eq!(first_message(b"data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":null}\n\n"), Scan::Stream);
+        assert_eq!(first_message(b"data: [1]\n\n"), Scan::Stream);
+        assert_eq!(first_message(b"data: {\"jsonrpc\":\"2.0\",\"\\u006dethod\":\"x\",\"result\":1}\n\n"), Scan::Stream);
+        assert_eq!(first_message(b"data: {\"jsonrpc\":\"2.0\"}\n\n"), Scan::Stream);
     }
 
     /// An SSE response as rmcp builds it: these events, one frame each.
