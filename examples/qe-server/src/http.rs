@@ -14,7 +14,8 @@
 //! | `initialize` while [`HttpLimits::max_sessions`] sessions are open | 503 + `Retry-After` | -32000 |
 //!
 //! Everything else (header checks, `Host`/`Origin` validation, sessions, the protocol)
-//! is rmcp's. Sessions idle for [`HttpLimits::session_idle`] are closed by rmcp's session
+//! is rmcp's. On the way back, an SSE answer whose first message is the request's
+//! response or error is sent as that one JSON object instead (see `prefer_json`). Sessions idle for [`HttpLimits::session_idle`] are closed by rmcp's session
 //! worker, which frees their slot under the cap.
 //!
 //! rmcp's `Host`/`Origin` check comes first all the same: before this layer answers with
