@@ -552,3 +552,47 @@ fn an_idle_session_expires_and_frees_its_slot() {
     assert!(server.child.try_wait().expect("try_wait").is_none());
     assert!(!server.stderr.lock().expect("not poisoned").contains("panicked"));
 }
+
+/// A request whose first message is its answer gets that answer as one JSON object
+/// (`Content-Type: application/json`, a `Content-Length`, no SSE framing): the
+/// handshake, a successful call, a tool error, a JSON-RPC error and a `ping`. The
+/// transport lets the server choose JSON or SSE per request; the clients in
+/// `interop.rs` take both. The control: a notification still gets 202 and no body.
+#[test]
+fn an_answer_that_is_the_first_message_comes_as_one_json_object() {
+    let mut server = Server::start(&[]);
+    let addr = server.addr;
+    let assert_json = |what: &str, reply: &Reply, id: &Value| {
+        assert_eq!(reply.status, 200, "{what}: {reply:?}");
+        assert_eq!(reply.header("content-type"), Some("application/json"), "{what}: {reply:?}");
+        assert!(reply.header("transfer-encoding").is_none(), "{what}: {reply:?}");
+        assert_eq!(reply.header("content-length"), Some(reply.body.len().to_string().as_str()), "{what}: {reply:?}");
+        let body: Value = serde_json::from_str(&reply.body).unwrap_or_else(|_| panic!("{what}: not one JSON object"));
+        assert_eq!(&body["id"], id, "{what}: {body}");
+        assert_eq!(body["jsonrpc"], "2.0", "{what}: {body}");
+        body
+    };
+    let init = post(addr, &[], &initialize(0));
+    let body = assert_json("initialize", &init, &json!(0));
+    assert_eq!(body["result"]["protocolVersion"], LEGACY, "{body}");
+    let session = Session { addr, id: init.header("mcp-session-id").expect("a session id").to_owned() };
+    let note = session.post(&json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }));
+    assert_eq!(note.status, 202, "{note:?}");
+    assert!(note.body.is_empty(), "{note:?}");
+
+    let call = |id: u64, tool: &str, arguments: Value| {
+        session.post(&json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call", "params": { "name": tool, "arguments": arguments } }))
+    };
+    let ok = assert_json("a call", &call(1, "fleet_status", json!({})), &json!(1));
+    assert_eq!(ok["result"]["isError"], false, "{ok}");
+    let violation = assert_json("the broken tool", &call(2, "broken_fleet_status", json!({})), &json!(2));
+    assert_eq!(violation["result"]["isError"], true, "{violation}");
+    assert!(violation["result"]["content"][0]["text"]
+        .as_str()
+        .is_some_and(|t| t.contains("output_contract_violation")));
+    let unknown = assert_json("an unknown tool", &call(3, "no_such_tool", json!({})), &json!(3));
+    assert!(unknown["error"]["code"].is_i64(), "{unknown}");
+    let ping = session.post(&json!({ "jsonrpc": "2.0", "id": "p", "method": "ping" }));
+    assert_json("ping", &ping, &json!("p"));
+    server.assert_healthy();
+}

@@ -249,18 +249,24 @@ async fn post(
     let response = sender.send_request(request).await.map_err(|e| format!("send: {e}"))?;
     let session = response.headers().get("mcp-session-id").and_then(|v| v.to_str().ok()).map(str::to_owned);
     let status = response.status();
+    let sse = response
+        .headers()
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.trim_start().starts_with("text/event-stream"));
     let body = response.into_body().collect().await.map_err(|e| format!("body: {e}"))?.to_bytes();
-    let text = String::from_utf8_lossy(&body);
-    if let Ok(value) = serde_json::from_str::<Value>(&text) {
-        return Ok((session, vec![value]));
-    }
-    let messages: Vec<Value> = text
-        .lines()
-        .filter_map(|line| line.strip_prefix("data:"))
-        .filter_map(|data| serde_json::from_str(data.trim()).ok())
-        .collect();
+    // The server chooses per answer: one JSON object, or an SSE stream whose `data:`
+    // lines carry the messages (each on one line, as compact JSON is).
+    let messages: Vec<Value> = if sse {
+        body.split(|&b| b == b'\n')
+            .filter_map(|line| line.strip_prefix(b"data:"))
+            .filter_map(|data| serde_json::from_slice(data.trim_ascii()).ok())
+            .collect()
+    } else {
+        serde_json::from_slice::<Value>(&body).map(|value| vec![value]).unwrap_or_default()
+    };
     if messages.is_empty() && !status.is_success() {
-        return Err(format!("HTTP {status}: {text}"));
+        return Err(format!("HTTP {status}: {}", String::from_utf8_lossy(&body)));
     }
     Ok((session, messages))
 }
