@@ -222,7 +222,9 @@ impl OutputContract {
             kind: ErrorKind::Invalid(msg),
         })?;
         let counts = counted_arrays(spec, &generated)?;
-        let canonical = schema::canonical_string(&generated.schema);
+        let mut canonical = schema::canonical_string(&generated.schema);
+        // Kept for the life of the process: not the spare capacity the writer grew.
+        canonical.shrink_to_fit();
         let sha256 = schema::sha256_hex(canonical.as_bytes());
         // The value in the canonical key order, as `tools/list` advertises it. Without
         // serde_json's `preserve_order` its maps are always sorted and this does nothing;
