@@ -222,13 +222,20 @@ impl OutputContract {
             kind: ErrorKind::Invalid(msg),
         })?;
         let counts = counted_arrays(spec, &generated)?;
-        let canonical = schema::canonical_string(&generated.schema);
+        let mut canonical = schema::canonical_string(&generated.schema);
+        // Kept for the life of the process: not the spare capacity the writer grew.
+        canonical.shrink_to_fit();
         let sha256 = schema::sha256_hex(canonical.as_bytes());
+        // The value in the canonical key order, as `tools/list` advertises it. Without
+        // serde_json's `preserve_order` its maps are always sorted and this does nothing;
+        // parsing the canonical text back (what this replaces) cost as much as writing it.
+        let mut schema = generated.schema;
+        schema.sort_all_objects();
         Ok(Self {
             id: ContractId::new(spec.name, version, sha256),
             compatibility: spec.compatibility,
             type_name: spec.type_name,
-            schema: schema::canonical_value(&canonical),
+            schema,
             canonical,
             sensitive: generated.sensitive,
             opaque: generated.opaque,

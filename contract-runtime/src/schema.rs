@@ -374,27 +374,65 @@ fn is_opaque(node: &Value) -> bool {
 
 /// The first unconstrained subschema not declared opaque, as (schema pointer, field name).
 fn find_unconstrained(root: &Value) -> Option<(String, Option<String>)> {
-    fn walk(node: &Value, pointer: &str, field: Option<&str>, found: &mut Option<(String, Option<String>)>) {
-        if found.is_some() || is_opaque(node) {
-            return;
-        }
-        if !pointer.is_empty() && constrains_nothing(node) {
-            *found = Some((pointer.to_owned(), field.map(str::to_owned)));
-            return;
-        }
-        for_each_child(node, |suffix, child| {
-            // `not: {}` is the schema that rejects everything, not a permissive one.
-            if suffix == "/not" {
-                return;
-            }
-            let name = suffix.strip_prefix("/properties/").map(crate::pointer::unescape);
-            let field = name.as_deref().or(field);
-            walk(child, &format!("{pointer}{suffix}"), field, found);
-        });
+    /// One token of the schema pointer. The walk visits every subschema of every
+    /// contract and almost never finds one, so the pointer is only written on a find.
+    #[derive(Clone, Copy)]
+    enum Token<'a> {
+        Key(&'a str),
+        Index(usize),
     }
-    let mut found = None;
-    walk(root, "", None, &mut found);
-    found
+    fn walk<'a>(
+        node: &'a Value,
+        path: &mut Vec<Token<'a>>,
+        field: Option<&'a str>,
+    ) -> Option<(String, Option<String>)> {
+        if is_opaque(node) {
+            return None;
+        }
+        if !path.is_empty() && constrains_nothing(node) {
+            let mut pointer = String::new();
+            for token in path.iter() {
+                pointer.push('/');
+                match token {
+                    Token::Key(key) => pointer.push_str(&escape_pointer_token(key)),
+                    Token::Index(i) => pointer.push_str(&i.to_string()),
+                }
+            }
+            return Some((pointer, field.map(str::to_owned)));
+        }
+        let obj = node.as_object()?;
+        for (key, value) in obj {
+            let at = path.len();
+            let found = match (subschemas_of(key), value) {
+                (Some(Subschemas::Map), Value::Object(map)) => map.iter().find_map(|(name, sub)| {
+                    path.extend([Token::Key(key), Token::Key(name)]);
+                    let field = if key == "properties" { Some(name.as_str()) } else { field };
+                    let found = walk(sub, path, field);
+                    path.truncate(at);
+                    found
+                }),
+                (Some(Subschemas::List), Value::Array(list)) => list.iter().enumerate().find_map(|(i, sub)| {
+                    path.extend([Token::Key(key), Token::Index(i)]);
+                    let found = walk(sub, path, field);
+                    path.truncate(at);
+                    found
+                }),
+                // `not: {}` is the schema that rejects everything, not a permissive one.
+                (Some(Subschemas::One), _) if key != "not" => {
+                    path.push(Token::Key(key));
+                    let found = walk(value, path, field);
+                    path.truncate(at);
+                    found
+                }
+                _ => None,
+            };
+            if found.is_some() {
+                return found;
+            }
+        }
+        None
+    }
+    walk(root, &mut Vec::new(), None)
 }
 
 /// When the unconstrained subschema at `pointer` holds the values of a flattened map (the
@@ -697,69 +735,96 @@ fn visit(node: &mut Value, mode: Mode, apply: bool, open_defs: &HashSet<String>,
 /// indentation, a trailing newline. Independent of serde_json's `preserve_order`.
 #[must_use]
 pub fn canonical_string(value: &Value) -> String {
-    let mut out = String::new();
+    // Every contract is written once per `cargo xtask schemas --check`, in a dev-profile
+    // build of the user's xtask where this crate is unoptimised: the writer appends to one
+    // buffer and leaves the formatting machinery to numbers and escaped strings.
+    let mut out = String::with_capacity(4096);
     write_canonical(value, 0, &mut out);
     out.push('\n');
     out
 }
 
 fn write_canonical(value: &Value, depth: usize, out: &mut String) {
-    const INDENT: &str = "  ";
     match value {
         Value::Object(map) if !map.is_empty() => {
-            let mut keys: Vec<&String> = map.keys().collect();
-            keys.sort();
+            // Without `preserve_order` the map iterates sorted already, and the entries
+            // are taken as they come rather than looked up again by key.
+            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+            if !entries.is_sorted_by(|a, b| a.0 <= b.0) {
+                entries.sort_by(|a, b| a.0.cmp(b.0));
+            }
             out.push_str("{\n");
-            for (i, key) in keys.iter().enumerate() {
-                out.push_str(&INDENT.repeat(depth + 1));
-                write_scalar(&Value::String((*key).clone()), out);
+            for (i, (key, item)) in entries.iter().enumerate() {
+                indent(depth + 1, out);
+                write_str(key, out);
                 out.push_str(": ");
-                write_canonical(&map[key.as_str()], depth + 1, out);
-                if i + 1 < keys.len() {
+                write_canonical(item, depth + 1, out);
+                if i + 1 < entries.len() {
                     out.push(',');
                 }
                 out.push('\n');
             }
-            out.push_str(&INDENT.repeat(depth));
+            indent(depth, out);
             out.push('}');
         }
         Value::Array(items) if !items.is_empty() => {
             out.push_str("[\n");
             for (i, item) in items.iter().enumerate() {
-                out.push_str(&INDENT.repeat(depth + 1));
+                indent(depth + 1, out);
                 write_canonical(item, depth + 1, out);
                 if i + 1 < items.len() {
                     out.push(',');
                 }
                 out.push('\n');
             }
-            out.push_str(&INDENT.repeat(depth));
+            indent(depth, out);
             out.push(']');
         }
         Value::Object(_) => out.push_str("{}"),
         Value::Array(_) => out.push_str("[]"),
-        scalar => write_scalar(scalar, out),
+        Value::String(s) => write_str(s, out),
+        Value::Bool(true) => out.push_str("true"),
+        Value::Bool(false) => out.push_str("false"),
+        Value::Null => out.push_str("null"),
+        // Numbers have one serialization whatever the features (itoa, ryu).
+        Value::Number(n) => {
+            let _ = write!(out, "{n}");
+        }
     }
 }
 
-fn write_scalar(value: &Value, out: &mut String) {
-    // Scalars have one serialization whatever the features; serde_json escapes strings.
-    let _ = write!(out, "{value}");
+/// Two spaces per level.
+fn indent(depth: usize, out: &mut String) {
+    const SPACES: &str = "                                                                ";
+    let mut width = depth * 2;
+    while width > SPACES.len() {
+        out.push_str(SPACES);
+        width -= SPACES.len();
+    }
+    out.push_str(&SPACES[..width]);
 }
 
-/// Parses canonical text back into a value whose key order matches the text, whatever
-/// serde_json's features are.
-pub(crate) fn canonical_value(canonical: &str) -> Value {
-    serde_json::from_str(canonical).expect("canonical text is valid JSON")
+/// A JSON string as serde_json writes it. Schema text rarely needs escapes, so a string
+/// without any is copied as it is; one with escapes is left to serde_json.
+fn write_str(s: &str, out: &mut String) {
+    if s.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\') {
+        let _ = write!(out, "{}", Value::String(s.to_owned()));
+    } else {
+        out.push('"');
+        out.push_str(s);
+        out.push('"');
+    }
 }
 
 /// Lowercase hex SHA-256.
 #[must_use]
 pub fn sha256_hex(bytes: &[u8]) -> String {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
     let digest = Sha256::digest(bytes);
     let mut out = String::with_capacity(64);
     for byte in digest {
-        let _ = write!(out, "{byte:02x}");
+        out.push(char::from(HEX[usize::from(byte >> 4)]));
+        out.push(char::from(HEX[usize::from(byte & 0xf)]));
     }
     out
 }

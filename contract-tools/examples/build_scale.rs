@@ -20,7 +20,7 @@
 //!
 //! It builds the workspace, writes `schemas/` with `cargo xtask schemas`, then measures:
 //! the wall time of `cargo xtask schemas --check` (through cargo, as CI runs it, and of the
-//! built binary alone), with a tampered schema file as the control that the check really
+//! built binary alone, whose CPU time is also read via `/usr/bin/time` when present), with a tampered schema file as the control that the check really
 //! compares; the `cargo build -p` time of `derived` and of `plain` after `cargo clean -p`;
 //! the peak RSS of that build (rustc, via `/usr/bin/time -f %M` when present); and the
 //! runtime memory per compiled contract. The generated workspaces share one target folder
@@ -77,6 +77,8 @@ struct Row {
     n: usize,
     check_cargo: Duration,
     check_bin: Duration,
+    /// User + system CPU time of the built binary (median), when GNU time is installed.
+    check_cpu: Option<Duration>,
     build_plain: Duration,
     build_derived: Duration,
     rustc_peak_plain_kib: Option<u64>,
@@ -305,32 +307,50 @@ fn measure(ws: &Path, target_dir: &Path, n: usize, build_rounds: usize) -> Row {
     let check_cargo =
         median((0..CHECK_ROUNDS).map(|_| cargo(ws, target_dir, &["xtask", "schemas", "--check"])).collect());
     let bin = target_dir.join("debug").join("xtask");
+    // Wall time, success and, when GNU time is installed, the CPU time (user + system) of
+    // the built binary: on a shared machine the wall time grows with the load, the CPU
+    // time much less, so it is the figure to compare runs by.
+    let time = Path::new("/usr/bin/time");
     let run_bin = || {
+        let mut command = if time.exists() {
+            let mut command = Command::new(time);
+            command.args(["-f", "CPU_SECONDS %U %S"]).arg(&bin);
+            command
+        } else {
+            Command::new(&bin)
+        };
         let start = Instant::now();
-        let status = Command::new(&bin)
+        let out = command
             .args(["schemas", "--check"])
             .current_dir(ws)
-            .stderr(Stdio::null())
-            .status()
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .output()
             .expect("run xtask");
-        (start.elapsed(), status.success())
+        let took = start.elapsed();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let cpu = stderr
+            .lines()
+            .find_map(|l| l.strip_prefix("CPU_SECONDS "))
+            .map(|v| v.split_whitespace().map(|s| s.parse::<f64>().expect("GNU time prints seconds")).sum::<f64>());
+        (took, cpu.map(Duration::from_secs_f64), out.status.success())
     };
-    let check_bin = median(
-        (0..CHECK_ROUNDS)
-            .map(|_| {
-                let (took, ok) = run_bin();
-                assert!(ok, "a clean schemas/ passes the check");
-                took
-            })
-            .collect(),
-    );
+    let (mut walls, mut cpus) = (Vec::new(), Vec::new());
+    for _ in 0..CHECK_ROUNDS {
+        let (took, cpu, ok) = run_bin();
+        assert!(ok, "a clean schemas/ passes the check");
+        walls.push(took);
+        cpus.extend(cpu);
+    }
+    let check_bin = median(walls);
+    let check_cpu = (!cpus.is_empty()).then(|| median(cpus));
     // The control: the check must fail when one file drifts, else its time means nothing.
     let victim = ws.join("schemas").join(format!("tool_{}.json", n / 2));
     let original = fs::read_to_string(&victim).expect("read a schema file");
     fs::write(&victim, original.replacen("\"type\"", "\"description\": \"tampered\",\n  \"type\"", 1)).expect("tamper");
-    assert!(!run_bin().1, "a tampered schema file fails the check");
+    assert!(!run_bin().2, "a tampered schema file fails the check");
     fs::write(&victim, original).expect("restore");
-    assert!(run_bin().1, "the restored file passes again");
+    assert!(run_bin().2, "the restored file passes again");
 
     // `cargo build -p` resolves features for the one package, which may differ from the
     // whole workspace's unified set; one untimed build per package first makes sure the
@@ -360,6 +380,7 @@ fn measure(ws: &Path, target_dir: &Path, n: usize, build_rounds: usize) -> Row {
         n,
         check_cargo,
         check_bin,
+        check_cpu,
         build_plain: median(plain),
         build_derived: median(derived),
         rustc_peak_plain_kib: peak_plain,
@@ -367,8 +388,8 @@ fn measure(ws: &Path, target_dir: &Path, n: usize, build_rounds: usize) -> Row {
         runtime_rss_kib: rss,
     };
     eprintln!(
-        "   check {:.0?} (binary {:.0?}); build plain {:.1?}, derived {:.1?}; runtime RSS {} KiB",
-        row.check_cargo, row.check_bin, row.build_plain, row.build_derived, row.runtime_rss_kib
+        "   check {:.0?} (binary {:.0?}, CPU {:.0?}); build plain {:.1?}, derived {:.1?}; runtime RSS {} KiB",
+        row.check_cargo, row.check_bin, row.check_cpu, row.build_plain, row.build_derived, row.runtime_rss_kib
     );
     row
 }
@@ -376,16 +397,18 @@ fn measure(ws: &Path, target_dir: &Path, n: usize, build_rounds: usize) -> Row {
 #[allow(clippy::cast_precision_loss)]
 fn print_table(rows: &[Row]) {
     let kib = |v: Option<u64>| v.map_or_else(|| "n/a".to_owned(), |k| format!("{:.0} MiB", k as f64 / 1024.0));
-    println!("| contracts | `cargo xtask schemas --check` | binary alone | per contract | `cargo build -p` plain (Serialize, JsonSchema) | derived (+ ToolOutput) | derive overhead | rustc peak RSS plain / derived | runtime RSS per compiled contract |");
-    println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    println!("| contracts | `cargo xtask schemas --check` | binary alone | binary CPU (user + sys) | per contract | `cargo build -p` plain (Serialize, JsonSchema) | derived (+ ToolOutput) | derive overhead | rustc peak RSS plain / derived | runtime RSS per compiled contract |");
+    println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    let ms = |d: Option<Duration>| d.map_or_else(|| "n/a".to_owned(), |d| format!("{:.0} ms", d.as_secs_f64() * 1e3));
     for r in rows {
         let n = r.n as f64;
         let overhead = r.build_derived.as_secs_f64() / r.build_plain.as_secs_f64() - 1.0;
         println!(
-            "| {} | {:.0} ms | {:.0} ms | {:.2} ms | {:.2} s | {:.2} s | {:+.0} % | {} / {} | {:.0} KiB |",
+            "| {} | {:.0} ms | {:.0} ms | {} | {:.2} ms | {:.2} s | {:.2} s | {:+.0} % | {} / {} | {:.0} KiB |",
             r.n,
             r.check_cargo.as_secs_f64() * 1e3,
             r.check_bin.as_secs_f64() * 1e3,
+            ms(r.check_cpu),
             r.check_bin.as_secs_f64() * 1e3 / n,
             r.build_plain.as_secs_f64(),
             r.build_derived.as_secs_f64(),

@@ -92,3 +92,76 @@ fn a_stale_inventory_fails() {
     let err = check(&dir).expect_err("a stale inventory is drift");
     assert!(err.contains("inventory.json"), "{err}");
 }
+
+/// A label whose pattern is a valid regular expression: the control.
+#[derive(serde::Serialize, schemars::JsonSchema, contract_runtime::ToolOutput)]
+#[tool_output(name = "label_ok", version = "1.0.0", compatibility = "exact")]
+struct LabelOk {
+    #[schemars(regex(pattern = "^[a-z]+$"))]
+    label: String,
+}
+
+/// The same label with a pattern no regex engine accepts (an unclosed group): schemars
+/// writes it, our lints see a constrained string, only compiling the schema refuses it.
+#[derive(serde::Serialize, schemars::JsonSchema, contract_runtime::ToolOutput)]
+#[tool_output(name = "label_bad_pattern", version = "1.0.0", compatibility = "exact")]
+struct LabelBadPattern {
+    #[schemars(regex(pattern = "^([a-z]+$"))]
+    label: String,
+}
+
+/// A keyword value the 2020-12 meta-schema refuses (`minLength` is a count, not text).
+#[derive(serde::Serialize, schemars::JsonSchema, contract_runtime::ToolOutput)]
+#[tool_output(name = "label_bad_keyword", version = "1.0.0", compatibility = "exact")]
+struct LabelBadKeyword {
+    #[schemars(extend("minLength" = "three"))]
+    label: String,
+}
+
+/// A contract whose schema does not compile is refused at every point that reports
+/// contract errors: `try_contract`, `ContractSet::check` (the server's startup check),
+/// the snapshot check and write, and the xtask command's exit code. Contracts are built
+/// and compiled before anything is compared, so an uncompilable schema can never pass
+/// `cargo xtask schemas --check` as "up to date".
+#[test]
+fn a_contract_whose_schema_does_not_compile_is_refused_by_the_check() {
+    use contract_runtime::contract::ContractErrorKind;
+    use contract_runtime::{contracts, ToolOutput};
+
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("snapshot-check").join("uncompilable");
+    let _ = std::fs::remove_dir_all(&dir);
+    let run = |set: &contract_runtime::ContractSet, check: bool| {
+        let dir = dir.display().to_string();
+        let mut args = vec!["xtask", "schemas", "--dir", dir.as_str()];
+        if check {
+            args.push("--check");
+        }
+        contract_tools::cli::run(args, set)
+    };
+
+    // The control: the same shape with a valid pattern builds, checks, writes and passes.
+    let good = contracts![LabelOk];
+    assert!(LabelOk::try_contract().is_ok());
+    good.check().expect("a compilable contract passes the set check");
+    snapshot::write(&dir, &good).expect("writes the control");
+    snapshot::check(&dir, &good).expect("the control is up to date");
+    assert_eq!(run(&good, true), std::process::ExitCode::SUCCESS);
+
+    for (name, err, set) in [
+        ("label_bad_pattern", LabelBadPattern::try_contract().unwrap_err(), contracts![LabelOk, LabelBadPattern]),
+        ("label_bad_keyword", LabelBadKeyword::try_contract().unwrap_err(), contracts![LabelOk, LabelBadKeyword]),
+    ] {
+        assert_eq!(err.kind(), ContractErrorKind::InvalidSchema, "{name}: {err}");
+        assert!(err.to_string().contains(&format!("contract `{name}`")), "{err}");
+        let problems = set.check().expect_err("the set check refuses it").to_string();
+        assert!(problems.contains("does not compile") && problems.contains(name), "{problems}");
+        let checked = snapshot::check(&dir, &set).expect_err("the snapshot check refuses it").to_string();
+        assert!(checked.contains("does not compile") && checked.contains(name), "{checked}");
+        assert!(snapshot::write(&dir, &set).is_err(), "{name}: nothing is written");
+        assert!(!dir.join(format!("{name}.json")).exists(), "{name}: no schema file was written");
+        assert_eq!(run(&set, true), std::process::ExitCode::FAILURE, "{name}: --check fails");
+        assert_eq!(run(&set, false), std::process::ExitCode::FAILURE, "{name}: writing fails");
+    }
+    // The folder the refused runs saw is still the control's, untouched.
+    snapshot::check(&dir, &good).expect("the control is still up to date");
+}

@@ -42,11 +42,13 @@ pub(super) fn removed_contracts(
     out
 }
 
+/// Reviews one contract against its checked-in file: `text` is the file's normalized
+/// text, `None` when it does not exist, or why it could not be read.
 pub(super) fn review_contract(
-    dir: &Path,
     shown: &str,
     inventory: &CheckedInInventory,
     contract: &OutputContract,
+    text: Option<Result<&str, &str>>,
 ) -> ContractReview {
     let file = file_name(contract.name());
     let mut review = ContractReview {
@@ -62,14 +64,13 @@ pub(super) fn review_contract(
         problem: None,
     };
     let shown_file = review.shown_file.clone();
-    let text = match std::fs::read_to_string(dir.join(&file)) {
-        Ok(text) => normalize(&text),
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return review,
-        Err(err) => return review.unreadable(format!("{shown_file}: {err}")),
+    let text = match text {
+        Some(Ok(text)) => text,
+        None => return review,
+        Some(Err(problem)) => return review.unreadable(problem.to_owned()),
     };
-    let generated = String::from_utf8_lossy(contract.canonical_bytes());
-    if text != generated {
-        let old: Value = match serde_json::from_str(&text) {
+    if text.as_bytes() != contract.canonical_bytes() {
+        let old: Value = match serde_json::from_str(text) {
             Ok(old) => old,
             Err(err) => {
                 return review.unreadable(format!(
@@ -81,7 +82,7 @@ pub(super) fn review_contract(
             }
         };
         if let Err(problem) = evolution::check_schema(&old) {
-            let line = line_of(&text, problem.pointer()).map_or_else(String::new, |l| format!(" (near line {l})"));
+            let line = line_of(text, problem.pointer()).map_or_else(String::new, |l| format!(" (near line {l})"));
             return review.unreadable(format!("{shown_file}: not a JSON Schema {problem}{line}"));
         }
         review.changes = evolution::diff(&old, contract.schema());

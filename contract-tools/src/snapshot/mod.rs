@@ -149,19 +149,27 @@ pub fn review(dir: &Path, contracts: &ContractSet) -> Result<Review, SnapshotErr
     let shown = display_dir(dir);
     let inventory = CheckedInInventory::read(dir, &shown);
     let mut files = Vec::new();
+    // Each checked-in file is read once; the contract reviews below use the same text.
+    let mut checked_in: BTreeMap<&str, Result<String, String>> = BTreeMap::new();
     for (name, contents) in &expected {
         let path = dir.join(name);
         let state = match std::fs::read_to_string(&path) {
             Ok(current) => {
-                let current = normalize(&current);
-                if current == *contents {
+                let current = normalize(current);
+                let state = if current == *contents {
                     FileState::UpToDate
                 } else {
                     FileState::Stale(unified_diff(&current, contents, &format!("{shown}/{name}")))
-                }
+                };
+                checked_in.insert(name, Ok(current));
+                state
             }
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => FileState::Missing,
-            Err(err) => FileState::Unreadable(format!("{shown}/{name}: {err}")),
+            Err(err) => {
+                let problem = format!("{shown}/{name}: {err}");
+                checked_in.insert(name, Err(problem.clone()));
+                FileState::Unreadable(problem)
+            }
         };
         files.push((name.clone(), state));
     }
@@ -173,8 +181,15 @@ pub fn review(dir: &Path, contracts: &ContractSet) -> Result<Review, SnapshotErr
         }
         Err(err) => files.push((String::new(), FileState::Unreadable(format!("{shown}: {err}")))),
     }
-    let mut reviews: Vec<ContractReview> =
-        contracts.contracts().into_iter().map(|contract| review_contract(dir, &shown, &inventory, contract)).collect();
+    let mut reviews: Vec<ContractReview> = contracts
+        .contracts()
+        .into_iter()
+        .map(|contract| {
+            let text =
+                checked_in.get(file_name(contract.name()).as_str()).map(|t| t.as_deref().map_err(String::as_str));
+            review_contract(&shown, &inventory, contract, text)
+        })
+        .collect();
     reviews.extend(removed_contracts(&shown, &inventory, &files, &reviews));
     Ok(Review { shown, expected, files, contracts: reviews })
 }
@@ -195,8 +210,13 @@ pub fn unified_diff(old: &str, new: &str, path: &str) -> String {
         .to_string()
 }
 
-fn normalize(text: &str) -> String {
-    text.replace("\r\n", "\n")
+fn normalize(text: String) -> String {
+    // Almost every file has no CR: it is kept as read rather than copied.
+    if text.contains('\r') {
+        text.replace("\r\n", "\n")
+    } else {
+        text
+    }
 }
 
 fn display_dir(dir: &Path) -> String {

@@ -322,12 +322,17 @@ impl Review {
     pub fn check(&self) -> Result<(), SnapshotError> {
         let shown = &self.shown;
         let mut problems = Vec::new();
+        // Indexed by file once: scanning the list per file was quadratic in the contracts.
+        let by_file: BTreeMap<&str, &ContractReview> =
+            self.contracts.iter().rev().map(|c| (c.file.as_str(), c)).collect();
+        let mut stale_files = std::collections::BTreeSet::new();
         for (name, state) in &self.files {
-            let contract = self.contracts.iter().find(|c| c.file == *name);
-            let lines = contract.map(ContractReview::lines).unwrap_or_default();
+            let contract = by_file.get(name.as_str()).copied();
             match state {
                 FileState::UpToDate => {}
                 FileState::Stale(diff) => {
+                    stale_files.insert(name.as_str());
+                    let lines = contract.map(ContractReview::lines).unwrap_or_default();
                     let mut message = format!("{shown}/{name} is not up to date:\n{diff}");
                     if !lines.is_empty() {
                         message.push_str(&lines.join("\n"));
@@ -348,7 +353,7 @@ impl Review {
         }
         // A breach the files alone do not show, such as a lowered version.
         for contract in &self.contracts {
-            let stale = self.files.iter().any(|(n, s)| *n == contract.file && matches!(s, FileState::Stale(_)));
+            let stale = stale_files.contains(contract.file.as_str());
             if !stale && !contract.is_ok() {
                 problems.extend(contract.lines());
             }
@@ -388,12 +393,12 @@ impl Review {
         let mut summary = WriteSummary::default();
         for (name, contents) in &self.expected {
             let path = dir.join(name);
-            match std::fs::read_to_string(&path) {
-                Ok(current) if normalize(&current) == *contents => summary.unchanged.push(name.clone()),
-                _ => {
-                    std::fs::write(&path, contents).map_err(|e| io(&path, e))?;
-                    summary.written.push(name.clone());
-                }
+            let current = std::fs::read_to_string(&path).ok().map(normalize);
+            if current.as_deref() == Some(contents.as_str()) {
+                summary.unchanged.push(name.clone());
+            } else {
+                std::fs::write(&path, contents).map_err(|e| io(&path, e))?;
+                summary.written.push(name.clone());
             }
         }
         for name in json_files(dir).map_err(|e| io(dir, e))? {
