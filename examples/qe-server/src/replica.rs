@@ -5,7 +5,7 @@
 //!
 //! - `QE_SERVER_CACHE`: unset or `none` for no cache, `memory` for the in-process
 //!   [`InMemoryCache`], or a Redis URL (`redis://127.0.0.1:6379/`) for the
-//!   [`RedisCache`](contract_runtime::cache::RedisCache) shared by every replica (feature
+//!   `contract_runtime::cache::RedisCache` shared by every replica (feature
 //!   `redis`).
 //! - `QE_SERVER_CACHE_PREFIX`: the Redis key namespace (default `qe-server`).
 //! - `QE_SERVER_CACHE_TIMEOUT_MS`: the deadline of each Redis operation (default 200).
