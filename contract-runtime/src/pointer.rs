@@ -23,6 +23,10 @@ pub fn escape(token: &str) -> String {
 /// ```
 #[must_use]
 pub fn unescape(token: &str) -> String {
+    if !token.contains('~') {
+        // Most tokens have no escape: one copy, no searches.
+        return token.to_owned();
+    }
     token.replace("~1", "/").replace("~0", "~")
 }
 
