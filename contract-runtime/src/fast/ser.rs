@@ -114,19 +114,18 @@ impl<'p> Writer<'p> {
 
     /// Writes `text` as a JSON string. Text with nothing to escape (field names, and
     /// most values) is copied as it is, the bytes serde_json writes, without its
-    /// formatter's pass; anything else goes through serde_json.
-    fn string(&mut self, text: &str) -> R {
+    /// formatter's pass; anything else is escaped by `wire::write_json_string`.
+    fn string(&mut self, text: &str) {
         if !crate::wire::needs_escape(text) {
             self.out.reserve(text.len() + 2);
             self.out.push(b'"');
             self.out.extend_from_slice(text.as_bytes());
             self.out.push(b'"');
-            return Ok(());
+            return;
         }
         // The same bytes serde_json writes (a differential test holds it), in runs
         // rather than byte by byte.
         crate::wire::write_json_string(&mut self.out, text);
-        Ok(())
     }
 
     fn enter(&mut self) -> R {
@@ -386,7 +385,7 @@ impl<'a, 'p> ser::Serializer for Ser<'a, 'p> {
         if let Judge::Typed(typed) = self.w.judge(self.node, STRING)? {
             check_str(typed, v)?;
         }
-        self.w.string(v)?;
+        self.w.string(v);
         self.w.size()
     }
 
@@ -551,7 +550,7 @@ impl Obj<'_, '_> {
             self.w.out.push(b',');
         }
         self.first = false;
-        self.w.string(key)?;
+        self.w.string(key);
         self.w.out.push(b':');
         let Some(typed) = self.typed else { return Ok(ANY) };
         if let Some((_, node, bit)) = typed.properties.iter().find(|(name, _, _)| same_key(name, key)) {
