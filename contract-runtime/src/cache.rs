@@ -14,7 +14,6 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use sha2::{Digest, Sha256};
 
 use crate::contract::ContractId;
 pub use crate::wire::PreparedResult;
@@ -66,16 +65,9 @@ impl CacheKey {
     /// A key for `tool` called with `arguments`, whose result must satisfy `contract`.
     #[must_use]
     pub fn new(tool: &str, contract: &ContractId, arguments: &Value) -> Self {
-        // Hex by table rather than `format!`: a cache hit computes its key, and the
-        // formatter costs more than the hash of small arguments.
-        const HEX: &[u8; 16] = b"0123456789abcdef";
-        let canonical = crate::schema::canonical_string(arguments);
-        let digest = Sha256::digest(canonical.as_bytes());
-        let mut arguments_sha256 = String::with_capacity(64);
-        for byte in digest {
-            arguments_sha256.push(char::from(HEX[usize::from(byte >> 4)]));
-            arguments_sha256.push(char::from(HEX[usize::from(byte & 0xf)]));
-        }
+        // `sha256_hex` writes hex by table rather than with `format!`: a cache hit computes
+        // its key, and the formatter cost more than the hash of small arguments.
+        let arguments_sha256 = crate::schema::sha256_hex(crate::schema::canonical_string(arguments).as_bytes());
         Self { tool: tool.to_owned(), contract: contract.clone(), arguments_sha256 }
     }
 
