@@ -651,7 +651,7 @@ fn emit(
     let meta = ResultMeta::cached(contract, cache);
     let (value, text) = match root_shape(contract, ctx.protocol()) {
         RootShape::Natural | RootShape::ObjectByComposition => (value, text),
-        RootShape::Wrapped => (value.map(|value| json!({ "result": value })), format!("{{\"result\":{text}}}")),
+        RootShape::Wrapped => (value.map(|value| json!({ "result": value })), crate::wire::wrapped_text(&text)),
     };
     match value {
         Some(value) => ToolCallResult::success(value, text, Some(meta), cache),

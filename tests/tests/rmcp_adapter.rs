@@ -185,11 +185,14 @@ fn contracted_results_pass_and_every_failure_is_a_sanitized_error_result() {
         let bad_args = wire.call(2, "health", json!({ "n": 1000 })).await;
         assert_eq!(error_body(&bad_args)["code"], "invalid_arguments", "{bad_args}");
         assert!(!bad_args.to_string().contains("1000"), "the value must not be echoed: {bad_args}");
+        // An error result carries the same identity as the success: who refused it, under which contract.
+        assert_eq!(bad_args["_meta"][META_KEY], ok["_meta"][META_KEY], "{bad_args}");
 
         // A panic is an error result, and the server survives it.
         let panicked = wire.call(3, "panics", json!({})).await;
         let body = error_body(&panicked);
         assert_eq!(body["code"], "tool_execution_error", "{panicked}");
+        assert_eq!(panicked["_meta"][META_KEY]["qualified"], true, "{panicked}");
         assert!(!panicked.to_string().contains("ghp_"), "a token leaked: {panicked}");
         assert_eq!(wire.call(4, "health", json!({ "n": 1 })).await["isError"], false, "the server died with the panic");
 
