@@ -1,50 +1,39 @@
 #![doc = include_str!("../README.md")]
 #![warn(missing_docs)]
 //!
-//! # Modules
+//! # Layers
 //!
 //! The runtime a server links; the build-time tooling (writing and checking `schemas/`,
-//! classifying changes, the CLI) is the separate crate `contract-tools`.
+//! classifying changes, the CLI) is the separate crate `contract-tools`. Its folders are
+//! its layers, and imports run downward only (a test fails on an import that runs up):
 //!
-//! - [`contract`]: [`ToolOutput`], [`OutputContract`], [`ContractId`], [`Compatibility`]:
-//!   the core, which knows nothing of the wire.
-//! - [`schema`]: generation settings, closing objects, markers, lints, the canonical form
-//!   and hashing, and the helpers for shapes schemars cannot express ([`keys`],
-//!   [`FlatMap`], [`AllOrNone`], [`OpaqueMap`]).
-//! - [`pointer`](mod@pointer): JSON pointers and the one local `$ref` resolver.
-//! - [`validate`]: violation reports built from structure, never from values.
-//! - [`fast`]: the fast path, validation fused into the one serialization pass.
-//! - [`finite`]: the pass before conversion: NaN/±inf, depth and size limits.
-//! - [`redact`]: masking by structure (sensitive pointers and keys) and sanitizing of
-//!   free text.
-//! - [`set`]: [`ContractSet`], the contracts a server publishes, bound to its tools.
-//! - [`pipeline`]: handler → serialize → middleware → validate → cache → emit.
-//! - [`wire`]: error codes, protocol eras and the result envelope (one file each).
-//! - [`cache`]: the `ResultCache` trait and the bounded in-memory cache, bound to contract
-//!   identities; a Redis-backed cache with feature `redis`.
-//! - [`completeness`]: completeness metadata and its invariants.
-//! - `rmcp` (feature `rmcp`): the adapter for rmcp servers and its `Json<T>`.
-//! - `client` (feature `client`, its rmcp part with `rmcp-client`): the validating client
-//!   harness.
+//! 1. [`contract`] — what a contract is: [`ToolOutput`], [`OutputContract`],
+//!    [`ContractId`], [`Compatibility`]; [`schema`] generation, closing, lints and the
+//!    canonical form; [`validate`] and the [`fast`] plan; limits ([`finite`]);
+//!    [`redact`]ion; JSON [`pointer`](mod@pointer)s and the one `$ref` resolver;
+//!    [`completeness`]. It knows nothing of serving or of MCP's wire.
+//! 2. [`serve`] — serving a result: the [`pipeline`], the [`cache`]s (in-memory; Redis
+//!    with feature `redis`), the [`wire`] envelope, codes and protocol eras, and the
+//!    contract [`set`].
+//! 3. [`adapters`] — the rmcp server adapter (`rmcp`, feature `rmcp`) and the
+//!    validating client harness (`client`, feature `client`; its rmcp part with
+//!    `rmcp-client`).
+//!
+//! Each module is also reachable at the crate root (`contract_runtime::schema`,
+//! `contract_runtime::pipeline`, `contract_runtime::rmcp`, …), the paths user code
+//! writes.
 
-pub mod cache;
-#[cfg(feature = "redis")]
-mod cache_redis;
-#[cfg(feature = "client")]
-pub mod client;
-pub mod completeness;
+pub mod adapters;
 pub mod contract;
-pub mod fast;
-pub mod finite;
-pub mod pipeline;
-pub mod pointer;
-pub mod redact;
+pub mod serve;
+
+pub use contract::{completeness, fast, finite, pointer, redact, schema, validate};
+pub use serve::{cache, pipeline, set, wire};
+
+#[cfg(feature = "client")]
+pub use adapters::client;
 #[cfg(feature = "rmcp")]
-pub mod rmcp;
-pub mod schema;
-pub mod set;
-pub mod validate;
-pub mod wire;
+pub use adapters::rmcp;
 
 #[doc(hidden)]
 #[path = "private.rs"]

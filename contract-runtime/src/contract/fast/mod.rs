@@ -38,8 +38,8 @@ use serde::Serialize;
 
 pub use ser::Miss;
 
+use crate::contract::finite::Limits;
 use crate::contract::OutputContract;
-use crate::finite::Limits;
 use plan::Plan;
 
 /// Whether a contract's results are judged on the fast path.
@@ -104,7 +104,7 @@ mod tests {
     use serde::Serialize;
 
     use super::write_any;
-    use crate::finite::Limits;
+    use crate::contract::finite::Limits;
 
     #[derive(Serialize)]
     enum Shape {

@@ -32,16 +32,16 @@ impl Violation {
         Self {
             pointer: err.instance_path().to_string(),
             keyword: err.kind().keyword().to_owned(),
-            message: crate::redact::cut(describe(err.kind())),
+            message: crate::contract::redact::cut(describe(err.kind())),
         }
     }
 
     /// A limit of the walk before validation was passed (keyword `maxDepth` or
     /// `maxBytes`, which are not JSON Schema keywords: the contract did not say it, the
     /// server's limits did). `pointer` is the error's pointer, already masked.
-    pub(crate) fn limit(err: &crate::finite::NonFinite, pointer: &str) -> Self {
+    pub(crate) fn limit(err: &crate::contract::finite::NonFinite, pointer: &str) -> Self {
         let keyword = match err.kind() {
-            crate::finite::ProblemKind::TooLarge { .. } => "maxBytes",
+            crate::contract::finite::ProblemKind::TooLarge { .. } => "maxBytes",
             _ => "maxDepth",
         };
         Self { pointer: pointer.to_owned(), keyword: keyword.to_owned(), message: err.message_at(pointer) }

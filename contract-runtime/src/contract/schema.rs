@@ -26,7 +26,7 @@ pub use serde_shapes::{keys, AllOrNone, FlatMap, OpaqueMap};
 const SENSITIVE_MARK: &str = "x-tool-contracts-sensitive";
 /// Private keyword that marks an opaque (pass-through) subschema while building.
 pub(crate) const OPAQUE_MARK: &str = "x-tool-contracts-opaque";
-/// Private keyword on the schema of [`crate::completeness::Completeness`], so that the
+/// Private keyword on the schema of [`crate::contract::completeness::Completeness`], so that the
 /// pipeline knows where a result carries completeness metadata to check.
 pub(crate) const COMPLETENESS_MARK: &str = "x-tool-contracts-completeness";
 
@@ -175,10 +175,10 @@ pub(crate) fn finish(spec: &ContractSpec, mut schema: Value) -> Result<Generated
     })
 }
 
-/// Escapes one JSON pointer token (RFC 6901); the same as [`crate::pointer::escape`].
+/// Escapes one JSON pointer token (RFC 6901); the same as [`crate::contract::pointer::escape`].
 #[must_use]
 pub fn escape_pointer_token(token: &str) -> String {
-    crate::pointer::escape(token)
+    crate::contract::pointer::escape(token)
 }
 
 /// How a keyword holds subschemas: the one table the schema walkers (here and in the
@@ -446,7 +446,7 @@ fn flattened_map_owner(schema: &Value, pointer: &str, root_type: &str) -> Option
     }
     schema.pointer(parent)?.get("properties")?;
     let owner = match parent.strip_prefix("/$defs/") {
-        Some(rest) => crate::pointer::unescape(rest.split('/').next().unwrap_or(rest)),
+        Some(rest) => crate::contract::pointer::unescape(rest.split('/').next().unwrap_or(rest)),
         None => root_type.to_owned(),
     };
     Some(owner)
@@ -454,7 +454,7 @@ fn flattened_map_owner(schema: &Value, pointer: &str, root_type: &str) -> Option
 
 /// Follows a local `$ref` such as `#/$defs/Agent`.
 fn resolve<'a>(root: &'a Value, reference: &str) -> Option<&'a Value> {
-    crate::pointer::resolve_ref(root, reference)
+    crate::contract::pointer::resolve_ref(root, reference)
 }
 
 /// Records the instance pointer of every marked subschema reachable from `node`.
@@ -603,7 +603,7 @@ fn close_objects(root: &mut Value) {
     visit(root, Mode::Closing, true, &open, &mut refs);
     if let Some(Value::Object(defs_map)) = root_defs.as_mut() {
         for reference in defs {
-            let name = crate::pointer::unescape(reference.trim_start_matches("#/$defs/"));
+            let name = crate::contract::pointer::unescape(reference.trim_start_matches("#/$defs/"));
             let mode = if open.contains(&reference) { Mode::Open } else { Mode::Closing };
             if let Some(def) = defs_map.get_mut(&name) {
                 visit(def, mode, true, &open, &mut refs);

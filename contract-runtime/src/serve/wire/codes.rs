@@ -25,7 +25,7 @@ pub enum ErrorCode {
     /// The arguments broke the tool's `inputSchema` (SEP-1303).
     InvalidArguments,
     /// The result passed the pipeline's depth or size limit, so it was neither judged
-    /// nor sent (fail closed; see [`crate::finite::Limits`]).
+    /// nor sent (fail closed; see [`crate::contract::finite::Limits`]).
     OutputLimitExceeded,
 }
 

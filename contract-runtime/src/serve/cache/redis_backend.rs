@@ -14,8 +14,8 @@ use std::time::{Duration, Instant};
 
 use sha2::{Digest, Sha256};
 
-use crate::cache::{CacheKey, CachedResult, ResultCache};
 use crate::contract::ContractId;
+use crate::serve::cache::{CacheKey, CachedResult, ResultCache};
 
 /// The first bytes of every entry: the format's name and version.
 const MAGIC: &[u8; 8] = b"tcache\x00\x01";

@@ -124,7 +124,7 @@ impl NonFinite {
         let mut out = String::new();
         for token in self.0.path.iter().rev() {
             out.push('/');
-            out.push_str(&crate::schema::escape_pointer_token(token));
+            out.push_str(&crate::contract::schema::escape_pointer_token(token));
         }
         out
     }

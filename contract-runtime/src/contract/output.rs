@@ -7,8 +7,8 @@ use std::sync::{Arc, OnceLock};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::schema::{self, Generated};
-use crate::validate::{Report, Violation};
+use crate::contract::schema::{self, Generated};
+use crate::contract::validate::{Report, Violation};
 
 /// A result type with a versioned output contract. Derive it with
 /// `#[derive(ToolOutput)]` and `#[tool_output(version = "…", compatibility = "…")]`.
@@ -187,8 +187,8 @@ pub struct OutputContract {
     /// One value an outer layer derives from the contract and keeps for its life (the
     /// wire keeps the result `_meta` here); the core never looks inside.
     memo: OnceLock<Arc<dyn Any + Send + Sync>>,
-    /// The fast path's plan, compiled on first use (see [`crate::fast`]).
-    fast: OnceLock<crate::fast::Compiled>,
+    /// The fast path's plan, compiled on first use (see [`crate::contract::fast`]).
+    fast: OnceLock<crate::contract::fast::Compiled>,
 }
 
 impl fmt::Debug for OutputContract {
@@ -216,7 +216,7 @@ impl OutputContract {
             contract: spec.name.to_owned(),
             kind: ErrorKind::BadVersion(err.to_string()),
         })?;
-        let validator = crate::validate::compile(&generated.schema).map_err(|msg| ContractError {
+        let validator = crate::contract::validate::compile(&generated.schema).map_err(|msg| ContractError {
             type_name: spec.type_name.to_owned(),
             contract: spec.name.to_owned(),
             kind: ErrorKind::Invalid(msg),
@@ -309,14 +309,14 @@ impl OutputContract {
         &self.opaque
     }
 
-    /// JSON pointers of the [`crate::Completeness`] values the result embeds; the
+    /// JSON pointers of the [`crate::contract::completeness::Completeness`] values the result embeds; the
     /// pipeline checks their invariants beyond what JSON Schema can say.
     #[must_use]
     pub fn completeness_pointers(&self) -> &[String] {
         &self.completeness
     }
 
-    /// `(completeness pointer, array pointer)` for each [`crate::Completeness`] field
+    /// `(completeness pointer, array pointer)` for each [`crate::contract::completeness::Completeness`] field
     /// marked `#[tool_output(counts = "…")]`: the pipeline requires its `returned_count`
     /// to equal the number of items the array carries.
     #[must_use]
@@ -332,15 +332,15 @@ impl OutputContract {
         Arc::clone(slot).downcast::<T>().unwrap_or_else(|_| Arc::new(init(self)))
     }
 
-    /// Whether results of this contract are judged on the fast path ([`crate::fast`]),
+    /// Whether results of this contract are judged on the fast path ([`crate::contract::fast`]),
     /// and if not, why.
     #[must_use]
-    pub fn fast_path(&self) -> crate::fast::Coverage {
-        crate::fast::coverage(self)
+    pub fn fast_path(&self) -> crate::contract::fast::Coverage {
+        crate::contract::fast::coverage(self)
     }
 
-    pub(crate) fn fast_plan(&self) -> &crate::fast::Compiled {
-        self.fast.get_or_init(|| crate::fast::compile(self))
+    pub(crate) fn fast_plan(&self) -> &crate::contract::fast::Compiled {
+        self.fast.get_or_init(|| crate::contract::fast::compile(self))
     }
 
     /// The compiled validator, for callers that need the raw `jsonschema` API.
@@ -350,30 +350,31 @@ impl OutputContract {
     }
 
     /// Whether `value` satisfies the contract; the fast check with no report. A value
-    /// beyond the default [`crate::finite::Limits`] is not valid (fail closed): the
+    /// beyond the default [`crate::contract::finite::Limits`] is not valid (fail closed): the
     /// validator recurses, and a deeper value could overflow the stack.
     #[must_use]
     pub fn is_valid(&self, value: &Value) -> bool {
-        crate::finite::measure_value(value, &crate::finite::Limits::default()).is_ok() && self.validator.is_valid(value)
+        crate::contract::finite::measure_value(value, &crate::contract::finite::Limits::default()).is_ok()
+            && self.validator.is_valid(value)
     }
 
     /// Validates `value`, returning its violations. Messages never contain instance
     /// values or the names of unexpected keys; pointers are the real locations, except
     /// that tokens below a [sensitive](OutputContract::sensitive_pointers) location, or
-    /// equal to a sensitive value, are masked whole (see [`crate::redact::Sensitive`]).
+    /// equal to a sensitive value, are masked whole (see [`crate::contract::redact::Sensitive`]).
     ///
-    /// A value nested deeper than [`crate::finite::DEFAULT_MAX_DEPTH`] is a violation
+    /// A value nested deeper than [`crate::contract::finite::DEFAULT_MAX_DEPTH`] is a violation
     /// (keyword `maxDepth`) and is not walked further: the validator recurses, and a
     /// deeper value could overflow the stack.
     ///
     /// # Errors
     ///
     /// A [`Report`] with one [`Violation`] per failed keyword, the first
-    /// [`crate::validate::MAX_REPORTED_VIOLATIONS`] of them listed.
+    /// [`crate::contract::validate::MAX_REPORTED_VIOLATIONS`] of them listed.
     pub fn validate(&self, value: &Value) -> Result<(), Report> {
-        let limits = crate::finite::Limits::default();
-        if let Err(err) = crate::finite::measure_value(value, &limits) {
-            let pointer = crate::redact::Sensitive::locations(&self.sensitive).pointer(&err.pointer(), None);
+        let limits = crate::contract::finite::Limits::default();
+        if let Err(err) = crate::contract::finite::measure_value(value, &limits) {
+            let pointer = crate::contract::redact::Sensitive::locations(&self.sensitive).pointer(&err.pointer(), None);
             return Err(Report::new(self.id.clone(), vec![Violation::limit(&err, &pointer)]));
         }
         self.validate_measured(value)
@@ -385,12 +386,13 @@ impl OutputContract {
         if self.validator.is_valid(value) {
             return Ok(());
         }
-        let sensitive = (!self.sensitive.is_empty()).then(|| crate::redact::Sensitive::collect(value, &self.sensitive));
+        let sensitive =
+            (!self.sensitive.is_empty()).then(|| crate::contract::redact::Sensitive::collect(value, &self.sensitive));
         let mut total = 0;
         let mut violations = Vec::new();
         for err in self.validator.iter_errors(value) {
             total += 1;
-            if violations.len() < crate::validate::MAX_REPORTED_VIOLATIONS {
+            if violations.len() < crate::contract::validate::MAX_REPORTED_VIOLATIONS {
                 let mut violation = Violation::from_error(&err);
                 if let Some(sensitive) = &sensitive {
                     violation.pointer = sensitive.pointer(&violation.pointer, Some(value));
@@ -406,15 +408,16 @@ impl OutputContract {
     /// # Errors
     ///
     /// A [`Report`] when serialization fails (reported as one violation at the root with
-    /// keyword `serialize`), when the value passes the default [`crate::finite::Limits`]
+    /// keyword `serialize`), when the value passes the default [`crate::contract::finite::Limits`]
     /// (keyword `maxDepth` or `maxBytes`), or when the serialized value breaks the
     /// contract.
     pub fn validate_output<T: Serialize + ?Sized>(&self, output: &T) -> Result<Value, Report> {
         // Measured first: converting a value nested deeper than the limit would overflow
         // the stack before the validator ever saw it.
-        if let Err(err) = crate::finite::measure(output, &crate::finite::Limits::default()) {
+        if let Err(err) = crate::contract::finite::measure(output, &crate::contract::finite::Limits::default()) {
             if err.is_limit() {
-                let pointer = crate::redact::Sensitive::locations(&self.sensitive).pointer(&err.pointer(), None);
+                let pointer =
+                    crate::contract::redact::Sensitive::locations(&self.sensitive).pointer(&err.pointer(), None);
                 return Err(Report::new(self.id.clone(), vec![Violation::limit(&err, &pointer)]));
             }
         }

@@ -83,7 +83,7 @@ fn indent(depth: usize, out: &mut String) {
 /// A JSON string as serde_json writes it. Schema text rarely needs escapes, so a string
 /// without any is copied as it is; one with escapes is left to serde_json.
 fn write_str(s: &str, out: &mut String) {
-    if crate::wire::needs_escape(s) {
+    if crate::contract::escape::needs_escape(s) {
         let _ = write!(out, "{}", Value::String(s.to_owned()));
     } else {
         out.push('"');

@@ -7,9 +7,9 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::outcome::{CallOutcome, ContractFailure, DeclaredError, FailureKind, Success};
-use crate::schema::{canonical_string, sha256_hex};
-use crate::validate::{compile, Violation};
-use crate::wire::META_KEY;
+use crate::contract::schema::{canonical_string, sha256_hex};
+use crate::contract::validate::{compile, Violation};
+use crate::serve::wire::META_KEY;
 
 /// At most this many violations are kept per check: enough to repair a value, bounded so
 /// that a hostile server cannot grow a report without limit.
@@ -70,7 +70,7 @@ impl ContractInfo {
             compatibility: text("compatibility"),
             sha256: text("sha256"),
         };
-        if let Some(id) = info.id.as_deref().and_then(|id| id.parse::<crate::ContractId>().ok()) {
+        if let Some(id) = info.id.as_deref().and_then(|id| id.parse::<crate::contract::ContractId>().ok()) {
             info.name.get_or_insert_with(|| id.name().to_owned());
             info.version.get_or_insert_with(|| id.version().to_string());
             info.sha256.get_or_insert_with(|| id.sha256().to_owned());
@@ -425,7 +425,7 @@ fn violations(validator: &jsonschema::Validator, declared: &BTreeSet<String>, in
                 pointer.push('/');
                 match token {
                     jsonschema::paths::LocationSegment::Property(name) if declared.contains(name.as_ref()) => {
-                        pointer.push_str(&crate::schema::escape_pointer_token(name.as_ref()));
+                        pointer.push_str(&crate::contract::schema::escape_pointer_token(name.as_ref()));
                     }
                     jsonschema::paths::LocationSegment::Property(_) => pointer.push('*'),
                     jsonschema::paths::LocationSegment::Index(index) => pointer.push_str(&index.to_string()),
@@ -496,7 +496,7 @@ mod tests {
     use serde_json::json;
 
     use super::ContractInfo;
-    use crate::wire::META_KEY;
+    use crate::serve::wire::META_KEY;
 
     #[test]
     fn a_result_entry_is_read_from_its_id_and_completed_from_the_listing() {

@@ -6,13 +6,11 @@
 mod codes;
 mod envelope;
 mod era;
-mod escape;
 
+pub use crate::contract::escape::write_json_string;
 pub use codes::*;
 pub use envelope::*;
 pub use era::*;
-pub(crate) use escape::needs_escape;
-pub use escape::write_json_string;
 
 /// The namespaced `_meta` key under which a tool and its results carry the contract
 /// identity.

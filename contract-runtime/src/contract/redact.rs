@@ -229,7 +229,7 @@ impl Sensitive {
             if masked {
                 out.push_str(REDACTED);
             } else {
-                out.push_str(&crate::schema::escape_pointer_token(token));
+                out.push_str(&crate::contract::schema::escape_pointer_token(token));
             }
             at = match (at, index) {
                 (Some(Value::Array(items)), Some(n)) => items.get(n),
@@ -249,7 +249,7 @@ impl Sensitive {
 }
 
 fn split_pointer(pointer: &str) -> Vec<String> {
-    crate::pointer::tokens(pointer)
+    crate::contract::pointer::tokens(pointer)
 }
 
 fn matches_prefix(pattern: &[String], tokens: &[String]) -> bool {

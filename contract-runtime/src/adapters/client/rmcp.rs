@@ -33,7 +33,7 @@ use rmcp::ClientHandler;
 use serde_json::Value;
 
 use super::{CallOutcome, Catalog, ContractFailure, FailureKind, RefreshReport};
-use crate::validate::Violation;
+use crate::contract::validate::Violation;
 
 /// An rmcp [`ClientHandler`] that marks the harness's catalog stale when the server
 /// sends `notifications/tools/list_changed`.

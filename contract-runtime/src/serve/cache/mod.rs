@@ -16,10 +16,13 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::contract::ContractId;
-pub use crate::wire::PreparedResult;
+pub use crate::serve::wire::PreparedResult;
 
 #[cfg(feature = "redis")]
-pub use crate::cache_redis::{
+mod redis_backend;
+
+#[cfg(feature = "redis")]
+pub use redis_backend::{
     decode_entry, encode_entry, FrameError, RedisCache, RedisCacheBuilder, RedisCacheError, RedisCacheStats,
 };
 
@@ -67,7 +70,8 @@ impl CacheKey {
     pub fn new(tool: &str, contract: &ContractId, arguments: &Value) -> Self {
         // `sha256_hex` writes hex by table rather than with `format!`: a cache hit computes
         // its key, and the formatter cost more than the hash of small arguments.
-        let arguments_sha256 = crate::schema::sha256_hex(crate::schema::canonical_string(arguments).as_bytes());
+        let arguments_sha256 =
+            crate::contract::schema::sha256_hex(crate::contract::schema::canonical_string(arguments).as_bytes());
         Self { tool: tool.to_owned(), contract: contract.clone(), arguments_sha256 }
     }
 

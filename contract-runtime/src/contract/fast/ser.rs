@@ -10,7 +10,7 @@ use serde::ser::{self, Impossible, Serialize};
 use serde_json::{Number, Value};
 
 use super::plan::{Extra, Node, Plan, Typed, ANY, ARRAY, BOOL, INTEGER, NEVER, NULL, NUMBER, OBJECT, STRING};
-use crate::finite::Limits;
+use crate::contract::finite::Limits;
 
 /// Why the fast path gave the result back to the `Value` path.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -116,7 +116,7 @@ impl<'p> Writer<'p> {
     /// most values) is copied as it is, the bytes serde_json writes, without its
     /// formatter's pass; anything else is escaped by `wire::write_json_string`.
     fn string(&mut self, text: &str) {
-        if !crate::wire::needs_escape(text) {
+        if !crate::contract::escape::needs_escape(text) {
             self.out.reserve(text.len() + 2);
             self.out.push(b'"');
             self.out.extend_from_slice(text.as_bytes());
@@ -125,7 +125,7 @@ impl<'p> Writer<'p> {
         }
         // The same bytes serde_json writes (a differential test holds it), in runs
         // rather than byte by byte.
-        crate::wire::write_json_string(&mut self.out, text);
+        crate::contract::escape::write_json_string(&mut self.out, text);
     }
 
     fn enter(&mut self) -> R {

@@ -109,7 +109,7 @@ const CLOSE: &[u8] = b"}";
 /// Each form is written the first time a peer of its era asks for it.
 ///
 /// Made by the pipeline from the text it validated, and bound to that text: a cache
-/// keeps it beside the entry it was made from ([`crate::cache::ResultCache::keep_prepared`]).
+/// keeps it beside the entry it was made from ([`crate::serve::cache::ResultCache::keep_prepared`]).
 #[derive(Clone, Debug)]
 pub struct PreparedResult {
     text: Arc<str>,
@@ -396,7 +396,7 @@ impl ToolCallResult {
     /// contract, whose identity goes in `_meta`; `None` marks the tool unqualified.
     #[must_use]
     pub fn from_error(error: &ToolError, contract: Option<&OutputContract>) -> Self {
-        let clean = ToolError::new(error.code(), crate::redact::sanitize(error.message(), &[]))
+        let clean = ToolError::new(error.code(), crate::contract::redact::sanitize(error.message(), &[]))
             .with_retryable(error.retryable());
         let meta =
             contract.map_or_else(|| Arc::new(ResultMeta::new(json!({ META_KEY: unqualified_meta() }))), ResultMeta::of);
@@ -407,7 +407,7 @@ impl ToolCallResult {
     /// `_meta` object to attach, if any.
     #[must_use]
     pub fn invalid_arguments(message: &str, meta: Option<Value>) -> Self {
-        let error = ToolError::new(ErrorCode::InvalidArguments, crate::redact::sanitize(message, &[]));
+        let error = ToolError::new(ErrorCode::InvalidArguments, crate::contract::redact::sanitize(message, &[]));
         Self::failure(error, Vec::new(), meta.map(|m| Arc::new(ResultMeta::new(m))))
     }
 

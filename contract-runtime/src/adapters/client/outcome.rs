@@ -6,8 +6,8 @@ use std::fmt;
 use serde_json::{json, Value};
 
 use super::catalog::ContractInfo;
-use crate::validate::Violation;
-use crate::wire::ErrorCode;
+use crate::contract::validate::Violation;
+use crate::serve::wire::ErrorCode;
 
 /// The longest error message kept from a server, in characters: a model needs the gist
 /// to self-correct, not an unbounded payload.

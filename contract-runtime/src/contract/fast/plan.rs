@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Number, Value};
 
-use crate::schema::ANNOTATIONS;
+use crate::contract::schema::ANNOTATIONS;
 
 /// JSON types as bits; `NUMBER` includes the integers.
 pub(crate) const NULL: u8 = 1;
@@ -365,7 +365,8 @@ impl Compiler<'_> {
             }
         }
         if !leaf.is_empty() {
-            typed.leaf = Some(crate::validate::compile(&Value::Object(leaf)).map_err(|e| format!("{at}: {e}"))?);
+            typed.leaf =
+                Some(crate::contract::validate::compile(&Value::Object(leaf)).map_err(|e| format!("{at}: {e}"))?);
         }
         if let Some(items) = obj.get("items") {
             typed.items = self.node(items, &format!("{at}/items"))?;
@@ -388,7 +389,8 @@ impl Compiler<'_> {
         if let Some(props) = obj.get("properties") {
             let props = props.as_object().ok_or_else(|| format!("{at}/properties: not an object"))?;
             for (name, sub) in props {
-                let id = self.node(sub, &format!("{at}/properties/{}", crate::schema::escape_pointer_token(name)))?;
+                let id = self
+                    .node(sub, &format!("{at}/properties/{}", crate::contract::schema::escape_pointer_token(name)))?;
                 typed.properties.push((name.as_str().into(), id, bit(name)));
             }
         }

@@ -13,7 +13,7 @@ use rmcp::ErrorData;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
-use crate::wire::{ErrorCode, ToolCallResult, ToolError};
+use crate::serve::wire::{ErrorCode, ToolCallResult, ToolError};
 
 /// `_meta` key our [`Json`] sets on a success: the value was checked for NaN and
 /// infinity before it was converted, and the first text block is its compact JSON.
@@ -36,7 +36,7 @@ pub(crate) const ERROR_KEY: &str = "tool-contracts.dev/error";
 /// tree. A contracted tool that returns rmcp's `Json` is refused by
 /// [`ContractedServer`](super::ContractedServer) rather than trusted (see its docs).
 ///
-/// [`Pipeline`]: crate::Pipeline
+/// [`Pipeline`]: crate::serve::pipeline::Pipeline
 ///
 /// # Examples
 ///
@@ -69,23 +69,24 @@ fn checked_result<T: Serialize + ?Sized>(output: &T) -> CallToolResult {
     // The text block and the check for NaN, infinity and the limits in one pass over the
     // typed value. When that pass gives the value back, the separate check names the
     // pointer (or the `Serialize` failure) exactly as the pipeline does.
-    let fused = crate::fast::write_any(output, &crate::finite::Limits::default()).map(String::from_utf8);
+    let fused =
+        crate::contract::fast::write_any(output, &crate::contract::finite::Limits::default()).map(String::from_utf8);
     let text = if let Ok(Ok(text)) = fused {
         text
     } else {
-        if let Err(err) = crate::finite::check_finite(output) {
-            return error_result(&crate::pipeline::serialization_error(&err.to_string()));
+        if let Err(err) = crate::contract::finite::check_finite(output) {
+            return error_result(&crate::serve::pipeline::serialization_error(&err.to_string()));
         }
         match serde_json::to_string(output) {
             Ok(text) => text,
-            Err(err) => return error_result(&crate::pipeline::serialization_error(&err.to_string())),
+            Err(err) => return error_result(&crate::serve::pipeline::serialization_error(&err.to_string())),
         }
     };
     // The tree for validation and `structuredContent`; the text above is cheaper from
     // the typed value than from the tree, which rmcp's `Json` walks a second time.
     let value = match serde_json::to_value(output) {
         Ok(value) => value,
-        Err(err) => return error_result(&crate::pipeline::serialization_error(&err.to_string())),
+        Err(err) => return error_result(&crate::serve::pipeline::serialization_error(&err.to_string())),
     };
     let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
     result.structured_content = Some(value);

@@ -3,7 +3,7 @@
 //! Wrap your [`ServerHandler`] in a [`ContractedServer`] and list the contracts of its
 //! tools. Tools stay `#[tool]` methods; return this module's [`Json<T>`](Json) (a
 //! drop-in for rmcp's `Json<T>` that catches NaN and infinity before they turn into
-//! `null`) and [`ToolError`](crate::ToolError) for typed failures.
+//! `null`) and [`ToolError`](crate::serve::wire::ToolError) for typed failures.
 //!
 //! [`ContractedServer`] is itself a [`ServerHandler`]: rmcp's dispatch makes its
 //! protocol checks around it as for any handler, it enforces the methods whose results
@@ -29,7 +29,7 @@
 //!   adapter never saw created has its result withheld. A cache hit for a client that
 //!   declared tasks is served as a task (the adapter's own) when the handler has
 //!   answered that tool with a task, or, before it has, when the server offers tasks.
-//! - Errors are classified by type: [`ToolError`](crate::ToolError) travels as a `_meta`
+//! - Errors are classified by type: [`ToolError`](crate::serve::wire::ToolError) travels as a `_meta`
 //!   marker (code, message, retryable) that the adapter reads and strips, because a
 //!   marker survives every path — a task's result is stored as JSON in rmcp's
 //!   `TaskManager`, where no task-local of the request exists. An rmcp `invalid_params`
@@ -106,10 +106,10 @@ use rmcp::service::{NotificationContext, RequestContext, RoleServer, Subscriptio
 use rmcp::{ErrorData, ServerHandler};
 
 use crate::contract::{ContractError, OutputContract};
-use crate::pipeline::Pipeline;
-use crate::set::ContractSet;
+use crate::serve::pipeline::Pipeline;
+use crate::serve::set::ContractSet;
 #[cfg(doc)]
-use crate::wire::META_KEY;
+use crate::serve::wire::META_KEY;
 
 use enforce::{Enforcer, Shared};
 pub use json::Json;
@@ -141,7 +141,7 @@ impl std::error::Error for AdapterError {}
 /// `StreamableHttpService::new(move || Ok(server.clone()), …)`).
 ///
 /// A contracted tool must return this module's [`Json<T>`](Json) (or
-/// [`ToolError`](crate::ToolError) on failure): a structured result made any other way
+/// [`ToolError`](crate::serve::wire::ToolError) on failure): a structured result made any other way
 /// — rmcp's own `Json<T>`, a hand-built `CallToolResult` — has passed through a
 /// conversion that turns NaN into `null`, so it is refused as `serialization_error`
 /// naming the fix instead of being trusted. Cloning is cheap (the handler, the

@@ -14,12 +14,12 @@ use bytes::Bytes;
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use crate::cache::{CacheKey, CachedResult, PreparedResult, ResultCache};
-use crate::completeness::Refusal;
+use crate::contract::completeness::Refusal;
+use crate::contract::finite::{Limits, NonFinite};
+use crate::contract::redact::{sanitize, Sensitive};
 use crate::contract::{OutputContract, ToolOutput};
-use crate::finite::{Limits, NonFinite};
-use crate::redact::{sanitize, Sensitive};
-use crate::wire::{
+use crate::serve::cache::{CacheKey, CachedResult, PreparedResult, ResultCache};
+use crate::serve::wire::{
     root_shape, CacheStatus, ErrorCode, ProtocolVersion, ResultMeta, RootShape, Text, ToolCallResult, ToolError,
     ToolFailure, WireViolation,
 };
@@ -239,7 +239,7 @@ impl PipelineBuilder {
     }
 
     /// Whether results of covered contracts are judged on the fast path when no
-    /// middleware is set (default: yes; see [`crate::fast`]). Off, every result takes
+    /// middleware is set (default: yes; see [`crate::contract::fast`]). Off, every result takes
     /// the `Value` path, as for comparisons.
     pub fn fast_path(mut self, on: bool) -> Self {
         self.pipeline.value_path_only = !on;
@@ -310,7 +310,7 @@ impl Pipeline {
             // The fast path: checked while written. Anything it does not call valid
             // (invalid, over a limit, not judged) continues below, where the `Value`
             // path decides and writes the report, so reports do not depend on it.
-            if let Ok(text) = crate::fast::write(contract, output, &self.limits).map(String::from_utf8) {
+            if let Ok(text) = crate::contract::fast::write(contract, output, &self.limits).map(String::from_utf8) {
                 let Ok(text) = text else { return serialization_failure(contract, "the result is not UTF-8") };
                 if contract.completeness_pointers().is_empty() && contract.completeness_counts().is_empty() {
                     // Nothing left reads the tree: `structuredContent` is parsed from
@@ -326,7 +326,7 @@ impl Pipeline {
                 }
             }
         }
-        if let Err(err) = crate::finite::measure(output, &self.limits) {
+        if let Err(err) = crate::contract::finite::measure(output, &self.limits) {
             return unfit(contract, &err);
         }
         let value = match serde_json::to_value(output) {
@@ -366,7 +366,7 @@ impl Pipeline {
     pub fn process_value(&self, ctx: &CallContext, contract: &OutputContract, value: Value) -> ToolCallResult {
         // Measured before any middleware walks it, and again after them: a middleware
         // may grow the value past the limits.
-        if let Err(err) = crate::finite::measure_value(&value, &self.limits) {
+        if let Err(err) = crate::contract::finite::measure_value(&value, &self.limits) {
             return unfit(contract, &err);
         }
         self.run_middleware(ctx, contract, value)
@@ -386,7 +386,7 @@ impl Pipeline {
             return ToolCallResult::failure(error, Vec::new(), Some(meta(contract)));
         }
         if !self.middleware.is_empty() {
-            if let Err(err) = crate::finite::measure_value(&value, &self.limits) {
+            if let Err(err) = crate::contract::finite::measure_value(&value, &self.limits) {
                 return unfit(contract, &err);
             }
         }
@@ -481,7 +481,8 @@ impl Pipeline {
         // The tree is built only when something here reads it: a tighter depth limit or
         // revalidation. Otherwise the text is only checked to be JSON (without building
         // anything), and `structuredContent` is parsed from it if someone asks.
-        let needs_tree = cache.revalidate_hits() || self.limits.max_depth() < crate::finite::DEFAULT_MAX_DEPTH;
+        let needs_tree =
+            cache.revalidate_hits() || self.limits.max_depth() < crate::contract::finite::DEFAULT_MAX_DEPTH;
         if entry.text.len() > self.limits.max_bytes() {
             // Too big for this pipeline, but valid: another pipeline may serve it.
             return None;
@@ -510,8 +511,8 @@ impl Pipeline {
         // An entry admitted under other limits must fit these too. serde_json parses at
         // most 128 levels, so only a tighter depth limit needs the walk.
         let fits = value.as_ref().is_none_or(|value| {
-            self.limits.max_depth() >= crate::finite::DEFAULT_MAX_DEPTH
-                || crate::finite::measure_value(value, &self.limits).is_ok()
+            self.limits.max_depth() >= crate::contract::finite::DEFAULT_MAX_DEPTH
+                || crate::contract::finite::measure_value(value, &self.limits).is_ok()
         });
         if !fits {
             return None;
@@ -578,9 +579,9 @@ fn check_completeness(contract: &OutputContract, value: &Value) -> Result<(), Bo
     let mask = || Sensitive::collect(value, contract.sensitive_pointers());
     let blocks = contract.completeness_pointers().iter().flat_map(|pointer| pointer_matches(value, pointer));
     let refused = blocks
-        .map(|(at, block)| crate::completeness::check_block(|| mask().pointer(&at, Some(value)), block))
+        .map(|(at, block)| crate::contract::completeness::check_block(|| mask().pointer(&at, Some(value)), block))
         .find(Result::is_err)
-        .unwrap_or_else(|| crate::completeness::check_counts(contract, value));
+        .unwrap_or_else(|| crate::contract::completeness::check_counts(contract, value));
     match refused {
         Ok(()) => Ok(()),
         Err(Refusal::False(why)) => {
@@ -611,18 +612,19 @@ fn check_completeness(contract: &OutputContract, value: &Value) -> Result<(), Bo
 fn pointer_matches<'v>(value: &'v Value, pointer: &str) -> Vec<(String, &'v Value)> {
     let mut found = vec![(String::new(), value)];
     for token in pointer.split('/').skip(1) {
-        let token = crate::pointer::unescape(token);
+        let token = crate::contract::pointer::unescape(token);
         let mut next = Vec::new();
         for (at, v) in found {
             match (v, token.as_str()) {
                 (Value::Array(items), "*") => {
                     next.extend(items.iter().enumerate().map(|(i, x)| (format!("{at}/{i}"), x)));
                 }
-                (Value::Object(map), "*") => next
-                    .extend(map.iter().map(|(k, x)| (format!("{at}/{}", crate::schema::escape_pointer_token(k)), x))),
+                (Value::Object(map), "*") => next.extend(
+                    map.iter().map(|(k, x)| (format!("{at}/{}", crate::contract::schema::escape_pointer_token(k)), x)),
+                ),
                 (Value::Object(map), key) => {
                     if let Some(x) = map.get(key) {
-                        next.push((format!("{at}/{}", crate::schema::escape_pointer_token(key)), x));
+                        next.push((format!("{at}/{}", crate::contract::schema::escape_pointer_token(key)), x));
                     }
                 }
                 (Value::Array(items), index) => {
@@ -651,7 +653,7 @@ fn emit(
     let meta = ResultMeta::cached(contract, cache);
     let (value, text) = match root_shape(contract, ctx.protocol()) {
         RootShape::Natural | RootShape::ObjectByComposition => (value, text),
-        RootShape::Wrapped => (value.map(|value| json!({ "result": value })), crate::wire::wrapped_text(&text)),
+        RootShape::Wrapped => (value.map(|value| json!({ "result": value })), crate::serve::wire::wrapped_text(&text)),
     };
     match value {
         Some(value) => ToolCallResult::success(value, text, Some(meta), cache),
@@ -695,7 +697,7 @@ fn unfit(contract: &OutputContract, err: &NonFinite) -> ToolCallResult {
     ToolCallResult::failure(error, Vec::new(), Some(meta(contract)))
 }
 
-fn broken_contract(err: &crate::ContractError) -> ToolCallResult {
+fn broken_contract(err: &crate::contract::ContractError) -> ToolCallResult {
     let error = ToolError::new(ErrorCode::OutputContractViolation, sanitize(&err.to_string(), &[]));
     ToolCallResult::failure(error, Vec::new(), None)
 }

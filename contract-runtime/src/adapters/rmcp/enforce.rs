@@ -20,8 +20,8 @@ use serde_json::{json, Value};
 
 use super::json::{error_from_marker, CHECKED_KEY, ERROR_KEY};
 use crate::contract::OutputContract;
-use crate::pipeline::{CallContext, Pipeline};
-use crate::wire::{
+use crate::serve::pipeline::{CallContext, Pipeline};
+use crate::serve::wire::{
     advertised_output_schema, contract_meta, result_meta, unqualified_meta, ErrorCode, ProtocolVersion, ToolCallResult,
     ToolError, META_KEY,
 };
@@ -145,7 +145,7 @@ impl<H: ServerHandler> Enforcer<H> {
             }
         }
         let mut input = Value::Object(JsonObject::clone(&tool.input_schema));
-        crate::schema::make_portable(&mut input);
+        crate::contract::schema::make_portable(&mut input);
         let made = match input {
             Value::Object(input) if input != *tool.input_schema => Arc::new(input),
             _ => Arc::clone(&tool.input_schema),
@@ -529,7 +529,7 @@ fn unqualified(mut result: CallToolResult) -> CallToolResult {
 /// dropped, as a failing `tools/call` would be.
 fn sanitize_error_object(error: &mut JsonObject) {
     if let Some(Value::String(message)) = error.get_mut("message") {
-        *message = crate::redact::sanitize(message, &[]);
+        *message = crate::contract::redact::sanitize(message, &[]);
     }
     error.remove("data");
 }

@@ -66,7 +66,7 @@ pub struct Completeness {
 }
 
 fn mark_completeness(schema: &mut schemars::Schema) {
-    schema.insert(crate::schema::COMPLETENESS_MARK.to_owned(), Value::Bool(true));
+    schema.insert(crate::contract::schema::COMPLETENESS_MARK.to_owned(), Value::Bool(true));
 }
 
 /// Whether a result is complete.
@@ -186,7 +186,7 @@ pub(crate) fn check_block(at: impl FnOnce() -> String, value: &Value) -> Result<
 /// Checks every `counts` link of the contract: the block's `returned_count` must equal
 /// the number of items the counted array carries (an absent or `null` array carries
 /// none).
-pub(crate) fn check_counts(contract: &crate::OutputContract, value: &Value) -> Result<(), Refusal> {
+pub(crate) fn check_counts(contract: &crate::contract::OutputContract, value: &Value) -> Result<(), Refusal> {
     for (at, items) in contract.completeness_counts() {
         let Some(block) = value.pointer(at).filter(|b| !b.is_null()) else { continue };
         let Some(returned) = block.get("returned_count").and_then(Value::as_u64) else {

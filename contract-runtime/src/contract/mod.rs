@@ -1,0 +1,29 @@
+//! The first layer: what a contract *is*. Nothing here knows of serving, caches or
+//! MCP's wire; the other layers use this one, never the other way round.
+//!
+//! - The identity and the compiled contract ([`ToolOutput`], [`OutputContract`],
+//!   [`ContractId`], [`Compatibility`], [`ContractError`]), in `output.rs`.
+//! - [`schema`]: generation settings, closing objects, markers, lints, the canonical
+//!   form and its SHA-256, and the helpers for shapes schemars cannot express.
+//! - [`validate`]: compiled validators and violation reports built from structure,
+//!   never from values.
+//! - [`fast`]: validation fused into the one serialization pass.
+//! - [`finite`]: the pass before conversion: NaN/±inf, depth and size limits.
+//! - [`redact`]: masking by structure and sanitizing of free text.
+//! - [`pointer`](mod@pointer): JSON pointers and the one local `$ref` resolver.
+//! - [`completeness`]: completeness metadata and its invariants.
+//! - `escape`: a string written as a JSON string literal, byte for byte what
+//!   serde_json writes.
+
+mod output;
+
+pub mod completeness;
+pub(crate) mod escape;
+pub mod fast;
+pub mod finite;
+pub mod pointer;
+pub mod redact;
+pub mod schema;
+pub mod validate;
+
+pub use output::*;

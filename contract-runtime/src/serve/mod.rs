@@ -1,0 +1,15 @@
+//! The second layer: serving a result. It uses the [`contract`](crate::contract) layer
+//! and knows nothing of any MCP SDK or transport.
+//!
+//! - [`pipeline`]: handler → serialize → post-result middleware → validate → cache
+//!   admission → emit.
+//! - [`cache`]: the `ResultCache` trait and the bounded in-memory cache, bound to
+//!   contract identities; a Redis-backed cache with feature `redis`.
+//! - [`wire`]: error codes, protocol eras and the result envelope.
+//! - [`set`]: [`ContractSet`](set::ContractSet), the contracts a server publishes, bound
+//!   to its tools.
+
+pub mod cache;
+pub mod pipeline;
+pub mod set;
+pub mod wire;
