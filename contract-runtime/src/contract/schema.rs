@@ -107,7 +107,8 @@ struct Marks {
     completeness: BTreeSet<String>,
 }
 
-/// The settings every contract is generated with (DESIGN.md decision 1).
+/// The settings every contract is generated with: JSON Schema 2020-12, the serialize
+/// contract (outputs are serialized), `$schema` kept, local `$defs` refs only.
 #[must_use]
 pub fn settings() -> SchemaSettings {
     SchemaSettings::draft2020_12().for_serialize()
@@ -574,7 +575,7 @@ enum Mode {
     Open,
 }
 
-/// DESIGN.md decision 3: close every object (root, nested, array items, `$defs`), with
+/// Under `exact`, close every object (root, nested, array items, `$defs`), with
 /// `additionalProperties: false` where nothing is composed and with
 /// `unevaluatedProperties: false` on the outermost object where serde composes.
 fn close_objects(root: &mut Value) {
