@@ -93,6 +93,8 @@
 //! assert_eq!(evolution::minimum_version(&v("2.0.0"), Bump::Major), v("3.0.0"));
 //! assert_eq!(evolution::minimum_version(&v("0.4.1"), Bump::Major), v("0.5.0"));
 //! ```
+//!
+#![doc = include_str!("../../docs/evolution.md")]
 
 use std::borrow::Cow;
 use std::collections::BTreeSet;

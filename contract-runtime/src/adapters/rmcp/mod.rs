@@ -81,6 +81,8 @@
 //! # Ok(())
 //! # }
 //! ```
+//!
+#![doc = include_str!("../../../docs/rmcp.md")]
 
 mod enforce;
 mod json;

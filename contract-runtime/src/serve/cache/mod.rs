@@ -8,6 +8,8 @@
 //! arguments of any size make a key of fixed size.
 //!
 //! The in-memory default is bounded: see [`InMemoryCache`].
+//!
+#![doc = include_str!("../../../docs/caching.md")]
 
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
