@@ -1,7 +1,7 @@
 //! Every demo contract (`qe_server::all_contracts()`) against mutations generated from its
-//! own schema and real serialized samples (`support/mutations.rs`): deleting a required
-//! field, changing a value's JSON type, a discriminant or `enum` value nobody declared,
-//! and (under `exact`) an unknown key must each be rejected before the result is emitted;
+//! own schema and real serialized samples (`support/mutations.rs`): a required field
+//! deleted, a value of another JSON type, an undeclared value in an `enum` or `const` (a
+//! discriminant among them) and, under `exact`, an unknown key must each be rejected;
 //! clean controls (the samples, an unknown key under `additive`, reordered keys, an empty
 //! array or `null` where the schema allows one, an optional field deleted) must each be
 //! accepted. Nothing here is written per contract but the list of samples.
