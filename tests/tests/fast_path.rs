@@ -1,4 +1,4 @@
-//! The fast path through the pipeline (issue #12): with no middleware, a result of a
+//! The fast path through the pipeline: with no middleware, a result of a
 //! covered contract is checked while it is written. Everything the caller sees must be
 //! what the `Value` path gives: the same wire bytes and `structuredContent` for a valid
 //! result, and the same error and violations for an invalid one, a non-finite float or
