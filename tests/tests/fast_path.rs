@@ -6,8 +6,8 @@
 //! through one with `fast_path(false)` and compares the two results whole.
 //!
 //! The per-value differential proof against `jsonschema` runs inside the suites that
-//! judge many values (schema_serde_shapes.rs, validate_mutations.rs, validate_properties/),
-//! through `support/fast.rs`.
+//! judge many values (the serde corpus in the `schema_*.rs` files, the mutation suites,
+//! validate_properties/), through `support/fast.rs`.
 
 use std::collections::BTreeMap;
 
