@@ -1219,3 +1219,217 @@ fn xtask_check_reports_a_removed_contract_as_a_breaking_removal() {
     assert!(ok, "clean after the retirement:\n{out}\n{err}");
     assert!(!root.join("schemas/scrape_page.json").exists());
 }
+
+// ------------------------------------------------------------------ untagged unions
+
+/// Successive versions of a generic wrapper whose `data` is an untagged enum of structs,
+/// as a tool returns it. The schemas compared below are the contracts of these types.
+#[allow(dead_code)] // Only their schemas are used: the values are never built.
+mod goals {
+    use contract_runtime::ToolOutput;
+    use schemars::JsonSchema;
+    use serde::Serialize;
+
+    /// The answer of the `goal` tool, with the data optional (`anyOf: [{$ref}, {type: null}]`).
+    #[derive(Serialize, JsonSchema, ToolOutput)]
+    #[tool_output(name = "goal", version = "1.0.0", compatibility = "additive")]
+    pub(crate) struct Envelope<T> {
+        pub(crate) ok: bool,
+        pub(crate) data: Option<T>,
+    }
+
+    /// The answer of the `goal` tool, with the data always there (a `$ref`).
+    #[derive(Serialize, JsonSchema, ToolOutput)]
+    #[tool_output(name = "goal", version = "1.0.0", compatibility = "additive")]
+    pub(crate) struct Direct<T> {
+        pub(crate) ok: bool,
+        pub(crate) data: T,
+    }
+
+    #[derive(Serialize, JsonSchema)]
+    pub(crate) struct Progress {
+        pub(crate) done: u32,
+        pub(crate) ratio: f32,
+    }
+
+    #[derive(Serialize, JsonSchema)]
+    pub(crate) struct Score {
+        pub(crate) value: f64,
+        pub(crate) weight: f32,
+    }
+
+    #[derive(Serialize, JsonSchema)]
+    pub(crate) struct Eta {
+        pub(crate) seconds: f64,
+        pub(crate) confidence: f32,
+    }
+
+    /// Two variants.
+    pub(crate) mod two {
+        use super::{JsonSchema, Progress, Score, Serialize};
+        #[derive(Serialize, JsonSchema)]
+        #[serde(untagged)]
+        pub(crate) enum GoalData {
+            Progress(Progress),
+            Score(Score),
+        }
+    }
+
+    /// A variant added between the two.
+    pub(crate) mod three {
+        use super::{Eta, JsonSchema, Progress, Score, Serialize};
+        #[derive(Serialize, JsonSchema)]
+        #[serde(untagged)]
+        pub(crate) enum GoalData {
+            Progress(Progress),
+            Eta(Eta),
+            Score(Score),
+        }
+    }
+
+    /// The two variants in the other order.
+    pub(crate) mod reordered {
+        use super::{JsonSchema, Progress, Score, Serialize};
+        #[derive(Serialize, JsonSchema)]
+        #[serde(untagged)]
+        pub(crate) enum GoalData {
+            Score(Score),
+            Progress(Progress),
+        }
+    }
+
+    /// The first of the three variants removed.
+    pub(crate) mod without_progress {
+        use super::{Eta, JsonSchema, Score, Serialize};
+        #[derive(Serialize, JsonSchema)]
+        #[serde(untagged)]
+        pub(crate) enum GoalData {
+            Eta(Eta),
+            Score(Score),
+        }
+    }
+
+    /// The same two variants, `Progress` with a new required field.
+    pub(crate) mod changed {
+        use super::{JsonSchema, Score, Serialize};
+        #[derive(Serialize, JsonSchema)]
+        pub(crate) struct Progress {
+            pub(crate) done: u32,
+            pub(crate) total: u32,
+            pub(crate) ratio: f32,
+        }
+        #[derive(Serialize, JsonSchema)]
+        #[serde(untagged)]
+        pub(crate) enum GoalData {
+            Progress(Progress),
+            Score(Score),
+        }
+    }
+}
+
+fn schema_of<T: ToolOutput>() -> &'static Value {
+    T::contract().schema()
+}
+
+/// Each change as a review reads it: the line and the verdict.
+fn verdict_lines(changes: &[Change]) -> Vec<String> {
+    changes.iter().map(|c| format!("{c}: {}", c.verdict())).collect()
+}
+
+type SchemaOf = fn() -> &'static Value;
+
+/// One edit of the untagged enum: the schemas before and after, the changes old → new
+/// and the changes new → old (the mirror image).
+struct UnionCase {
+    name: String,
+    old: SchemaOf,
+    new: SchemaOf,
+    forward: Vec<String>,
+    backward: Vec<String>,
+}
+
+const ETA: &str = "branch type \"object\" with properties confidence, seconds";
+const PROGRESS: &str = "branch type \"object\" with properties done, ratio";
+
+/// The untagged enum behind `Option` (`anyOf: [{$ref: GoalData}, {type: null}]`, the
+/// enum's own `anyOf` one level down) and behind a plain `$ref`.
+fn union_cases() -> Vec<UnionCase> {
+    use goals::{changed, reordered, three, two, without_progress, Direct, Envelope};
+    let mut cases = Vec::new();
+    for (under, at) in [("option", "/properties/data/anyOf/0/anyOf"), ("ref", "/properties/data/anyOf")] {
+        let option = under == "option";
+        let pick = |a: SchemaOf, b: SchemaOf| if option { a } else { b };
+        cases.push(UnionCase {
+            name: format!("{under}: a branch added"),
+            old: pick(schema_of::<Envelope<two::GoalData>>, schema_of::<Direct<two::GoalData>>),
+            new: pick(schema_of::<Envelope<three::GoalData>>, schema_of::<Direct<three::GoalData>>),
+            forward: vec![format!("+ {at}/1 ({ETA}): breaking")],
+            backward: vec![format!("- {at}/1 ({ETA}): additive")],
+        });
+        cases.push(UnionCase {
+            name: format!("{under}: a branch removed"),
+            old: pick(schema_of::<Envelope<three::GoalData>>, schema_of::<Direct<three::GoalData>>),
+            new: pick(
+                schema_of::<Envelope<without_progress::GoalData>>,
+                schema_of::<Direct<without_progress::GoalData>>,
+            ),
+            forward: vec![format!("- {at}/0 ({PROGRESS}): additive")],
+            backward: vec![format!("+ {at}/0 ({PROGRESS}): breaking")],
+        });
+        cases.push(UnionCase {
+            name: format!("{under}: branches reordered"),
+            old: pick(schema_of::<Envelope<two::GoalData>>, schema_of::<Direct<two::GoalData>>),
+            new: pick(schema_of::<Envelope<reordered::GoalData>>, schema_of::<Direct<reordered::GoalData>>),
+            forward: vec![format!("~ {at} (branches reordered, old → new index: 0 → 1, 1 → 0): cosmetic")],
+            backward: vec![format!("~ {at} (branches reordered, old → new index: 0 → 1, 1 → 0): cosmetic")],
+        });
+        cases.push(UnionCase {
+            name: format!("{under}: a branch changed inside"),
+            old: pick(schema_of::<Envelope<two::GoalData>>, schema_of::<Direct<two::GoalData>>),
+            new: pick(schema_of::<Envelope<changed::GoalData>>, schema_of::<Direct<changed::GoalData>>),
+            forward: vec![format!("+ {at}/0/properties/total (required, open object): additive")],
+            backward: vec![format!("- required {at}/0/properties/total: breaking")],
+        });
+    }
+    cases
+}
+
+#[test]
+fn untagged_enum_branches_pair_by_structure_in_both_directions() {
+    let mut wrong = Vec::new();
+    for case in union_cases() {
+        let (old, new) = ((case.old)(), (case.new)());
+        assert_ne!(old, new, "{}: the two types give different schemas", case.name);
+        let forward = verdict_lines(&evolution::diff(old, new));
+        let backward = verdict_lines(&evolution::diff(new, old));
+        if forward != case.forward {
+            wrong.push(format!("{}: old → new\n  got      {forward:?}\n  expected {:?}", case.name, case.forward));
+        }
+        if backward != case.backward {
+            wrong.push(format!("{}: new → old\n  got      {backward:?}\n  expected {:?}", case.name, case.backward));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// The mirror image, stated once for every case: a branch added one way is the same
+/// branch removed the other way, at the same pointer, and the verdicts swap.
+#[test]
+fn untagged_enum_verdicts_mirror() {
+    let swap = |line: &str| -> String {
+        let (sign, rest) = line.split_at(1);
+        let sign = match sign {
+            "+" => "-",
+            "-" => "+",
+            other => other,
+        };
+        let rest =
+            rest.replace(": breaking", ": <b>").replace(": additive", ": breaking").replace(": <b>", ": additive");
+        format!("{sign}{rest}")
+    };
+    for case in union_cases().iter().filter(|c| c.name.contains("added") || c.name.contains("removed")) {
+        let forward = verdict_lines(&evolution::diff((case.old)(), (case.new)()));
+        let backward = verdict_lines(&evolution::diff((case.new)(), (case.old)()));
+        assert_eq!(forward.iter().map(|l| swap(l)).collect::<Vec<_>>(), backward, "{}", case.name);
+    }
+}

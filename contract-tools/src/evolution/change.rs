@@ -153,6 +153,9 @@ pub enum ChangeKind {
     BranchAdded,
     /// An `anyOf`/`oneOf` branch removed: additive.
     BranchRemoved,
+    /// The same `anyOf`/`oneOf` branches or `allOf` entries in another order: cosmetic
+    /// (the order does not change which values pass).
+    Reordered,
     /// `oneOf` became `anyOf` (breaking) or `anyOf` became `oneOf` (additive).
     CompositionChanged,
     /// A bound raised, lowered or removed so that more values pass: breaking.
@@ -213,6 +216,7 @@ impl ChangeKind {
             ChangeKind::NoLongerNullable => "no_longer_nullable",
             ChangeKind::BranchAdded => "branch_added",
             ChangeKind::BranchRemoved => "branch_removed",
+            ChangeKind::Reordered => "reordered",
             ChangeKind::CompositionChanged => "composition_changed",
             ChangeKind::BoundRelaxed => "bound_relaxed",
             ChangeKind::BoundTightened => "bound_tightened",

@@ -20,6 +20,7 @@
 //! | type narrowed, no longer nullable | additive |
 //! | `anyOf`/`oneOf` branch added; `oneOf` → `anyOf` | breaking |
 //! | `anyOf`/`oneOf` branch removed; `anyOf` → `oneOf` | additive |
+//! | `anyOf`/`oneOf` branches or `allOf` entries reordered (the same ones, another order) | cosmetic |
 //! | bound relaxed (`maximum`/`maxLength`/`maxItems`/… up or removed, `minimum`/`minLength`/`minItems`/… down or removed) | breaking |
 //! | bound tightened or added | additive |
 //! | `pattern`/`format`/`multipleOf`/`uniqueItems` removed or changed | breaking |
@@ -55,8 +56,24 @@
 //! numbers clashing names in generation order), and definitions are compared by their
 //! resolved structure, never by name. For a branch of `anyOf`, `oneOf` or `allOf` the
 //! index is the branch's index in the new schema, or in the old schema for a removed
-//! branch. Branches are paired by equality first, then by their discriminant (a property
-//! with a `const`, a single required property, a `const`, or the type).
+//! branch.
+//!
+//! # Pairing branches
+//!
+//! Branches of `anyOf`/`oneOf` (and `allOf` entries) are paired by structure, never by
+//! position: first the pairs that compare without any change, then, best match first,
+//! branches alike once resolved. Two branches with a discriminant (a property with a
+//! `const`, a single required property, a `const`) pair only when it is the same; a null
+//! branch pairs only with a null branch; two objects pair only when they share a property
+//! name, two typed branches only when a value can have a type of both; the rest are
+//! ranked by the keywords, types and property names they share (one level down too), the
+//! closer position breaking a tie. A paired branch is compared inside; an unpaired new
+//! branch is added and an unpaired old one removed, each at its own index. A branch
+//! added to an untagged enum is one added branch where it sits, whatever it shifts.
+//!
+//! Reordering alone changes no value's verdict: `anyOf`, `oneOf` and `allOf` do not
+//! depend on the order of their entries. It is one cosmetic change at the list
+//! ([`ChangeKind::Reordered`]), so the patch bump the new bytes need is explained.
 //!
 //! # Version policy
 //!
@@ -152,9 +169,9 @@ mod walk;
 
 pub use change::{Bump, Change, ChangeKind, Op, Verdict};
 use node::{
-    accepts, as_map, branch_key, closing_keyword, compare_numbers, constrains_nothing, escape, ill_typed, indexed,
-    inline, is_null_schema, lookup, only_union, own_annotations, plainly_equal, ref_of, required_set, schema_list,
-    strip_annotations, try_resolve, type_set, union_keyword,
+    accepts, as_map, closing_keyword, compare_numbers, constrains_nothing, escape, ill_typed, indexed, inline,
+    is_null_schema, lookup, only_union, own_annotations, plainly_equal, ref_of, required_set, schema_list,
+    strip_annotations, try_resolve, type_set, union_keyword, Shape,
 };
 pub use policy::{decreased, minimum_version, satisfies, version_policy, Policy};
 use shape::kind_of;
