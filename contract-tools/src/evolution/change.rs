@@ -240,6 +240,26 @@ impl fmt::Display for ChangeKind {
     }
 }
 
+/// Which of the two schemas a [`Change::file_pointer`] points into.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Side {
+    /// The old schema (the checked-in file): where a removed node was.
+    Old,
+    /// The new schema (the generated file): where an added or changed node is.
+    New,
+}
+
+impl Side {
+    /// `"old"` or `"new"`.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Side::Old => "old",
+            Side::New => "new",
+        }
+    }
+}
+
 /// One classified difference between two schemas.
 ///
 /// Displays as a review line: `- required /properties/state`,
@@ -254,6 +274,8 @@ pub struct Change {
     pub(super) detail: String,
     pub(super) old: Option<Value>,
     pub(super) new: Option<Value>,
+    /// Where the changed node is written (see [`Change::file_pointer`]).
+    pub(super) located: Option<(Side, String)>,
 }
 
 impl Change {
@@ -300,6 +322,17 @@ impl Change {
     pub fn new_value(&self) -> Option<&Value> {
         self.new.as_ref()
     }
+
+    /// Where the changed node is written in the schema file: a JSON pointer into the
+    /// document as it is (through `$defs`, such as `/$defs/SearchResult/properties/category`
+    /// for the [`Change::pointer`] `/properties/packages/items/properties/category`), in
+    /// the new schema, or in the old one for a removal (or when only the old one has the
+    /// node). `None` for a change of the whole schema, or when neither document has a node
+    /// at the pointer.
+    #[must_use]
+    pub fn file_pointer(&self) -> Option<(Side, &str)> {
+        self.located.as_ref().map(|(side, pointer)| (*side, pointer.as_str()))
+    }
 }
 
 impl Change {
@@ -313,6 +346,7 @@ impl Change {
             detail: format!("contract `{name}` removed: its clients lose the tool and its output"),
             old: None,
             new: None,
+            located: None,
         }
     }
 }

@@ -58,6 +58,10 @@
 //! index is the branch's index in the new schema, or in the old schema for a removed
 //! branch.
 //!
+//! [`Change::file_pointer`] gives the same node as it is written in the file: the pointer
+//! through `$defs` (`/$defs/Agent/properties/role/enum`), in the new schema, or in the old
+//! one for a removal. The review adds the line where that node's key is.
+//!
 //! # Pairing branches
 //!
 //! Branches of `anyOf`/`oneOf` (and `allOf` entries) are paired by structure, never by
@@ -167,11 +171,11 @@ mod rules;
 mod shape;
 mod walk;
 
-pub use change::{Bump, Change, ChangeKind, Op, Verdict};
+pub use change::{Bump, Change, ChangeKind, Op, Side, Verdict};
 use node::{
     accepts, as_map, closing_keyword, compare_numbers, constrains_nothing, escape, ill_typed, indexed, inline,
-    is_null_schema, lookup, only_union, own_annotations, plainly_equal, ref_of, required_set, schema_list,
-    strip_annotations, try_resolve, type_set, union_keyword, Shape,
+    is_null_schema, lookup, only_union, own_annotations, physical_pointer, plainly_equal, ref_of, required_set,
+    schema_list, strip_annotations, try_resolve, type_set, union_keyword, Shape,
 };
 pub use policy::{decreased, minimum_version, satisfies, version_policy, Policy};
 use shape::kind_of;
@@ -216,7 +220,18 @@ pub fn diff(old: &Value, new: &Value) -> Vec<Change> {
                 detail: "text only: no value changes meaning ($defs renamed or reordered)".to_owned(),
                 old: None,
                 new: None,
+                located: None,
             });
+        }
+        for change in changes.iter_mut().filter(|c| !c.pointer.is_empty()) {
+            let (first, second) = if change.op == Op::Removed {
+                ((Side::Old, old), (Side::New, new))
+            } else {
+                ((Side::New, new), (Side::Old, old))
+            };
+            change.located = [first, second]
+                .into_iter()
+                .find_map(|(side, root)| Some((side, physical_pointer(root, &change.pointer)?)));
         }
         changes
     };

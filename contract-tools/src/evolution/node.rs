@@ -53,6 +53,54 @@ pub(super) fn try_resolve<'a>(root: &Value, node: &'a Value) -> Result<Cow<'a, V
     Ok(current)
 }
 
+/// Where the node at a pointer into the dereferenced schema is written in `root`: the
+/// same path with each `$ref` on the way replaced by the place its target is written
+/// (a keyword written beside a `$ref` is taken from beside it). `None` when `root` has
+/// no node there.
+pub(super) fn physical_pointer(root: &Value, logical: &str) -> Option<String> {
+    let mut node = root;
+    let mut at = String::new();
+    for token in contract_runtime::pointer::tokens(logical) {
+        let mut hops = 0;
+        while let Some(reference) =
+            node.as_object().filter(|map| !map.contains_key(&token)).and_then(|map| map.get("$ref")?.as_str())
+        {
+            hops += 1;
+            if hops > MAX_REF_CHAIN {
+                return None;
+            }
+            node = lookup(root, reference)?;
+            at = match reference.strip_prefix('#') {
+                Some(fragment) if fragment.starts_with('/') && root.pointer(fragment).is_some() => fragment.to_owned(),
+                _ => path_of(root, node, String::new())?,
+            };
+        }
+        node = match node {
+            Value::Object(map) => map.get(&token)?,
+            Value::Array(list) => list.get(token.parse::<usize>().ok()?)?,
+            _ => return None,
+        };
+        at = contract_runtime::pointer::push(&at, &token);
+    }
+    Some(at)
+}
+
+/// The pointer of `target` (by identity) inside `node`, which is at `at`.
+fn path_of(node: &Value, target: &Value, at: String) -> Option<String> {
+    if std::ptr::eq(node, target) {
+        return Some(at);
+    }
+    match node {
+        Value::Object(map) => {
+            map.iter().find_map(|(key, child)| path_of(child, target, contract_runtime::pointer::push(&at, key)))
+        }
+        Value::Array(list) => {
+            list.iter().enumerate().find_map(|(i, child)| path_of(child, target, format!("{at}/{i}")))
+        }
+        _ => None,
+    }
+}
+
 /// A resolved node as keywords: `true` has none, `false` (and anything that is not a
 /// schema) gives `None` for `false` only.
 pub(super) fn as_map(node: &Value) -> Option<Cow<'_, Map<String, Value>>> {

@@ -37,7 +37,16 @@ impl Walker<'_> {
         verdict: Verdict,
         detail: impl Into<String>,
     ) {
-        self.changes.push(Change { pointer, kind, op, verdict, detail: detail.into(), old: None, new: None });
+        self.changes.push(Change {
+            pointer,
+            kind,
+            op,
+            verdict,
+            detail: detail.into(),
+            old: None,
+            new: None,
+            located: None,
+        });
     }
 
     pub(super) fn push_values(
@@ -56,6 +65,7 @@ impl Walker<'_> {
             detail: detail.into(),
             old: old.cloned(),
             new: new.cloned(),
+            located: None,
         });
     }
 
