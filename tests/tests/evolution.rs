@@ -1302,6 +1302,17 @@ mod goals {
         }
     }
 
+    /// The two variants in the other order, `Progress` with a new required field.
+    pub(crate) mod reordered_changed {
+        use super::{changed, JsonSchema, Score, Serialize};
+        #[derive(Serialize, JsonSchema)]
+        #[serde(untagged)]
+        pub(crate) enum GoalData {
+            Score(Score),
+            Progress(changed::Progress),
+        }
+    }
+
     /// The first of the three variants removed.
     pub(crate) mod without_progress {
         use super::{Eta, JsonSchema, Score, Serialize};
@@ -1358,7 +1369,7 @@ const PROGRESS: &str = "branch type \"object\" with properties done, ratio";
 /// The untagged enum behind `Option` (`anyOf: [{$ref: GoalData}, {type: null}]`, the
 /// enum's own `anyOf` one level down) and behind a plain `$ref`.
 fn union_cases() -> Vec<UnionCase> {
-    use goals::{changed, reordered, three, two, without_progress, Direct, Envelope};
+    use goals::{changed, reordered, reordered_changed, three, two, without_progress, Direct, Envelope};
     let mut cases = Vec::new();
     for (under, at) in [("option", "/properties/data/anyOf/0/anyOf"), ("ref", "/properties/data/anyOf")] {
         let option = under == "option";
@@ -1393,6 +1404,24 @@ fn union_cases() -> Vec<UnionCase> {
             new: pick(schema_of::<Envelope<changed::GoalData>>, schema_of::<Direct<changed::GoalData>>),
             forward: vec![format!("+ {at}/0/properties/total (required, open object): additive")],
             backward: vec![format!("- required {at}/0/properties/total: breaking")],
+        });
+        // Paired by position, `Score` would be compared with `Progress`.
+        cases.push(UnionCase {
+            name: format!("{under}: branches reordered, one changed inside"),
+            old: pick(schema_of::<Envelope<two::GoalData>>, schema_of::<Direct<two::GoalData>>),
+            new: pick(
+                schema_of::<Envelope<reordered_changed::GoalData>>,
+                schema_of::<Direct<reordered_changed::GoalData>>,
+            ),
+            forward: vec![
+                format!("~ {at} (branches reordered, old → new index: 0 → 1, 1 → 0): cosmetic"),
+                format!("+ {at}/1/properties/total (required, open object): additive"),
+            ],
+            backward: vec![
+                format!("~ {at} (branches reordered, old → new index: 0 → 1, 1 → 0): cosmetic"),
+                // The index in the new schema, where `Progress` is first again.
+                format!("- required {at}/0/properties/total: breaking"),
+            ],
         });
     }
     cases
@@ -1557,6 +1586,15 @@ fn review_lines_name_the_file_pointer_and_line() {
         )]
     );
 
+    // A removal inside a branch that moved is found where the old file has it.
+    let (_dir, goal, _, _) =
+        review_pair(&contracts![Envelope<goals::reordered_changed::GoalData>], &contracts![Envelope<two::GoalData>]);
+    let removed = &goal.changes()[1];
+    assert_eq!(removed.pointer(), "/properties/data/anyOf/0/anyOf/0/properties/total");
+    assert_eq!(removed.old_pointer(), "/properties/data/anyOf/0/anyOf/1/properties/total");
+    let location = goal.locations()[1].as_ref().expect("located");
+    assert_eq!((location.side(), location.pointer()), (evolution::Side::Old, "/$defs/Progress/properties/total"));
+
     // Through an array of `$defs` entries, as the review prints it and as JSON.
     let (dir, found, old_text, new_text) =
         review_pair(&contracts![search::v1::Search], &contracts![search::v2::Search]);
@@ -1597,13 +1635,17 @@ fn review_lines_name_the_file_pointer_and_line() {
 /// that node is written in the canonical text.
 #[test]
 fn file_pointers_resolve_to_the_changed_node_and_its_line() {
-    use goals::{changed, reordered, three, two, without_progress, Direct, Envelope};
+    use goals::{changed, reordered, reordered_changed, three, two, without_progress, Direct, Envelope};
     let pairs = [
         (contracts![Envelope<two::GoalData>], contracts![Envelope<three::GoalData>]),
         (contracts![Envelope<three::GoalData>], contracts![Envelope<without_progress::GoalData>]),
         (contracts![Envelope<two::GoalData>], contracts![Envelope<reordered::GoalData>]),
         (contracts![Envelope<two::GoalData>], contracts![Envelope<changed::GoalData>]),
         (contracts![Envelope<changed::GoalData>], contracts![Envelope<two::GoalData>]),
+        // The removed `total` is at another index in the old file than in the new one.
+        (contracts![Envelope<two::GoalData>], contracts![Envelope<reordered_changed::GoalData>]),
+        (contracts![Envelope<reordered_changed::GoalData>], contracts![Envelope<two::GoalData>]),
+        (contracts![Direct<reordered_changed::GoalData>], contracts![Direct<two::GoalData>]),
         (contracts![Direct<two::GoalData>], contracts![Direct<three::GoalData>]),
         (contracts![Direct<three::GoalData>], contracts![Direct<two::GoalData>]),
         (contracts![Envelope<two::GoalData>], contracts![Direct<two::GoalData>]),
@@ -1624,8 +1666,9 @@ fn file_pointers_resolve_to_the_changed_node_and_its_line() {
                 .pointer(location.pointer())
                 .unwrap_or_else(|| panic!("{change}: {} not in the file", location.pointer()));
             let logical = dereferenced(&file, &file);
+            let in_file = if location.side() == evolution::Side::Old { change.old_pointer() } else { change.pointer() };
             assert_eq!(
-                logical.pointer(change.pointer()),
+                logical.pointer(in_file),
                 Some(&dereferenced(&file, node)),
                 "{change}: {} is not the changed node",
                 location.pointer()
@@ -1635,4 +1678,38 @@ fn file_pointers_resolve_to_the_changed_node_and_its_line() {
         }
     }
     assert!(checked >= pairs.len(), "every pair has located changes");
+}
+
+/// Every change of every fixture pair, both ways, except a change of the whole schema,
+/// names a node of the file it points into, the node its logical pointer reaches.
+#[test]
+fn every_fixture_change_has_a_file_pointer() {
+    let mut wrong = Vec::new();
+    let mut located = 0;
+    for &(rule, ..) in RULES {
+        let (old, new) = (load(rule, "old"), load(rule, "new"));
+        for (from, to) in [(&old, &new), (&new, &old)] {
+            for change in evolution::diff(from, to).iter().filter(|c| !c.pointer().is_empty()) {
+                let Some((side, pointer)) = change.file_pointer() else {
+                    wrong.push(format!("{rule}: {change}: no file pointer"));
+                    continue;
+                };
+                let (file, logical) =
+                    if side == evolution::Side::Old { (from, change.old_pointer()) } else { (to, change.pointer()) };
+                located += 1;
+                let Some(node) = file.pointer(pointer) else {
+                    wrong.push(format!("{rule}: {change}: {pointer} is not in the {} file", side.as_str()));
+                    continue;
+                };
+                // A recursive definition has no finite dereferenced form.
+                if rule != "recursive_definition"
+                    && dereferenced(file, file).pointer(logical) != Some(&dereferenced(file, node))
+                {
+                    wrong.push(format!("{rule}: {change}: {pointer} is not the changed node"));
+                }
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    assert!(located > RULES.len(), "the fixtures have located changes: {located}");
 }

@@ -274,6 +274,9 @@ pub struct Change {
     pub(super) detail: String,
     pub(super) old: Option<Value>,
     pub(super) new: Option<Value>,
+    /// The pointer of the node in the old schema, when a branch on the way sits at
+    /// another index there (the pointer itself is the new schema's).
+    pub(super) old_pointer: Option<String>,
     /// Where the changed node is written (see [`Change::file_pointer`]).
     pub(super) located: Option<(Side, String)>,
 }
@@ -323,6 +326,14 @@ impl Change {
         self.new.as_ref()
     }
 
+    /// The pointer of the same node in the old dereferenced schema: [`Change::pointer`],
+    /// unless a branch on the way sits at another index in the old schema (branches
+    /// reordered), where the node of a removal is found.
+    #[must_use]
+    pub fn old_pointer(&self) -> &str {
+        self.old_pointer.as_deref().unwrap_or(&self.pointer)
+    }
+
     /// Where the changed node is written in the schema file: a JSON pointer into the
     /// document as it is (through `$defs`, such as `/$defs/SearchResult/properties/category`
     /// for the [`Change::pointer`] `/properties/packages/items/properties/category`), in
@@ -346,6 +357,7 @@ impl Change {
             detail: format!("contract `{name}` removed: its clients lose the tool and its output"),
             old: None,
             new: None,
+            old_pointer: None,
             located: None,
         }
     }

@@ -207,7 +207,8 @@ use walk::{Closed, Walker};
 #[must_use]
 pub fn diff(old: &Value, new: &Value) -> Vec<Change> {
     let walk = || {
-        let mut walker = Walker { old_root: old, new_root: new, changes: Vec::new(), pairs: Vec::new() };
+        let mut walker =
+            Walker { old_root: old, new_root: new, changes: Vec::new(), pairs: Vec::new(), moved: Vec::new() };
         walker.walk(old, new, "", Closed::default(), 0);
         let mut changes = walker.changes;
         // `old != new` is the cheap test; the canonical text settles key order.
@@ -220,18 +221,20 @@ pub fn diff(old: &Value, new: &Value) -> Vec<Change> {
                 detail: "text only: no value changes meaning ($defs renamed or reordered)".to_owned(),
                 old: None,
                 new: None,
+                old_pointer: None,
                 located: None,
             });
         }
         for change in changes.iter_mut().filter(|c| !c.pointer.is_empty()) {
+            let in_old = change.old_pointer.as_deref().unwrap_or(&change.pointer);
             let (first, second) = if change.op == Op::Removed {
-                ((Side::Old, old), (Side::New, new))
+                ((Side::Old, old, in_old), (Side::New, new, change.pointer.as_str()))
             } else {
-                ((Side::New, new), (Side::Old, old))
+                ((Side::New, new, change.pointer.as_str()), (Side::Old, old, in_old))
             };
             change.located = [first, second]
                 .into_iter()
-                .find_map(|(side, root)| Some((side, physical_pointer(root, &change.pointer)?)));
+                .find_map(|(side, root, pointer)| Some((side, physical_pointer(root, pointer)?)));
         }
         changes
     };

@@ -26,6 +26,10 @@ pub(super) struct Walker<'a> {
     /// Pairs of `$ref`s being compared on the current path: the recursion guard. Two
     /// recursive definitions are taken as equal where they recur (coinduction).
     pub(super) pairs: Vec<(String, String)>,
+    /// Branches compared at another index in the old schema than in the new one, outermost
+    /// first: (pointer in the new schema, pointer of the same branch in the old one).
+    /// Pointers are those of the new schema; these give where a node is in the old one.
+    pub(super) moved: Vec<(String, String)>,
 }
 
 impl Walker<'_> {
@@ -38,14 +42,15 @@ impl Walker<'_> {
         detail: impl Into<String>,
     ) {
         self.changes.push(Change {
-            pointer,
             kind,
             op,
             verdict,
             detail: detail.into(),
             old: None,
             new: None,
+            old_pointer: self.in_old(&pointer),
             located: None,
+            pointer,
         });
     }
 
@@ -58,15 +63,28 @@ impl Walker<'_> {
         new: Option<&Value>,
     ) {
         self.changes.push(Change {
-            pointer,
             kind,
             op,
             verdict,
             detail: detail.into(),
             old: old.cloned(),
             new: new.cloned(),
+            old_pointer: self.in_old(&pointer),
             located: None,
+            pointer,
         });
+    }
+
+    /// Where the node at `pointer` (a pointer of the new schema) is in the old schema,
+    /// when a branch on the way sits at another index there.
+    fn in_old(&self, pointer: &str) -> Option<String> {
+        let mut at = pointer.to_owned();
+        for (new, old) in self.moved.iter().rev() {
+            if let Some(rest) = at.strip_prefix(new.as_str()).filter(|r| r.is_empty() || r.starts_with('/')) {
+                at = format!("{old}{rest}");
+            }
+        }
+        (at != pointer).then_some(at)
     }
 
     pub(super) fn walk(&mut self, old: &Value, new: &Value, path: &str, outer: Closed, depth: usize) {
@@ -93,8 +111,13 @@ impl Walker<'_> {
 
     /// Whether two subschemas compare without any change.
     pub(super) fn equivalent(&self, old: &Value, new: &Value, outer: Closed, depth: usize) -> bool {
-        let mut probe =
-            Walker { old_root: self.old_root, new_root: self.new_root, changes: Vec::new(), pairs: self.pairs.clone() };
+        let mut probe = Walker {
+            old_root: self.old_root,
+            new_root: self.new_root,
+            changes: Vec::new(),
+            pairs: self.pairs.clone(),
+            moved: Vec::new(),
+        };
         probe.walk(old, new, "", outer, depth);
         probe.changes.is_empty()
     }
@@ -281,7 +304,16 @@ impl Walker<'_> {
         for (j, (pointer, new)) in news.iter().enumerate() {
             match pairs[j] {
                 Some((_, true)) => {}
-                Some((i, false)) => self.walk(olds[i].1, new, pointer, outer, depth + 1),
+                Some((i, false)) => {
+                    let moved = olds[i].0 != *pointer;
+                    if moved {
+                        self.moved.push((pointer.clone(), olds[i].0.clone()));
+                    }
+                    self.walk(olds[i].1, new, pointer, outer, depth + 1);
+                    if moved {
+                        self.moved.pop();
+                    }
+                }
                 None => {
                     let label = &new_shapes[j].label;
                     let (kind, verdict, detail) = match mode {
