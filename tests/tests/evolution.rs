@@ -1160,9 +1160,11 @@ fn check_against_a_base_revision_sees_a_change_the_checked_in_files_hide() {
     let (ok, out, err) = xtask(root, &target, &["schemas", "--check", "--against", "HEAD"]);
     assert!(!ok, "--against must see the breaking change:\n{out}\n{err}");
     let line = format!(
-        "against HEAD: fleet_status {fleet} (unchanged): - required /properties/degraded: BREAKING, needs {fleet_major}"
+        "against HEAD: fleet_status {fleet} (unchanged): - required /properties/degraded: BREAKING, needs {fleet_major}; \
+         schemas/fleet_status.json line "
     );
     assert!(err.contains(&line), "expected `{line}` in:\n{err}");
+    assert!(err.contains(" before the change\n"), "the removal is located in the base revision's file:\n{err}");
 
     // The honest bump passes both checks.
     set_version_of(&contracts, "FleetStatus", &fleet, &fleet_major);

@@ -202,8 +202,9 @@ impl ContractReview {
     }
 
     /// One review line per change, such as
-    /// `task_status 2.0.0 (unchanged): - required /properties/state: BREAKING, needs 3.0.0; schemas/task_status.json line 9 before the change`,
-    /// plus a line for a decreased version or an unreadable file.
+    /// `task_status 2.0.0 (unchanged): - required /properties/state: BREAKING, needs 3.0.0`
+    /// followed by where the change is written (`; schemas/task_status.json line 9 before
+    /// the change`), plus a line for a decreased version or an unreadable file.
     #[must_use]
     pub fn lines(&self) -> Vec<String> {
         let header = self.header();
@@ -337,6 +338,18 @@ pub struct Review {
 }
 
 impl Review {
+    /// The same review with the folder shown as `shown` in its lines and fixes: for a
+    /// folder read from elsewhere than where it lives, such as the schemas of a base
+    /// revision exported from git, shown as the folder they came from.
+    #[must_use]
+    pub fn shown_as(mut self, shown: &str) -> Self {
+        shown.clone_into(&mut self.shown);
+        for contract in &mut self.contracts {
+            contract.shown_file = format!("{shown}/{}", contract.file);
+        }
+        self
+    }
+
     /// Every contract, in the order given to [`review`].
     #[must_use]
     pub fn contracts(&self) -> &[ContractReview] {
