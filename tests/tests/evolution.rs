@@ -1315,6 +1315,24 @@ mod goals {
         }
     }
 
+    /// A rating that shares `value` with `Score`.
+    #[derive(Serialize, JsonSchema)]
+    pub(crate) struct Rating {
+        pub(crate) value: f64,
+        pub(crate) stars: u8,
+    }
+
+    /// `Score` replaced by `Rating`: another variant, not `Score` edited.
+    pub(crate) mod replaced {
+        use super::{JsonSchema, Progress, Rating, Serialize};
+        #[derive(Serialize, JsonSchema)]
+        #[serde(untagged)]
+        pub(crate) enum GoalData {
+            Progress(Progress),
+            Rating(Rating),
+        }
+    }
+
     /// The first of the three variants removed.
     pub(crate) mod without_progress {
         use super::{Eta, JsonSchema, Score, Serialize};
@@ -1367,11 +1385,13 @@ struct UnionCase {
 
 const ETA: &str = "branch type \"object\" with properties confidence, seconds";
 const PROGRESS: &str = "branch type \"object\" with properties done, ratio";
+const SCORE: &str = "branch type \"object\" with properties value, weight";
+const RATING: &str = "branch type \"object\" with properties stars, value";
 
 /// The untagged enum behind `Option` (`anyOf: [{$ref: GoalData}, {type: null}]`, the
 /// enum's own `anyOf` one level down) and behind a plain `$ref`.
 fn union_cases() -> Vec<UnionCase> {
-    use goals::{changed, reordered, reordered_changed, three, two, without_progress, Direct, Envelope};
+    use goals::{changed, reordered, reordered_changed, replaced, three, two, without_progress, Direct, Envelope};
     let mut cases = Vec::new();
     for (under, at) in [("option", "/properties/data/anyOf/0/anyOf"), ("ref", "/properties/data/anyOf")] {
         let option = under == "option";
@@ -1406,6 +1426,13 @@ fn union_cases() -> Vec<UnionCase> {
             new: pick(schema_of::<Envelope<changed::GoalData>>, schema_of::<Direct<changed::GoalData>>),
             forward: vec![format!("+ {at}/0/properties/total (required, open object): additive")],
             backward: vec![format!("- required {at}/0/properties/total: breaking")],
+        });
+        cases.push(UnionCase {
+            name: format!("{under}: a branch replaced by another sharing one property"),
+            old: pick(schema_of::<Envelope<two::GoalData>>, schema_of::<Direct<two::GoalData>>),
+            new: pick(schema_of::<Envelope<replaced::GoalData>>, schema_of::<Direct<replaced::GoalData>>),
+            forward: vec![format!("+ {at}/1 ({RATING}): breaking"), format!("- {at}/1 ({SCORE}): additive")],
+            backward: vec![format!("+ {at}/1 ({SCORE}): breaking"), format!("- {at}/1 ({RATING}): additive")],
         });
         // Paired by position, `Score` would be compared with `Progress`.
         cases.push(UnionCase {

@@ -68,8 +68,9 @@
 //! position: first the pairs that compare without any change, then, best match first,
 //! branches alike once resolved. Two branches with a discriminant (a property with a
 //! `const`, a single required property, a `const`) pair only when it is the same; a null
-//! branch pairs only with a null branch; two objects pair only when they share a property
-//! name, two typed branches only when a value can have a type of both; the rest are
+//! branch pairs only with a null branch; two objects pair only when they share at least
+//! half of their property names, two typed branches only when a value can have a type of
+//! both; the rest are
 //! ranked by the keywords, types and property names they share (one level down too), the
 //! closer position breaking a tie. A paired branch is compared inside; an unpaired new
 //! branch is added and an unpaired old one removed, each at its own index. A branch

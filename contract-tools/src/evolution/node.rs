@@ -365,7 +365,8 @@ impl Shape {
 
     /// How alike two branches are, from 0 (nothing in common) up; `None` when they cannot
     /// be the same branch: different discriminants, a null branch against another, two
-    /// objects without a property name in common, or types no value has in both.
+    /// objects that share fewer than half of their property names, or types no value has
+    /// in both.
     pub(super) fn similarity(&self, other: &Shape) -> Option<f64> {
         let same_key = match (&self.key, &other.key) {
             (Some(a), Some(b)) if a != b => return None,
@@ -375,9 +376,12 @@ impl Shape {
         if self.null != other.null {
             return None;
         }
-        if !self.properties.is_empty() && !other.properties.is_empty() && self.properties.is_disjoint(&other.properties)
-        {
-            return None;
+        if !self.properties.is_empty() && !other.properties.is_empty() {
+            // Fewer names in common than not: another variant, not this one edited.
+            let shared = self.properties.intersection(&other.properties).count();
+            if 2 * shared < self.properties.union(&other.properties).count() {
+                return None;
+            }
         }
         if let (Some(a), Some(b)) = (&self.types, &other.types) {
             let (a, b): (BTreeSet<&str>, BTreeSet<&str>) =
