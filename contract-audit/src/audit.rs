@@ -89,25 +89,35 @@ pub(crate) async fn run(args: &Cli) -> Result<Audit, String> {
     let tail = child.stderr.take().map(Tail::capture);
     let stdout = child.stdout.take().ok_or("the child has no stdout")?;
     let stdin = child.stdin.take().ok_or("the child has no stdin")?;
-    let outcome = match timed(limit, watch.clone().serve((stdout, stdin))).await {
-        Ok(Ok(running)) => audit(args, plan.as_ref(), limit, &watch, running, "stdio").await,
-        Ok(Err(err)) => Err(format!("cannot initialize `{program}`: {err}")),
-        Err(err) => Err(format!("cannot initialize `{program}`: {err}")),
-    };
-    let Err(err) = outcome else { return outcome };
-    // A server still running shortly after a failure is stopped, so that its pipes close.
-    let status = match tokio::time::timeout(Duration::from_millis(500), child.wait()).await {
-        Ok(Ok(status)) => format!(" (the server exited: {status})"),
-        _ => {
-            let _ = child.start_kill();
-            " (the server was still running and has been stopped)".to_owned()
-        }
+    let err = match timed(limit, watch.clone().serve((stdout, stdin))).await {
+        Ok(Ok(running)) => match audit(args, plan.as_ref(), limit, &watch, running, "stdio").await {
+            Ok(audit) => return Ok(audit),
+            // The connection is closed by now: the server's exit says nothing.
+            Err(err) => {
+                let _ = child.start_kill();
+                err
+            }
+        },
+        Ok(Err(err)) => init_failed(program, &err.to_string(), &mut child).await,
+        Err(err) => init_failed(program, &err, &mut child).await,
     };
     let tail = match tail {
         Some(tail) => tail.render(Duration::from_secs(2)).await,
         None => String::new(),
     };
-    Err(err + &status + &tail)
+    Err(err + &tail)
+}
+
+/// The error for a server that did not complete the handshake, with how it ended: a
+/// server still running shortly after is stopped, so that its pipes close.
+async fn init_failed(program: &str, err: &str, child: &mut tokio::process::Child) -> String {
+    let status = if let Ok(Ok(status)) = tokio::time::timeout(Duration::from_millis(500), child.wait()).await {
+        format!("the server exited: {status}")
+    } else {
+        let _ = child.start_kill();
+        "the server was still running and has been stopped".to_owned()
+    };
+    format!("cannot initialize `{program}`: {err} ({status})")
 }
 
 /// Lists, lints and (when asked) calls over an initialized connection.

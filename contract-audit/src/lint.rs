@@ -22,7 +22,7 @@ pub(crate) enum Level {
 
 impl fmt::Display for Level {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
+        f.pad(match self {
             Self::Info => "info",
             Self::Warn => "warn",
             Self::Error => "error",
@@ -59,7 +59,6 @@ impl Finding {
 /// Every finding the audit emits: its kind, its level, and what it does to a client (the
 /// pinned TypeScript SDK's Ajv, or Python's `jsonschema`). `--help` lists them.
 pub(crate) const KINDS: &[(&str, Level, &str)] = &[
-    ("no-input-schema", Level::Error, "the TypeScript SDK rejects the whole tools/list result"),
     ("input-root-not-object", Level::Error, "the TypeScript SDK rejects the whole tools/list result"),
     ("schema-does-not-compile", Level::Error, "clients cannot compile it; the TypeScript SDK's listTools throws"),
     ("unresolvable-ref", Level::Error, "neither client resolves it; their validators cannot be built"),
@@ -119,30 +118,29 @@ pub(crate) fn lint_tool(entry: &ToolEntry) -> Vec<Finding> {
     let exact = entry.contract().is_some_and(|c| c.qualified && c.compatibility.as_deref() == Some("exact"));
     // Whether the server says it enforces a contract is the CONTRACT column (`contract` in
     // JSON), not a finding: no client validates differently because of it.
-    match entry.input_schema() {
-        None => findings.push(Finding::new(Level::Error, "no-input-schema", "inputSchema", "", "no inputSchema")),
-        Some(schema) => {
-            if schema.get("type").and_then(Value::as_str) != Some("object") {
-                findings.push(Finding::new(
-                    Level::Error,
-                    "input-root-not-object",
-                    "inputSchema",
-                    "",
-                    "the inputSchema root must be `type: object`",
-                ));
-            }
-            let mut walk = Walk {
-                root: schema,
-                site: "inputSchema",
-                exact: false,
-                permissive: false,
-                opaque: &BTreeMap::new(),
-                findings: &mut findings,
-            };
-            walk.node(schema, "", false);
-            if let Some(why) = entry.input_error() {
-                findings.push(Finding::new(Level::Error, "schema-does-not-compile", "inputSchema", "", why));
-            }
+    // A tool without an `inputSchema` never gets here: rmcp, like the TypeScript SDK,
+    // refuses the whole listing that holds one.
+    if let Some(schema) = entry.input_schema() {
+        if schema.get("type").and_then(Value::as_str) != Some("object") {
+            findings.push(Finding::new(
+                Level::Error,
+                "input-root-not-object",
+                "inputSchema",
+                "",
+                "the inputSchema root must be `type: object`",
+            ));
+        }
+        let mut walk = Walk {
+            root: schema,
+            site: "inputSchema",
+            exact: false,
+            permissive: false,
+            opaque: &BTreeMap::new(),
+            findings: &mut findings,
+        };
+        walk.node(schema, "", false);
+        if let Some(why) = entry.input_error() {
+            findings.push(Finding::new(Level::Error, "schema-does-not-compile", "inputSchema", "", why));
         }
     }
 
@@ -349,7 +347,7 @@ fn descend(root: &Value, at: String, tokens: &[&str], depth: usize, found: &mut 
         for keyword in ["patternProperties", "prefixItems"] {
             match node.get(keyword) {
                 Some(Value::Object(map)) => {
-                    next.extend(map.keys().map(|k| format!("{keyword}/{}", escape_pointer_token(k))))
+                    next.extend(map.keys().map(|k| format!("{keyword}/{}", escape_pointer_token(k))));
                 }
                 Some(Value::Array(list)) => next.extend((0..list.len()).map(|i| format!("{keyword}/{i}"))),
                 _ => {}

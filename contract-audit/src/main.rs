@@ -27,7 +27,7 @@ use crate::lint::Level;
 fn after_help() -> String {
     let mut text = String::from("Findings (kind, level: what it does to a client):\n");
     for (kind, level, meaning) in lint::KINDS {
-        let _ = writeln!(text, "  {kind:<31} {:<5}  {meaning}", level.to_string());
+        let _ = writeln!(text, "  {kind:<31} {level:<5}  {meaning}");
     }
     text.push_str(
         "\nExit status:

@@ -110,7 +110,7 @@ mod tests {
 
     #[test]
     fn only_the_last_lines_are_shown_and_the_cut_is_said() {
-        let text: String = (0..100).map(|i| format!("line {i}\n")).collect();
+        let text = (0..100).map(|i| format!("line {i}")).collect::<Vec<_>>().join("\n") + "\n";
         let out = render(&text, 0, true);
         assert!(out.contains("its last 40 lines"), "{out}");
         assert!(out.ends_with("  | line 99"), "{out}");
