@@ -346,7 +346,7 @@ fn qe_server_over_stdio_clean_and_broken() {
         let CallOutcome::Success(success) = &outcome else { panic!("{outcome:?}") };
         assert!(success.validated);
         // rmcp's client handshakes at 2025-11-25, so qe-server wraps the array root as
-        // `{"result": [...]}` (DESIGN 9) and advertises the wrapped schema it validates against.
+        // `{"result": [...]}` and advertises the wrapped schema it validates against.
         let structured = success.structured.as_ref().expect("structured content");
         assert!(structured.pointer("/result").is_some_and(Value::is_array), "{structured}");
         let contract = success.contract.as_ref().expect("our _meta");
@@ -356,6 +356,14 @@ fn qe_server_over_stdio_clean_and_broken() {
         let outcome = call(&harness, "broken_fleet_status", json!({})).await;
         let CallOutcome::DeclaredError(error) = &outcome else { panic!("{outcome:?}") };
         assert_eq!(error.error_code(), Some(ErrorCode::OutputContractViolation));
+        // The listing's `_meta` names the values a contract declares opaque; a contract
+        // without any lists none.
+        let listed = |tool: &str| harness.catalog().get(tool).and_then(|t| t.contract()).cloned();
+        assert_eq!(
+            listed("scrape_page").map(|c| c.opaque),
+            Some(vec!["/actions/*/output".to_owned(), "/metadata".to_owned()])
+        );
+        assert_eq!(listed("fleet_status").map(|c| c.opaque), Some(Vec::new()));
         // The uncontracted tool is listed as such.
         assert_eq!(
             harness.catalog().get("server_version").and_then(|t| t.contract()).map(|c| c.qualified),
