@@ -787,8 +787,8 @@ fn a_cache_hit_is_a_task_only_for_a_tool_the_handler_answers_with_a_task() {
         let before = runs.load(Ordering::SeqCst);
         let created = tasks.call("score", arguments.clone()).await;
         assert_eq!(created["resultType"], "task", "{created}");
-        let served = tasks.outcome("score", arguments.clone()).await;
-        assert_eq!(served["structuredContent"], computed["structuredContent"], "{served}");
+        let from_cache = tasks.outcome("score", arguments.clone()).await;
+        assert_eq!(from_cache["structuredContent"], computed["structuredContent"], "{from_cache}");
         assert_eq!(runs.load(Ordering::SeqCst), before, "a hit ran the handler");
 
         // Control: a client without the extension gets both hits complete.
