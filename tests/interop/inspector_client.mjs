@@ -5,18 +5,25 @@
 //   node inspector_client.mjs stdio <server-binary> [server args...] [--era legacy|modern]
 //   node inspector_client.mjs http <url> [--era legacy|modern]
 //
-// One Inspector process per request, as a person or a script uses the CLI: `tools/list`,
-// then one `tools/call` per entry of calls.json (`--format json`), then a call of a tool
-// that does not exist. Two run at a time. Prints one JSON summary on stdout, in the shape
-// ts_client.mjs prints; each request's exit code and every line the Inspector wrote on
-// stderr go into the summary (`exit`, `stderr`), so the Rust test can prove that nothing
-// was warned and that every error line belongs to a call that must fail.
+// One Inspector process per request, as a person or a script uses the CLI: `tools/list`
+// (and, with `--strict`, the full portability report), then `tools/call` (`--format json`)
+// for the first entry of calls.json of each tool and of each expected outcome (every tool
+// once, every kind of error once: an Inspector process costs about a second), then a call
+// of a tool that does not exist. Two run at a time. Prints one JSON summary on stdout;
+// each request's exit code and every line the Inspector wrote on stderr go into the
+// summary (`exit`, `stderr`), so the Rust test can prove that nothing was warned and that
+// every error line belongs to a call that must fail.
+//
+//   node inspector_client.mjs ... [--strict]
 
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const argv = process.argv.slice(2);
+const strictAt = argv.indexOf('--strict');
+const withStrict = strictAt >= 0;
+if (withStrict) argv.splice(strictAt, 1);
 let era = 'legacy';
 const eraAt = argv.indexOf('--era');
 if (eraAt >= 0) {
@@ -31,7 +38,13 @@ if (!['stdio', 'http'].includes(transportKind) || !target || !['legacy', 'modern
 
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
 const launcher = here('./node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js');
-const calls = JSON.parse(readFileSync(here('./calls.json'), 'utf8')).calls;
+const seen = new Set();
+const calls = JSON.parse(readFileSync(here('./calls.json'), 'utf8')).calls.filter((call) => {
+  const fresh = !seen.has(`tool:${call.name}`) || !seen.has(`expect:${call.expect}`);
+  seen.add(`tool:${call.name}`);
+  seen.add(`expect:${call.expect}`);
+  return fresh;
+});
 const version = JSON.parse(readFileSync(here('./node_modules/@modelcontextprotocol/inspector/package.json'), 'utf8')).version;
 const sdk = JSON.parse(
   readFileSync(here('./node_modules/@modelcontextprotocol/inspector/node_modules/@modelcontextprotocol/client/package.json'), 'utf8'),
@@ -89,8 +102,10 @@ summary.tools = (list.out?.result?.tools ?? []).map((t) => ({
   meta: t._meta ?? null,
   inputSchema: t.inputSchema,
 }));
-const strict = await inspector(['--method', 'tools/list', '--strict']);
-summary.strict = { exit: strict.exit, stderr: strict.stderr };
+if (withStrict) {
+  const strict = await inspector(['--method', 'tools/list', '--strict']);
+  summary.strict = { exit: strict.exit, stderr: strict.stderr };
+}
 
 const runs = await pool(
   [...calls, { name: 'no_such_tool', arguments: {}, expect: 'unknown_tool' }].map((call) => () =>
