@@ -82,7 +82,7 @@ pub struct CoverageGapsArgs {
     pub threshold: Option<f64>,
 }
 
-/// Arguments of `search_tickets` (seed 001).
+/// Arguments of `search_tickets`.
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SearchTicketsArgs {
