@@ -1,10 +1,11 @@
-//! The client harness (issue 11): seed 001's `search_tickets` samples through the
+//! The client harness: four `search_tickets` results (an array root) through the
 //! catalog, the argument and result gates, catalog refreshes, and the rmcp integration
 //! against servers we did not write (`@modelcontextprotocol/server-everything`, pinned in
 //! tests/interop/package.json) and against our qe-server, both over stdio.
 //!
-//! The expectations for the seed samples come from seed 001 itself ("structured_ok":
-//! pass, the three `structured_bad_*`: fail), not from the schema under test.
+//! The expectations for those samples were written with them, from what a ticket is
+//! ("structured_ok": pass; the three `structured_bad_*`, an extra key, an object where the
+//! array belongs and an unknown status: fail), not derived from the schema under test.
 
 #[path = "support/bins.rs"]
 mod bins;
@@ -20,7 +21,7 @@ use rmcp::service::{RoleClient, RunningService};
 use rmcp::ServiceExt;
 use serde_json::{json, Value};
 
-/// Seed 001's `tools/list` excerpt, verbatim.
+/// A `tools/list` entry of a ticket search whose output schema is an array.
 fn search_tickets() -> Value {
     json!({
         "name": "search_tickets",
@@ -47,7 +48,7 @@ fn search_tickets() -> Value {
     })
 }
 
-/// Seed 001's argument union, inside an object root.
+/// An argument union (by id, or by search), inside an object root.
 fn get_ticket() -> Value {
     json!({
         "name": "get_ticket",
