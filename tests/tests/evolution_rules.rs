@@ -143,7 +143,7 @@ fn recursion_is_guarded_and_reported_where_it_first_differs() {
 }
 
 #[test]
-fn the_issue_examples_read_as_written() {
+fn the_review_lines_read_as_documented() {
     let removed = evolution::diff(&load("required_property_removed", "old"), &load("required_property_removed", "new"));
     assert_eq!(removed[0].to_string(), "- required /properties/state");
     let added = evolution::diff(
