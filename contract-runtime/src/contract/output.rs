@@ -474,13 +474,13 @@ pub(crate) enum ErrorKind {
     /// The root schema accepts any JSON value.
     PermissiveRoot,
     /// A subschema constrains nothing and was not declared opaque.
-    Unconstrained { pointer: String, field: Option<String>, fix: String },
+    Unconstrained { pointer: String, field: Option<String>, fix: Box<str> },
     /// A field marker names a property the root schema does not have.
     UnknownMarkedField(String),
     /// A flattened field is marked opaque, but the root object has no map values.
     NoFlattenedMap,
     /// A flattened map whose values accept anything and which was not declared opaque.
-    UnconstrainedFlattenedMap { pointer: String, owner: String, fix: String },
+    UnconstrainedFlattenedMap { pointer: String, owner: String, fix: &'static str },
     /// A helper of `contract_runtime::schema` (`keys`, `FlatMap`, `AllOrNone`) could not
     /// describe what it was put on.
     Helper { pointer: String, message: String },

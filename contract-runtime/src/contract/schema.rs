@@ -158,15 +158,12 @@ pub(crate) fn finish(spec: &ContractSpec, mut schema: Value) -> Result<Generated
         return Err(err(ErrorKind::PermissiveRoot));
     }
     if let Some((pointer, field)) = find_unconstrained(&schema, &opaque_defs) {
-        let kind = match flattened_map_owner(&schema, &pointer, spec.type_name) {
-            Some(owner) => {
-                let fix = opaque::flattened_map_fix(&pointer);
-                ErrorKind::UnconstrainedFlattenedMap { pointer, owner, fix }
-            }
-            None => {
-                let fix = opaque::unconstrained_fix(&schema, &pointer, field.as_deref(), spec.type_name);
-                ErrorKind::Unconstrained { pointer, field, fix }
-            }
+        let kind = if let Some(owner) = flattened_map_owner(&schema, &pointer, spec.type_name) {
+            let fix = opaque::flattened_map_fix(&pointer);
+            ErrorKind::UnconstrainedFlattenedMap { pointer, owner, fix }
+        } else {
+            let fix = opaque::unconstrained_fix(&schema, &pointer, field.as_deref(), spec.type_name).into();
+            ErrorKind::Unconstrained { pointer, field, fix }
         };
         return Err(err(kind));
     }
