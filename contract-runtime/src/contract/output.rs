@@ -474,13 +474,13 @@ pub(crate) enum ErrorKind {
     /// The root schema accepts any JSON value.
     PermissiveRoot,
     /// A subschema constrains nothing and was not declared opaque.
-    Unconstrained { pointer: String, field: Option<String> },
+    Unconstrained { pointer: String, field: Option<String>, fix: Box<str> },
     /// A field marker names a property the root schema does not have.
     UnknownMarkedField(String),
     /// A flattened field is marked opaque, but the root object has no map values.
     NoFlattenedMap,
     /// A flattened map whose values accept anything and which was not declared opaque.
-    UnconstrainedFlattenedMap { pointer: String, owner: String },
+    UnconstrainedFlattenedMap { pointer: String, owner: String, fix: &'static str },
     /// A helper of `contract_runtime::schema` (`keys`, `FlatMap`, `AllOrNone`) could not
     /// describe what it was put on.
     Helper { pointer: String, message: String },
@@ -579,16 +579,16 @@ impl fmt::Display for ContractError {
                 f,
                 "contract `{name}` (type `{ty}`): the root schema accepts any JSON value, so the contract would check nothing; give the result a concrete type"
             ),
-            ErrorKind::Unconstrained { pointer, field } => {
+            ErrorKind::Unconstrained { pointer, field, fix } => {
                 let field = field.as_deref().map_or_else(String::new, |f| format!(" field `{f}`"));
                 write!(
                     f,
-                    "contract `{name}` (type `{ty}`):{field} at schema pointer `{pointer}` accepts any JSON value; give it a concrete type, or declare it opaque with `#[tool_output(opaque)]` on a field of `{ty}` or `#[schemars(transform = contract_runtime::opaque)]` on a field of a nested type"
+                    "contract `{name}` (type `{ty}`):{field} at schema pointer `{pointer}` accepts any JSON value; give it a concrete type, or declare it opaque with {fix}"
                 )
             }
-            ErrorKind::UnconstrainedFlattenedMap { pointer, owner } => write!(
+            ErrorKind::UnconstrainedFlattenedMap { pointer, owner, fix } => write!(
                 f,
-                "contract `{name}` (type `{ty}`): a `#[serde(flatten)]` map in `{owner}` (schema pointer `{pointer}`) accepts any key with any JSON value; give its values a concrete type, or declare the flattened field opaque: `#[tool_output(opaque)]` when it is a field of `{ty}`, `#[schemars(with = \"contract_runtime::OpaqueMap\")]` when it is a field of a nested type (schemars ignores `transform` on flattened fields)"
+                "contract `{name}` (type `{ty}`): a `#[serde(flatten)]` map in `{owner}` (schema pointer `{pointer}`) accepts any key with any JSON value; give its values a concrete type, or declare the flattened field opaque with {fix}"
             ),
             ErrorKind::NoFlattenedMap => write!(
                 f,

@@ -2,6 +2,69 @@
 //!
 //! Every step is a plain function over `serde_json::Value` so that the xtask, the
 //! runtime and the tests share one implementation.
+//!
+//! # Opaque values: which spelling where
+//!
+//! A value whose shape the contract does not own (what an upstream API returned, a
+//! `serde_json::Value`) is declared opaque. Where it sits decides the spelling:
+//!
+//! | The value is… | Write |
+//! |---|---|
+//! | a field of the contract type | `#[tool_output(opaque)]` on the field |
+//! | a field of a nested type or of an enum variant | `#[schemars(transform = contract_runtime::opaque)]` on the field |
+//! | every use of a type (a `#[serde(transparent)]` newtype with an "any JSON value" schema) | `#[schemars(transform = contract_runtime::opaque)]` on the type |
+//! | the values of a flattened map of the contract type | `#[tool_output(opaque)]` on the flattened field |
+//! | the values of a flattened map of a nested type or a variant | `#[schemars(with = "contract_runtime::OpaqueMap")]` on the flattened field (schemars ignores `transform` there) |
+//!
+//! An opaque subtree is listed in the inventory ([`crate::contract::OutputContract::opaque_pointers`])
+//! and is never closed, anywhere inside it, under either compatibility; what is around it
+//! stays checked. Without a declaration, a subschema that accepts any value is refused
+//! ("no silent `{}`"), whether it is written `{}`, `true`, a `type` list of every JSON
+//! type, or an `anyOf`/`oneOf` of every type; the message names the spelling to add.
+//!
+//! ```
+//! use contract_runtime::ToolOutput;
+//! use schemars::JsonSchema;
+//! use serde::Serialize;
+//!
+//! fn any_json(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+//!     schemars::json_schema!({ "type": ["object", "array", "string", "number", "boolean", "null"] })
+//! }
+//!
+//! /// Not declared: the lint refuses it and says what to write.
+//! #[derive(Serialize, JsonSchema)]
+//! #[serde(transparent)]
+//! struct Loose(#[schemars(schema_with = "any_json")] serde_json::Value);
+//!
+//! #[derive(Serialize, JsonSchema, ToolOutput)]
+//! #[tool_output(version = "1.0.0", compatibility = "exact")]
+//! struct Refused {
+//!     data: Loose,
+//! }
+//!
+//! let err = Refused::try_contract().unwrap_err().to_string();
+//! assert!(err.contains("`#[schemars(transform = contract_runtime::opaque)]` on the type `Loose`"), "{err}");
+//!
+//! /// Declared on the type: every use is opaque, and objects in it are never closed.
+//! #[derive(Serialize, JsonSchema)]
+//! #[serde(transparent)]
+//! #[schemars(transform = contract_runtime::opaque)]
+//! struct AnyJson(#[schemars(schema_with = "any_json")] serde_json::Value);
+//!
+//! #[derive(Serialize, JsonSchema, ToolOutput)]
+//! #[tool_output(version = "1.0.0", compatibility = "exact")]
+//! struct Record {
+//!     id: u32,
+//!     data: AnyJson,
+//! }
+//!
+//! let contract = Record::contract();
+//! assert_eq!(contract.opaque_pointers(), ["/data"]);
+//! let value = Record { id: 1, data: AnyJson(serde_json::json!({ "any": { "keys": [1] } })) };
+//! assert!(contract.validate_output(&value).is_ok());
+//! // What is around it stays closed under `exact`.
+//! assert!(!contract.is_valid(&serde_json::json!({ "id": 1, "data": 2, "extra": 3 })));
+//! ```
 
 use std::collections::{BTreeSet, HashSet};
 
@@ -12,6 +75,7 @@ use serde_json::{Map, Value};
 use crate::contract::{Compatibility, ContractError, ContractSpec, ErrorKind};
 
 mod canonical;
+mod opaque;
 mod serde_shapes;
 
 pub use canonical::{canonical_string, sha256_hex};
@@ -60,12 +124,44 @@ pub fn sensitive(schema: &mut Schema) {
     schema.insert(SENSITIVE_MARK.to_owned(), Value::Bool(true));
 }
 
-/// A schemars transform that declares a field opaque: a pass-through value whose shape
-/// the contract does not own. It may accept any JSON value, and it is listed in the
-/// inventory. Use it on fields of nested types, where `#[tool_output(opaque)]` is not
-/// available.
+/// A schemars transform that declares a field or a type opaque: a pass-through value
+/// whose shape the contract does not own. It may accept any JSON value, it is listed in
+/// the inventory, and nothing inside it is closed under `exact`. Use it on fields of
+/// nested types and enum variants, where `#[tool_output(opaque)]` is not available, and
+/// on a type to make every use of it opaque (the [module documentation](self) has the
+/// table of spellings). schemars ignores it on a `#[serde(flatten)]` field: use
+/// [`OpaqueMap`] there.
 ///
 /// # Examples
+///
+/// On a type, such as a newtype around `serde_json::Value` that an API client's models
+/// describe as "any JSON value":
+///
+/// ```
+/// use contract_runtime::ToolOutput;
+/// use schemars::JsonSchema;
+/// use serde::Serialize;
+///
+/// #[derive(Serialize, JsonSchema)]
+/// #[serde(transparent)]
+/// #[schemars(transform = contract_runtime::opaque)]
+/// struct Extra(serde_json::Value);
+///
+/// #[derive(Serialize, JsonSchema, ToolOutput)]
+/// #[tool_output(version = "1.0.0", compatibility = "exact")]
+/// struct Items {
+///     items: Vec<Extra>,
+///     next: Option<Extra>,
+/// }
+///
+/// let contract = Items::contract();
+/// assert_eq!(contract.opaque_pointers(), ["/items/*", "/next"]);
+/// let object = serde_json::json!({ "nested": { "unknown": true } });
+/// assert!(contract.validate_output(&Items { items: vec![Extra(object.clone())], next: None }).is_ok());
+/// assert!(contract.validate_output(&Items { items: vec![], next: Some(Extra(object)) }).is_ok());
+/// ```
+///
+/// On a field of a nested type:
 ///
 /// ```
 /// use contract_runtime::ToolOutput;
@@ -150,24 +246,31 @@ pub(crate) fn finish(spec: &ContractSpec, mut schema: Value) -> Result<Generated
     strip_nonstandard_formats(&mut schema);
     exact_integer_key_patterns(&mut schema);
     type_none_branches_of_flattened_options(&mut schema);
-    if constrains_nothing(&schema) {
+    opaque::overlapping_one_of_as_any_of(&mut schema);
+    let exact = spec.compatibility == Compatibility::Exact;
+    // Definitions only opaque subtrees reach: neither linted nor closed.
+    let opaque_defs = opaque::own_defs_for_opaque_subtrees(&mut schema, exact);
+    if opaque::accepts_any(&schema) {
         return Err(err(ErrorKind::PermissiveRoot));
     }
-    if let Some((pointer, field)) = find_unconstrained(&schema) {
-        let kind = match flattened_map_owner(&schema, &pointer, spec.type_name) {
-            Some(owner) => ErrorKind::UnconstrainedFlattenedMap { pointer, owner },
-            None => ErrorKind::Unconstrained { pointer, field },
+    if let Some((pointer, field)) = find_unconstrained(&schema, &opaque_defs) {
+        let kind = if let Some(owner) = flattened_map_owner(&schema, &pointer, spec.type_name) {
+            let fix = opaque::flattened_map_fix(&pointer);
+            ErrorKind::UnconstrainedFlattenedMap { pointer, owner, fix }
+        } else {
+            let fix = opaque::unconstrained_fix(&schema, &pointer, field.as_deref(), spec.type_name).into();
+            ErrorKind::Unconstrained { pointer, field, fix }
         };
         return Err(err(kind));
     }
 
     let mut marks = Marks::default();
     collect_marks(&schema, &schema, "", &mut Vec::new(), &mut marks);
-    strip_marks(&mut schema);
-
-    if spec.compatibility == Compatibility::Exact {
-        close_objects(&mut schema);
+    if exact {
+        // Marks stay until here: closing leaves every opaque subtree open.
+        close_objects(&mut schema, &opaque_defs);
     }
+    strip_marks(&mut schema);
     Ok(Generated {
         schema,
         sensitive: marks.sensitive.into_iter().collect(),
@@ -374,8 +477,10 @@ fn is_opaque(node: &Value) -> bool {
     node.get(OPAQUE_MARK).is_some()
 }
 
-/// The first unconstrained subschema not declared opaque, as (schema pointer, field name).
-fn find_unconstrained(root: &Value) -> Option<(String, Option<String>)> {
+/// The first subschema that accepts any value and is not declared opaque, as (schema
+/// pointer, field name). The definitions in `opaque_defs` (reached only from opaque
+/// subtrees) are not looked into.
+fn find_unconstrained(root: &Value, opaque_defs: &BTreeSet<String>) -> Option<(String, Option<String>)> {
     /// One token of the schema pointer. The walk visits every subschema of every
     /// contract and almost never finds one, so the pointer is only written on a find.
     #[derive(Clone, Copy)]
@@ -387,11 +492,12 @@ fn find_unconstrained(root: &Value) -> Option<(String, Option<String>)> {
         node: &'a Value,
         path: &mut Vec<Token<'a>>,
         field: Option<&'a str>,
+        opaque_defs: &BTreeSet<String>,
     ) -> Option<(String, Option<String>)> {
         if is_opaque(node) {
             return None;
         }
-        if !path.is_empty() && constrains_nothing(node) {
+        if !path.is_empty() && opaque::accepts_any(node) {
             let mut pointer = String::new();
             for token in path.iter() {
                 pointer.push('/');
@@ -407,22 +513,28 @@ fn find_unconstrained(root: &Value) -> Option<(String, Option<String>)> {
             let at = path.len();
             let found = match (subschemas_of(key), value) {
                 (Some(Subschemas::Map), Value::Object(map)) => map.iter().find_map(|(name, sub)| {
+                    if at == 0
+                        && key == "$defs"
+                        && opaque_defs.contains(&format!("#/$defs/{}", escape_pointer_token(name)))
+                    {
+                        return None;
+                    }
                     path.extend([Token::Key(key), Token::Key(name)]);
                     let field = if key == "properties" { Some(name.as_str()) } else { field };
-                    let found = walk(sub, path, field);
+                    let found = walk(sub, path, field, opaque_defs);
                     path.truncate(at);
                     found
                 }),
                 (Some(Subschemas::List), Value::Array(list)) => list.iter().enumerate().find_map(|(i, sub)| {
                     path.extend([Token::Key(key), Token::Index(i)]);
-                    let found = walk(sub, path, field);
+                    let found = walk(sub, path, field, opaque_defs);
                     path.truncate(at);
                     found
                 }),
                 // `not: {}` is the schema that rejects everything, not a permissive one.
                 (Some(Subschemas::One), _) if key != "not" => {
                     path.push(Token::Key(key));
-                    let found = walk(value, path, field);
+                    let found = walk(value, path, field, opaque_defs);
                     path.truncate(at);
                     found
                 }
@@ -434,7 +546,7 @@ fn find_unconstrained(root: &Value) -> Option<(String, Option<String>)> {
         }
         None
     }
-    walk(root, &mut Vec::new(), None)
+    walk(root, &mut Vec::new(), None, opaque_defs)
 }
 
 /// When the unconstrained subschema at `pointer` holds the values of a flattened map (the
@@ -575,10 +687,12 @@ enum Mode {
     Open,
 }
 
-/// Under `exact`, close every object (root, nested, array items, `$defs`), with
+/// Under `exact`, closes every object (root, nested, array items, `$defs`), with
 /// `additionalProperties: false` where nothing is composed and with
-/// `unevaluatedProperties: false` on the outermost object where serde composes.
-fn close_objects(root: &mut Value) {
+/// `unevaluatedProperties: false` on the outermost object where serde composes. Nothing
+/// inside an opaque subtree is closed, nor any definition in `opaque_defs` (those only
+/// opaque subtrees reach).
+fn close_objects(root: &mut Value, opaque_defs: &BTreeSet<String>) {
     // Pass 1: in which modes is each definition reached?
     let mut seen = reached_modes(root);
     // The root schema is always the outermost object of the result, but it can also be
@@ -603,7 +717,7 @@ fn close_objects(root: &mut Value) {
     let mut root_defs = root.as_object_mut().and_then(|o| o.remove("$defs"));
     visit(root, Mode::Closing, true, &open, &mut refs);
     if let Some(Value::Object(defs_map)) = root_defs.as_mut() {
-        for reference in defs {
+        for reference in defs.into_iter().filter(|r| !opaque_defs.contains(r)) {
             let name = crate::contract::pointer::unescape(reference.trim_start_matches("#/$defs/"));
             let mode = if open.contains(&reference) { Mode::Open } else { Mode::Closing };
             if let Some(def) = defs_map.get_mut(&name) {
@@ -680,6 +794,10 @@ fn hoist_root(root: &mut Value) -> bool {
 /// `$ref`s it meets with the mode their target is reached in. `$defs` are not descended:
 /// the caller handles them.
 fn visit(node: &mut Value, mode: Mode, apply: bool, open_defs: &HashSet<String>, refs: &mut Vec<(String, Mode)>) {
+    if is_opaque(node) {
+        // An opaque subtree is the value's own: nothing in it, nor what it refers to, is closed.
+        return;
+    }
     let Some(obj) = node.as_object_mut() else { return };
     let composed = is_composed(obj);
     let inner_mode = if composed { Mode::Open } else { mode };
