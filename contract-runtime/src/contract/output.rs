@@ -41,10 +41,9 @@ pub trait ToolOutput: Serialize + schemars::JsonSchema {
     /// [`ContractError`]). The same error is returned on every call.
     fn try_contract() -> Result<&'static OutputContract, ContractError>;
 
-    /// The contract of this type as bound to `tool`: what
-    /// [`ContractSet::bind`](crate::ContractSet::bind) and `Type => "tool"` in
-    /// [`contracts!`](crate::contracts) bind, and what the
-    /// [`Pipeline`](crate::Pipeline) checks a call of `tool` against.
+    /// The contract of this type as bound to `tool`: what `ContractSet::bind` and
+    /// `Type => "tool"` in `contracts![…]` bind, and what the pipeline checks a call of
+    /// `tool` against.
     ///
     /// For a generic type each instantiation bound to a tool has its own contract,
     /// named after that tool (`schemas/<tool>.json`), with the version and compatibility
