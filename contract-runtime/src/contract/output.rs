@@ -41,6 +41,24 @@ pub trait ToolOutput: Serialize + schemars::JsonSchema {
     /// [`ContractError`]). The same error is returned on every call.
     fn try_contract() -> Result<&'static OutputContract, ContractError>;
 
+    /// The contract of this type as bound to `tool`: what `ContractSet::bind` and
+    /// `Type => "tool"` in `contracts![…]` bind, and what the pipeline checks a call of
+    /// `tool` against.
+    ///
+    /// For a generic type each instantiation bound to a tool has its own contract,
+    /// named after that tool (`schemas/<tool>.json`), with the version and compatibility
+    /// the generic type declares. For any other type this is
+    /// [`ToolOutput::try_contract`]: the tool serves the type's one contract, under the
+    /// contract's own name.
+    ///
+    /// # Errors
+    ///
+    /// As for [`ToolOutput::try_contract`].
+    fn try_contract_for(tool: &str) -> Result<&'static OutputContract, ContractError> {
+        let _ = tool;
+        Self::try_contract()
+    }
+
     /// The contract, built on first use.
     ///
     /// # Panics
