@@ -7,7 +7,8 @@
 //!   form and its SHA-256, and the helpers for shapes schemars cannot express.
 //! - [`validate`]: compiled validators and violation reports built from structure,
 //!   never from values.
-//! - `arguments`: the `invalid_arguments` message, naming only declared arguments.
+//! - `arguments` (feature `rmcp`): the `invalid_arguments` message, naming only declared
+//!   arguments.
 //! - [`fast`]: validation fused into the one serialization pass.
 //! - [`finite`]: the pass before conversion: NaN/±inf, depth and size limits.
 //! - [`redact`]: masking by structure and sanitizing of free text.
@@ -18,6 +19,7 @@
 
 mod output;
 
+#[cfg(any(feature = "rmcp", test))]
 pub(crate) mod arguments;
 pub mod completeness;
 pub(crate) mod escape;
