@@ -7,6 +7,8 @@
 //!   form and its SHA-256, and the helpers for shapes schemars cannot express.
 //! - [`validate`]: compiled validators and violation reports built from structure,
 //!   never from values.
+//! - `arguments` (feature `rmcp`): the `invalid_arguments` message, naming only declared
+//!   arguments.
 //! - [`fast`]: validation fused into the one serialization pass.
 //! - [`finite`]: the pass before conversion: NaN/±inf, depth and size limits.
 //! - [`redact`]: masking by structure and sanitizing of free text.
@@ -19,6 +21,8 @@
 
 mod output;
 
+#[cfg(any(feature = "rmcp", test))]
+pub(crate) mod arguments;
 pub mod completeness;
 pub(crate) mod escape;
 pub mod fast;
