@@ -1,4 +1,4 @@
-//! Seed 000, experiment 8: install the packed crates, call the slice, compare the live
+//! The packaged crates installed in a user workspace: call the slice, compare the live
 //! inventory with the source.
 //!
 //! `cargo package` packs contract-derive, contract-runtime and contract-tools into
@@ -18,150 +18,19 @@
 //! 6. the server's own test (its tools and its contract set agree) passes.
 //!
 //! Everything builds in `target/package-smoke/target`, a target directory of its own,
-//! so the test neither waits on nor invalidates the main build.
+//! so the test neither waits on nor invalidates the main build (support/smoke.rs).
 
-use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+#[path = "support/smoke.rs"]
+mod smoke;
 
 use serde_json::{json, Value};
-
-const PACKAGES: [&str; 3] = ["contract-derive", "contract-runtime", "contract-tools"];
-
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("the tests crate sits in the workspace").to_path_buf()
-}
-
-fn cargo() -> Command {
-    Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
-}
-
-fn run(mut command: Command, what: &str) -> Output {
-    command.output().unwrap_or_else(|err| panic!("{what}: cannot start: {err}"))
-}
-
-fn ok(command: Command, what: &str) -> Output {
-    let output = run(command, what);
-    assert!(
-        output.status.success(),
-        "{what} failed ({}):\n--- stdout\n{}\n--- stderr\n{}",
-        output.status,
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    output
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap_or_else(|err| panic!("{}: {err}", to.display()));
-    for entry in std::fs::read_dir(from).unwrap_or_else(|err| panic!("{}: {err}", from.display())) {
-        let entry = entry.expect("a directory entry");
-        let name = entry.file_name();
-        if name == "target" || name == ".cargo" || name == "Cargo.lock" {
-            continue;
-        }
-        let path = entry.path();
-        if path.is_dir() {
-            copy_dir(&path, &to.join(&name));
-        } else {
-            std::fs::copy(&path, to.join(&name)).unwrap_or_else(|err| panic!("{}: {err}", path.display()));
-        }
-    }
-}
-
-/// Packs the crates and unpacks them under `dir/crates`; returns each crate's folder.
-fn pack(dir: &Path, target: &Path) -> Vec<(String, PathBuf)> {
-    let root = workspace();
-    let mut pack = cargo();
-    pack.current_dir(&root).args(["package", "--no-verify", "--allow-dirty", "--quiet", "--target-dir"]).arg(target);
-    for package in PACKAGES {
-        pack.args(["-p", package]);
-    }
-    ok(pack, "cargo package");
-    let crates = dir.join("crates");
-    let _ = std::fs::remove_dir_all(&crates);
-    std::fs::create_dir_all(&crates).expect("creates the crates folder");
-    let version = env!("CARGO_PKG_VERSION");
-    PACKAGES
-        .iter()
-        .map(|package| {
-            let file = target.join("package").join(format!("{package}-{version}.crate"));
-            assert!(file.is_file(), "cargo package wrote no {}", file.display());
-            let mut untar = Command::new("tar");
-            untar.arg("-xzf").arg(&file).arg("-C").arg(&crates);
-            ok(untar, "tar");
-            let unpacked = crates.join(format!("{package}-{version}"));
-            let manifest = std::fs::read_to_string(unpacked.join("Cargo.toml")).expect("a packaged manifest");
-            assert!(!manifest.contains("path = \"../"), "{package}: the packaged manifest still has a path dependency");
-            ((*package).to_owned(), unpacked)
-        })
-        .collect()
-}
-
-/// A JSON-RPC session with the server over its stdin/stdout.
-struct Stdio_ {
-    child: std::process::Child,
-    reader: BufReader<std::process::ChildStdout>,
-}
-
-impl Stdio_ {
-    fn send(&mut self, message: &Value) {
-        let stdin = self.child.stdin.as_mut().expect("piped stdin");
-        writeln!(stdin, "{message}").expect("writes to the server");
-        stdin.flush().expect("flushes");
-    }
-
-    fn answer(&mut self, id: i64) -> Value {
-        loop {
-            let mut line = String::new();
-            let read = self.reader.read_line(&mut line).expect("reads from the server");
-            assert!(read > 0, "the server closed stdout before answering request {id}");
-            let message: Value = serde_json::from_str(&line).unwrap_or_else(|err| panic!("not JSON ({err}): {line}"));
-            if message["id"] == id {
-                return message;
-            }
-        }
-    }
-}
-
-impl Drop for Stdio_ {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn read_json(path: &Path) -> Value {
-    let text = std::fs::read_to_string(path).unwrap_or_else(|err| panic!("{}: {err}", path.display()));
-    serde_json::from_str(&text).unwrap_or_else(|err| panic!("{}: {err}", path.display()))
-}
+use smoke::{assert_listing_matches, ok, read_json, run, Session, UserWorkspace};
 
 #[test]
 fn packaged_crates_serve_a_user_workspace() {
-    let root = workspace();
-    let dir = root.join("target/package-smoke");
-    let target = dir.join("target");
-    let crates = pack(&dir, &target);
-
-    // The user workspace, copied so that the drift below never touches the repository.
-    let ws = dir.join("ws");
-    let _ = std::fs::remove_dir_all(&ws);
-    copy_dir(&root.join("tests/fixtures/user-workspace"), &ws);
-    let patches: Vec<String> = crates
-        .iter()
-        .map(|(package, path)| format!("{package} = {{ path = {:?} }}\n", path.display().to_string()))
-        .collect();
-    let config =
-        format!("[alias]\nxtask = \"run --quiet --package xtask --\"\n\n[patch.crates-io]\n{}", patches.concat());
-    std::fs::create_dir_all(ws.join(".cargo")).unwrap();
-    std::fs::write(ws.join(".cargo/config.toml"), config).unwrap();
-    // The workspace lock pins shared dependencies to the versions this repository tests.
-    std::fs::copy(root.join("Cargo.lock"), ws.join("Cargo.lock")).unwrap();
-    let in_ws = |args: &[&str]| {
-        let mut command = cargo();
-        command.current_dir(&ws).env("CARGO_TARGET_DIR", &target).args(args);
-        command
-    };
+    let root = smoke::workspace();
+    let ws = UserWorkspace::new("user-workspace", "user-workspace");
+    let in_ws = |args: &[&str]| ws.cargo(args);
 
     // 1. The one-line xtask passes on the checked-in schemas.
     let out = ok(in_ws(&["xtask", "schemas", "--check"]), "cargo xtask schemas --check");
@@ -183,37 +52,8 @@ fn packaged_crates_serve_a_user_workspace() {
 
     // 4. The live tools/list equals the checked-in schemas and inventory.
     ok(in_ws(&["build", "--quiet", "-p", "weather-server"]), "cargo build -p weather-server");
-    let exe = target.join("debug").join(format!("weather-server{}", std::env::consts::EXE_SUFFIX));
-    let mut child = Command::new(&exe)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .unwrap_or_else(|err| panic!("{}: {err}", exe.display()));
-    let reader = BufReader::new(child.stdout.take().expect("piped stdout"));
-    let mut server = Stdio_ { child, reader };
-    server.send(&json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2026-07-28", "capabilities": {},
-        "clientInfo": {"name": "package-smoke", "version": "0"}}}));
-    let init = server.answer(1);
-    assert!(init.get("result").is_some(), "initialize: {init}");
-    server.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-    server.send(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}));
-    let listed = server.answer(2);
-    let tools = listed["result"]["tools"].as_array().unwrap_or_else(|| panic!("tools/list: {listed}"));
-    let inventory = read_json(&ws.join("schemas/inventory.json"));
-    let entries = inventory["contracts"].as_array().expect("inventory contracts");
-    assert_eq!(tools.len(), entries.len(), "one tool per contract: {listed}");
-    for entry in entries {
-        let name = entry["name"].as_str().expect("a name");
-        let tool = tools.iter().find(|t| t["name"] == name).unwrap_or_else(|| panic!("tool `{name}` is not listed"));
-        let file = read_json(&ws.join("schemas").join(entry["file"].as_str().expect("a file")));
-        assert_eq!(tool["outputSchema"], file, "{name}: the live outputSchema is the checked-in schema");
-        let identity = &tool["_meta"]["tool-contracts.dev/contract"];
-        assert_eq!(identity["qualified"], true, "{name}: contract identity in _meta: {tool}");
-        assert_eq!(identity["sha256"], entry["sha256"], "{name}: live sha256 = inventory");
-        assert_eq!(identity["version"], entry["version"], "{name}: live version = inventory");
-    }
+    let mut server = Session::start(&ws.exe("weather-server"), &[]);
+    assert_listing_matches(&mut server, 2, &ws.dir.join("schemas"));
     // A call goes through the contract.
     server.send(&json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
         "params": {"name": "forecast", "arguments": {"city": "Oslo", "days": 2}}}));
@@ -232,7 +72,7 @@ fn packaged_crates_serve_a_user_workspace() {
 
     // 2. A drift fails with the classified line (an enum value the checked-in schema
     // lacks is breaking for exact `weather` 1.0.0).
-    let weather = ws.join("schemas/weather.json");
+    let weather = ws.dir.join("schemas/weather.json");
     let text = std::fs::read_to_string(&weather).unwrap();
     let drifted = text.replacen("\"cloudy\",\n", "", 1);
     assert_ne!(drifted, text, "the fixture's weather schema lists `cloudy`");
