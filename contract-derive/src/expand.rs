@@ -177,9 +177,10 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
     };
     // A static inside a generic impl is shared by every instantiation, so generic
     // contracts are kept in a registry keyed by `TypeId` instead.
+    // Each instantiation bound to a tool gets a contract named after that tool.
     let body = if is_generic {
         quote! {
-            ::contract_runtime::__private::generic_contract::<Self>(&#spec)
+            ::contract_runtime::__private::generic_contract::<Self>(&#spec, ::core::option::Option::None)
         }
     } else {
         quote! {
@@ -188,13 +189,24 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
             CELL.get_or_build::<Self>(&#spec)
         }
     };
-
-    Ok(tool_output_impl(input, &body))
+    let bound = if is_generic {
+        quote! {
+            fn try_contract_for(
+                tool: &str,
+            ) -> ::core::result::Result<&'static ::contract_runtime::OutputContract, ::contract_runtime::ContractError> {
+                ::contract_runtime::__private::generic_contract::<Self>(&#spec, ::core::option::Option::Some(tool))
+            }
+        }
+    } else {
+        TokenStream::new()
+    };
+    Ok(tool_output_impl(input, &body, &bound))
 }
 
-/// The `ToolOutput` impl with `body` as `try_contract`, inside `const _: () = { … };`,
-/// with the bounds every generic contract needs. The fallback stub uses it too.
-pub(crate) fn tool_output_impl(input: &DeriveInput, body: &TokenStream) -> TokenStream {
+/// The `ToolOutput` impl with `body` as `try_contract` and `more` items, inside
+/// `const _: () = { … };`, with the bounds every generic contract needs. The fallback
+/// stub uses it too.
+pub(crate) fn tool_output_impl(input: &DeriveInput, body: &TokenStream, more: &TokenStream) -> TokenStream {
     let ident = &input.ident;
     let generics = bounded_generics(input);
     let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
@@ -208,6 +220,7 @@ pub(crate) fn tool_output_impl(input: &DeriveInput, body: &TokenStream) -> Token
                 > {
                     #body
                 }
+                #more
             }
         };
     }

@@ -17,7 +17,7 @@ pub(crate) fn expand(input: &DeriveInput, error: &syn::Error) -> TokenStream {
     }
     // The stub has the bounds of the real impl: without them a generic type would be
     // reported as not `Serialize`, which it is only for serializable parameters.
-    let stub = tool_output_impl(input, &quote!(::core::unreachable!()));
+    let stub = tool_output_impl(input, &quote!(::core::unreachable!()), &TokenStream::new());
     quote! {
         #errors
         #stub

@@ -41,6 +41,25 @@ pub trait ToolOutput: Serialize + schemars::JsonSchema {
     /// [`ContractError`]). The same error is returned on every call.
     fn try_contract() -> Result<&'static OutputContract, ContractError>;
 
+    /// The contract of this type as bound to `tool`: what
+    /// [`ContractSet::bind`](crate::ContractSet::bind) and `Type => "tool"` in
+    /// [`contracts!`](crate::contracts) bind, and what the
+    /// [`Pipeline`](crate::Pipeline) checks a call of `tool` against.
+    ///
+    /// For a generic type each instantiation bound to a tool has its own contract,
+    /// named after that tool (`schemas/<tool>.json`), with the version and compatibility
+    /// the generic type declares. For any other type this is
+    /// [`ToolOutput::try_contract`]: the tool serves the type's one contract, under the
+    /// contract's own name.
+    ///
+    /// # Errors
+    ///
+    /// As for [`ToolOutput::try_contract`].
+    fn try_contract_for(tool: &str) -> Result<&'static OutputContract, ContractError> {
+        let _ = tool;
+        Self::try_contract()
+    }
+
     /// The contract, built on first use.
     ///
     /// # Panics
@@ -474,13 +493,13 @@ pub(crate) enum ErrorKind {
     /// The root schema accepts any JSON value.
     PermissiveRoot,
     /// A subschema constrains nothing and was not declared opaque.
-    Unconstrained { pointer: String, field: Option<String> },
+    Unconstrained { pointer: String, field: Option<String>, fix: String },
     /// A field marker names a property the root schema does not have.
     UnknownMarkedField(String),
     /// A flattened field is marked opaque, but the root object has no map values.
     NoFlattenedMap,
     /// A flattened map whose values accept anything and which was not declared opaque.
-    UnconstrainedFlattenedMap { pointer: String, owner: String },
+    UnconstrainedFlattenedMap { pointer: String, owner: String, fix: String },
     /// A helper of `contract_runtime::schema` (`keys`, `FlatMap`, `AllOrNone`) could not
     /// describe what it was put on.
     Helper { pointer: String, message: String },
@@ -579,16 +598,16 @@ impl fmt::Display for ContractError {
                 f,
                 "contract `{name}` (type `{ty}`): the root schema accepts any JSON value, so the contract would check nothing; give the result a concrete type"
             ),
-            ErrorKind::Unconstrained { pointer, field } => {
+            ErrorKind::Unconstrained { pointer, field, fix } => {
                 let field = field.as_deref().map_or_else(String::new, |f| format!(" field `{f}`"));
                 write!(
                     f,
-                    "contract `{name}` (type `{ty}`):{field} at schema pointer `{pointer}` accepts any JSON value; give it a concrete type, or declare it opaque with `#[tool_output(opaque)]` on a field of `{ty}` or `#[schemars(transform = contract_runtime::opaque)]` on a field of a nested type"
+                    "contract `{name}` (type `{ty}`):{field} at schema pointer `{pointer}` accepts any JSON value; give it a concrete type, or declare it opaque with {fix}"
                 )
             }
-            ErrorKind::UnconstrainedFlattenedMap { pointer, owner } => write!(
+            ErrorKind::UnconstrainedFlattenedMap { pointer, owner, fix } => write!(
                 f,
-                "contract `{name}` (type `{ty}`): a `#[serde(flatten)]` map in `{owner}` (schema pointer `{pointer}`) accepts any key with any JSON value; give its values a concrete type, or declare the flattened field opaque: `#[tool_output(opaque)]` when it is a field of `{ty}`, `#[schemars(with = \"contract_runtime::OpaqueMap\")]` when it is a field of a nested type (schemars ignores `transform` on flattened fields)"
+                "contract `{name}` (type `{ty}`): a `#[serde(flatten)]` map in `{owner}` (schema pointer `{pointer}`) accepts any key with any JSON value; give its values a concrete type, or declare the flattened field opaque with {fix}"
             ),
             ErrorKind::NoFlattenedMap => write!(
                 f,

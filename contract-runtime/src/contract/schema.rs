@@ -12,6 +12,7 @@ use serde_json::{Map, Value};
 use crate::contract::{Compatibility, ContractError, ContractSpec, ErrorKind};
 
 mod canonical;
+mod opaque;
 mod serde_shapes;
 
 pub use canonical::{canonical_string, sha256_hex};
@@ -107,7 +108,7 @@ struct Marks {
     completeness: BTreeSet<String>,
 }
 
-/// The settings every contract is generated with (DESIGN.md decision 1).
+/// The settings every contract is generated with: draft 2020-12, schemas of what serde writes.
 #[must_use]
 pub fn settings() -> SchemaSettings {
     SchemaSettings::draft2020_12().for_serialize()
@@ -149,24 +150,34 @@ pub(crate) fn finish(spec: &ContractSpec, mut schema: Value) -> Result<Generated
     strip_nonstandard_formats(&mut schema);
     exact_integer_key_patterns(&mut schema);
     type_none_branches_of_flattened_options(&mut schema);
-    if constrains_nothing(&schema) {
+    opaque::overlapping_one_of_as_any_of(&mut schema);
+    let exact = spec.compatibility == Compatibility::Exact;
+    // Definitions only opaque subtrees reach: neither linted nor closed.
+    let opaque_defs = opaque::own_defs_for_opaque_subtrees(&mut schema, exact);
+    if opaque::accepts_any(&schema) {
         return Err(err(ErrorKind::PermissiveRoot));
     }
-    if let Some((pointer, field)) = find_unconstrained(&schema) {
+    if let Some((pointer, field)) = find_unconstrained(&schema, &opaque_defs) {
         let kind = match flattened_map_owner(&schema, &pointer, spec.type_name) {
-            Some(owner) => ErrorKind::UnconstrainedFlattenedMap { pointer, owner },
-            None => ErrorKind::Unconstrained { pointer, field },
+            Some(owner) => {
+                let fix = opaque::flattened_map_fix(&pointer);
+                ErrorKind::UnconstrainedFlattenedMap { pointer, owner, fix }
+            }
+            None => {
+                let fix = opaque::unconstrained_fix(&schema, &pointer, field.as_deref(), spec.type_name);
+                ErrorKind::Unconstrained { pointer, field, fix }
+            }
         };
         return Err(err(kind));
     }
 
     let mut marks = Marks::default();
     collect_marks(&schema, &schema, "", &mut Vec::new(), &mut marks);
-    strip_marks(&mut schema);
-
-    if spec.compatibility == Compatibility::Exact {
-        close_objects(&mut schema);
+    if exact {
+        // Marks stay until here: closing leaves every opaque subtree open.
+        close_objects(&mut schema, &opaque_defs);
     }
+    strip_marks(&mut schema);
     Ok(Generated {
         schema,
         sensitive: marks.sensitive.into_iter().collect(),
@@ -373,8 +384,10 @@ fn is_opaque(node: &Value) -> bool {
     node.get(OPAQUE_MARK).is_some()
 }
 
-/// The first unconstrained subschema not declared opaque, as (schema pointer, field name).
-fn find_unconstrained(root: &Value) -> Option<(String, Option<String>)> {
+/// The first subschema that accepts any value and is not declared opaque, as (schema
+/// pointer, field name). The definitions in `opaque_defs` (reached only from opaque
+/// subtrees) are not looked into.
+fn find_unconstrained(root: &Value, opaque_defs: &BTreeSet<String>) -> Option<(String, Option<String>)> {
     /// One token of the schema pointer. The walk visits every subschema of every
     /// contract and almost never finds one, so the pointer is only written on a find.
     #[derive(Clone, Copy)]
@@ -386,11 +399,12 @@ fn find_unconstrained(root: &Value) -> Option<(String, Option<String>)> {
         node: &'a Value,
         path: &mut Vec<Token<'a>>,
         field: Option<&'a str>,
+        opaque_defs: &BTreeSet<String>,
     ) -> Option<(String, Option<String>)> {
         if is_opaque(node) {
             return None;
         }
-        if !path.is_empty() && constrains_nothing(node) {
+        if !path.is_empty() && opaque::accepts_any(node) {
             let mut pointer = String::new();
             for token in path.iter() {
                 pointer.push('/');
@@ -406,22 +420,28 @@ fn find_unconstrained(root: &Value) -> Option<(String, Option<String>)> {
             let at = path.len();
             let found = match (subschemas_of(key), value) {
                 (Some(Subschemas::Map), Value::Object(map)) => map.iter().find_map(|(name, sub)| {
+                    if at == 0
+                        && key == "$defs"
+                        && opaque_defs.contains(&format!("#/$defs/{}", escape_pointer_token(name)))
+                    {
+                        return None;
+                    }
                     path.extend([Token::Key(key), Token::Key(name)]);
                     let field = if key == "properties" { Some(name.as_str()) } else { field };
-                    let found = walk(sub, path, field);
+                    let found = walk(sub, path, field, opaque_defs);
                     path.truncate(at);
                     found
                 }),
                 (Some(Subschemas::List), Value::Array(list)) => list.iter().enumerate().find_map(|(i, sub)| {
                     path.extend([Token::Key(key), Token::Index(i)]);
-                    let found = walk(sub, path, field);
+                    let found = walk(sub, path, field, opaque_defs);
                     path.truncate(at);
                     found
                 }),
                 // `not: {}` is the schema that rejects everything, not a permissive one.
                 (Some(Subschemas::One), _) if key != "not" => {
                     path.push(Token::Key(key));
-                    let found = walk(value, path, field);
+                    let found = walk(value, path, field, opaque_defs);
                     path.truncate(at);
                     found
                 }
@@ -433,7 +453,7 @@ fn find_unconstrained(root: &Value) -> Option<(String, Option<String>)> {
         }
         None
     }
-    walk(root, &mut Vec::new(), None)
+    walk(root, &mut Vec::new(), None, opaque_defs)
 }
 
 /// When the unconstrained subschema at `pointer` holds the values of a flattened map (the
@@ -574,10 +594,12 @@ enum Mode {
     Open,
 }
 
-/// DESIGN.md decision 3: close every object (root, nested, array items, `$defs`), with
+/// Closes every object (root, nested, array items, `$defs`), with
 /// `additionalProperties: false` where nothing is composed and with
-/// `unevaluatedProperties: false` on the outermost object where serde composes.
-fn close_objects(root: &mut Value) {
+/// `unevaluatedProperties: false` on the outermost object where serde composes. Nothing
+/// inside an opaque subtree is closed, nor any definition in `opaque_defs` (those only
+/// opaque subtrees reach).
+fn close_objects(root: &mut Value, opaque_defs: &BTreeSet<String>) {
     // Pass 1: in which modes is each definition reached?
     let mut seen = reached_modes(root);
     // The root schema is always the outermost object of the result, but it can also be
@@ -602,7 +624,7 @@ fn close_objects(root: &mut Value) {
     let mut root_defs = root.as_object_mut().and_then(|o| o.remove("$defs"));
     visit(root, Mode::Closing, true, &open, &mut refs);
     if let Some(Value::Object(defs_map)) = root_defs.as_mut() {
-        for reference in defs {
+        for reference in defs.into_iter().filter(|r| !opaque_defs.contains(r)) {
             let name = crate::contract::pointer::unescape(reference.trim_start_matches("#/$defs/"));
             let mode = if open.contains(&reference) { Mode::Open } else { Mode::Closing };
             if let Some(def) = defs_map.get_mut(&name) {
@@ -679,6 +701,10 @@ fn hoist_root(root: &mut Value) -> bool {
 /// `$ref`s it meets with the mode their target is reached in. `$defs` are not descended:
 /// the caller handles them.
 fn visit(node: &mut Value, mode: Mode, apply: bool, open_defs: &HashSet<String>, refs: &mut Vec<(String, Mode)>) {
+    if is_opaque(node) {
+        // An opaque subtree is the value's own: nothing in it, nor what it refers to, is closed.
+        return;
+    }
     let Some(obj) = node.as_object_mut() else { return };
     let composed = is_composed(obj);
     let inner_mode = if composed { Mode::Open } else { mode };

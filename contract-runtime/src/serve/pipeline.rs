@@ -268,7 +268,8 @@ impl Pipeline {
         T: ToolOutput,
         E: ToolFailure,
     {
-        let contract = match T::try_contract() {
+        // The contract bound to the tool: a generic type's instantiation is named after it.
+        let contract = match T::try_contract_for(ctx.tool()) {
             Ok(contract) => contract,
             Err(err) => return broken_contract(&err),
         };
@@ -287,7 +288,8 @@ impl Pipeline {
         E: ToolFailure,
         F: Future<Output = Result<T, E>>,
     {
-        let contract = match T::try_contract() {
+        // The contract bound to the tool: a generic type's instantiation is named after it.
+        let contract = match T::try_contract_for(ctx.tool()) {
             Ok(contract) => contract,
             Err(err) => return broken_contract(&err),
         };

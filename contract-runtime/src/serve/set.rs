@@ -2,9 +2,11 @@
 //!
 //! A [`ContractSet`] is what the rmcp adapter serves and what the build-time tooling
 //! (`contract-tools`: `cargo xtask schemas`) writes and checks, so both read the same
-//! list. A tool's name is the contract's name (`#[tool_output(name = "…")]`, or the
-//! type's name in snake case), written once next to the type; [`ContractSet::bind`]
-//! covers the rare tool that serves another tool's contract.
+//! list. A type listed alone is bound to the tool of its contract's name
+//! (`#[tool_output(name = "…")]`, or the type's name in snake case); `Type => "tool"`
+//! in [`contracts!`](crate::contracts), or [`ContractSet::bind`], binds it to a tool
+//! by name: a second tool returning the same type, or each instantiation of a generic
+//! result type.
 
 use std::fmt;
 
@@ -77,14 +79,64 @@ impl ContractSet {
         self
     }
 
-    /// Binds `T`'s contract to one more tool, `tool`, which returns the same type.
+    /// Binds `T`'s contract to the tool `tool`: what `T => "tool"` in
+    /// [`contracts!`](crate::contracts) writes.
     ///
-    /// The contract's schema file is written once, under the contract's name; the
-    /// extra tool advertises and enforces the same schema.
+    /// - For a type without type parameters, `tool` serves the type's one contract:
+    ///   its schema file is written once, under the contract's name, and every tool
+    ///   bound to it advertises and enforces the same schema. Use it for a second tool
+    ///   returning the same type, or for a tool whose name is not the contract's.
+    /// - For a generic type, each instantiation bound to a tool has its own contract
+    ///   named after that tool (`schemas/<tool>.json`), so `ToolOutput<GoalData>` bound
+    ///   to `set_goal` and `ToolOutput<PlanData>` bound to `make_plan` are two
+    ///   contracts. Every instantiation has the version and compatibility the generic
+    ///   type declares in `#[tool_output(…)]`; each has its own schema and hash.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use contract_runtime::{contracts, ContractSet, ToolOutput};
+    ///
+    /// /// Health of the agent fleet.
+    /// #[derive(serde::Serialize, schemars::JsonSchema, ToolOutput)]
+    /// #[tool_output(version = "1.0.0", compatibility = "exact")]
+    /// struct FleetStatus { healthy: u32 }
+    ///
+    /// /// The generic result wrapper of several tools.
+    /// #[derive(serde::Serialize, schemars::JsonSchema, contract_runtime::ToolOutput)]
+    /// #[tool_output(version = "2.0.0", compatibility = "exact")]
+    /// struct Reply<D> { data: Option<D> }
+    ///
+    /// #[derive(serde::Serialize, schemars::JsonSchema)]
+    /// struct Goal { id: u32 }
+    ///
+    /// // `fleet_health` returns `FleetStatus` too; `set_goal` returns `Reply<Goal>`.
+    /// let set = ContractSet::new().with::<FleetStatus>().bind::<FleetStatus>("fleet_health").bind::<Reply<Goal>>("set_goal");
+    /// assert!(set.check().is_ok());
+    /// assert_eq!(set.tools().collect::<Vec<_>>(), ["fleet_status", "fleet_health", "set_goal"]);
+    /// // One schema file for both fleet tools; the instantiation is named after its tool.
+    /// let names: Vec<&str> = set.contracts().iter().map(|c| c.name()).collect();
+    /// assert_eq!(names, ["fleet_status", "set_goal"]);
+    /// assert_eq!(set.get("set_goal").unwrap().type_name(), "Reply<Goal>");
+    /// // The same set, written with the macro.
+    /// let same = contracts![FleetStatus, FleetStatus => "fleet_health", Reply<Goal> => "set_goal"];
+    /// assert_eq!(same.tools().collect::<Vec<_>>(), set.tools().collect::<Vec<_>>());
+    /// ```
     #[must_use]
     pub fn bind<T: ToolOutput + ?Sized>(mut self, tool: &'static str) -> Self {
-        self.push(T::try_contract(), Some(tool));
+        self.push(T::try_contract_for(tool), Some(tool));
         self
+    }
+
+    /// `T` bound to `tool`, or to its contract's name when `None`: what each entry of
+    /// [`contracts!`](crate::contracts) expands to.
+    #[doc(hidden)]
+    #[must_use]
+    pub fn entry<T: ToolOutput + ?Sized>(self, tool: Option<&'static str>) -> Self {
+        match tool {
+            Some(tool) => self.bind::<T>(tool),
+            None => self.with::<T>(),
+        }
     }
 
     /// Adds a contract that may have failed to build (what
@@ -202,6 +254,7 @@ impl ContractSet {
                 problems.push(SetProblem::NoTool {
                     tool: binding.tool.to_owned(),
                     contract: binding.contract.name().to_owned(),
+                    type_name: binding.contract.type_name().to_owned(),
                 });
             }
         }
@@ -224,7 +277,7 @@ pub enum SetProblem {
     DuplicateTool {
         /// The tool name.
         tool: String,
-        /// The type of the first binding.
+        /// The type of the first binding (with its type arguments, for a generic type).
         first: String,
         /// The type of the second binding.
         second: String,
@@ -244,6 +297,8 @@ pub enum SetProblem {
         tool: String,
         /// The contract name.
         contract: String,
+        /// The type of the binding (with its type arguments, for a generic type).
+        type_name: String,
     },
     /// A tool declares an `outputSchema` but no contract is bound to it.
     NoContract {
@@ -252,24 +307,49 @@ pub enum SetProblem {
     },
 }
 
+/// Whether `type_name` names an instantiation of a generic type (`ToolOutput<GoalData>`):
+/// contract type names carry their type arguments.
+fn is_instantiation(type_name: &str) -> bool {
+    type_name.contains('<')
+}
+
+/// The fix that binds `ty` to a tool of its own, as `contracts![…]` and `bind` write it.
+fn bind_fix(ty: &str, tool: &str) -> String {
+    format!("`{ty} => \"{tool}\"` in `contracts![…]`, or `.bind::<{ty}>(\"{tool}\")`")
+}
+
 impl fmt::Display for SetProblem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::Contract(err) => err.fmt(f),
+            Self::DuplicateTool { tool, first, second } if first == second => {
+                write!(f, "tool `{tool}` is bound twice to `{first}`: list it once")
+            }
+            Self::DuplicateTool { tool, first, second } if is_instantiation(second) => write!(
+                f,
+                "tool `{tool}` is bound twice (to `{first}` and to `{second}`): bind each instantiation of a generic type to the tool that returns it: {}",
+                bind_fix(second, "…")
+            ),
             Self::DuplicateTool { tool, first, second } => {
                 write!(f, "tool `{tool}` is bound twice (to `{first}` and to `{second}`): give one of them another `#[tool_output(name = \"…\")]`")
             }
+            Self::DuplicateContract { contract, first, second } if is_instantiation(second) => write!(
+                f,
+                "types `{first}` and `{second}` both have contract `{contract}`: bind each instantiation of a generic type to the tool that returns it, which names its contract: {}",
+                bind_fix(second, "…")
+            ),
             Self::DuplicateContract { contract, first, second } => write!(
                 f,
                 "types `{first}` and `{second}` both derive contract `{contract}`: give one of them another `#[tool_output(name = \"…\")]`"
             ),
-            Self::NoTool { tool, contract } => write!(
+            Self::NoTool { tool, contract, type_name } => write!(
                 f,
-                "contract `{contract}` is bound to tool `{tool}`, which the server does not have: rename the tool or the contract (`#[tool_output(name = \"…\")]`)"
+                "contract `{contract}` (type `{type_name}`) is bound to tool `{tool}`, which the server does not have: bind it to the tool that returns it, {}",
+                bind_fix(type_name, "…")
             ),
             Self::NoContract { tool } => write!(
                 f,
-                "tool `{tool}` declares an outputSchema but has no contract: add its result type to `contracts![…]`"
+                "tool `{tool}` declares an outputSchema but has no contract: add its result type to `contracts![…]` (`Type => \"{tool}\"` when the type's contract has another name)"
             ),
         }
     }
@@ -317,8 +397,10 @@ impl fmt::Display for SetError {
 
 impl std::error::Error for SetError {}
 
-/// Builds a [`ContractSet`] from result types, each bound to the tool of its contract's
-/// name.
+/// Builds a [`ContractSet`] from result types: `Type` binds the type to the tool of its
+/// contract's name, `Type => "tool"` binds it to `tool` (see [`ContractSet::bind`]: a
+/// second tool returning the same type, or an instantiation of a generic type, whose
+/// contract is then named after the tool). Type aliases work as types do.
 ///
 /// # Examples
 ///
@@ -337,10 +419,12 @@ impl std::error::Error for SetError {}
 /// // Two types claiming one tool name is reported, not discovered at startup.
 /// let err = contracts![Ping, Pong].check().unwrap_err();
 /// assert!(err.to_string().starts_with("tool `ping` is bound twice"));
+/// // A second tool returning `Ping`, by name.
+/// assert!(contracts![Ping, Ping => "health_check"].check().is_ok());
 /// ```
 #[macro_export]
 macro_rules! contracts {
-    ($($ty:ty),* $(,)?) => {
-        $crate::ContractSet::new()$(.with::<$ty>())*
+    ($($ty:ty $(=> $tool:expr)?),* $(,)?) => {
+        $crate::ContractSet::new()$(.entry::<$ty>(::core::option::Option::<&'static str>::None $(.or(::core::option::Option::Some($tool)))?))*
     };
 }

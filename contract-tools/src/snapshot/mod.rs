@@ -45,15 +45,24 @@ pub fn render(contracts: &ContractSet) -> Result<BTreeMap<String, String>, Snaps
         Err(err) => err.problems().iter().map(ToString::to_string).collect(),
     };
     let mut files = BTreeMap::new();
-    let mut owners: BTreeMap<String, &str> = BTreeMap::new();
+    let mut owners: BTreeMap<String, (&str, &str)> = BTreeMap::new();
     let mut inventory = Vec::new();
     for contract in contracts.contracts() {
         let file = file_name(contract.name());
-        if let Some(other) = owners.insert(file.clone(), contract.type_name()) {
-            errors.push(format!(
-                "contracts of `{other}` and `{}` both write schemas/{file}: give one a different `name`",
-                contract.type_name()
-            ));
+        if let Some((other, other_name)) = owners.insert(file.clone(), (contract.type_name(), contract.name())) {
+            // Two contracts of one name are a set problem, reported above once.
+            if other_name != contract.name() {
+                let ty = contract.type_name();
+                let fix = if ty.contains('<') {
+                    format!("bind `{ty}` to another tool (`{ty} => \"…\"` in `contracts![…]`)")
+                } else {
+                    format!("give `{ty}` another `#[tool_output(name = \"…\")]`")
+                };
+                errors.push(format!(
+                    "contracts `{other_name}` (type `{other}`) and `{}` (type `{ty}`) both write schemas/{file}: {fix}",
+                    contract.name()
+                ));
+            }
             continue;
         }
         files.insert(file.clone(), String::from_utf8_lossy(contract.canonical_bytes()).into_owned());
