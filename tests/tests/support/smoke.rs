@@ -64,6 +64,12 @@ fn copy_dir(from: &Path, to: &Path) {
 
 /// Packs the crates into `target` and unpacks them under `crates`; returns each crate's
 /// folder.
+///
+/// `cargo package` gives every file of a `.crate` the same fixed mtime, and cargo judges
+/// a path dependency fresh by mtimes: a crate unpacked over an older one with its
+/// archived mtimes would never be rebuilt. So a crate whose `.crate` changed is unpacked
+/// afresh with the current time on its files (`tar -m`), and one that did not change is
+/// left as it is, so its build stays fresh.
 fn pack(crates: &Path, target: &Path) -> Vec<(String, PathBuf)> {
     let mut pack = cargo();
     pack.current_dir(workspace())
@@ -73,18 +79,23 @@ fn pack(crates: &Path, target: &Path) -> Vec<(String, PathBuf)> {
         pack.args(["-p", package]);
     }
     ok(pack, "cargo package");
-    let _ = std::fs::remove_dir_all(crates);
     std::fs::create_dir_all(crates).expect("creates the crates folder");
     let version = env!("CARGO_PKG_VERSION");
     PACKAGES
         .iter()
         .map(|package| {
             let file = target.join("package").join(format!("{package}-{version}.crate"));
-            assert!(file.is_file(), "cargo package wrote no {}", file.display());
-            let mut untar = Command::new("tar");
-            untar.arg("-xzf").arg(&file).arg("-C").arg(crates);
-            ok(untar, "tar");
+            let packed =
+                std::fs::read(&file).unwrap_or_else(|err| panic!("cargo package wrote no {}: {err}", file.display()));
             let unpacked = crates.join(format!("{package}-{version}"));
+            let copy = crates.join(format!("{package}-{version}.crate"));
+            if std::fs::read(&copy).ok().as_ref() != Some(&packed) || !unpacked.is_dir() {
+                let _ = std::fs::remove_dir_all(&unpacked);
+                let mut untar = Command::new("tar");
+                untar.arg("-xzmf").arg(&file).arg("-C").arg(crates);
+                ok(untar, "tar");
+                std::fs::write(&copy, &packed).expect("keeps the unpacked crate's archive");
+            }
             let manifest = std::fs::read_to_string(unpacked.join("Cargo.toml")).expect("a packaged manifest");
             assert!(!manifest.contains("path = \"../"), "{package}: the packaged manifest still has a path dependency");
             ((*package).to_owned(), unpacked)
