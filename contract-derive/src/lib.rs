@@ -16,6 +16,12 @@ use syn::{parse_macro_input, DeriveInput};
 ///
 /// In an rmcp server, return the type as `contract_runtime::rmcp::Json<T>` (not rmcp's
 /// `Json`, which turns NaN and infinity into `null` before the contract can see them).
+///
+/// A generic type has one contract per instantiation: bind each to the tool that returns
+/// it (`contracts![ToolOutput<GoalData> => "set_goal"]`), which names the contract; the
+/// type's `version` and `compatibility` apply to every instantiation. A type of your own
+/// named `ToolOutput` clashes with this derive's name: derive it by path,
+/// `#[derive(contract_runtime::ToolOutput)]`, without importing it.
 #[proc_macro_derive(ToolOutput, attributes(tool_output))]
 pub fn derive_tool_output(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);

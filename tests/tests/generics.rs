@@ -266,6 +266,12 @@ fn the_server_advertises_and_enforces_each_instantiation_under_its_tool() {
     let tools: Vec<(String, bool)> =
         planner.tool_router.list_all().into_iter().map(|t| (t.name.to_string(), t.output_schema.is_some())).collect();
     contracts().check_tools(tools.iter().map(|(n, s)| (n.as_str(), *s))).unwrap_or_else(|err| panic!("{err}"));
+    // The server refuses to start with the instantiations unbound, naming the fix.
+    let err = ContractedServer::new(planner.clone(), contracts![FleetStatus, GoalOutput, PlanOutput]).unwrap_err();
+    let text = err.to_string();
+    assert!(text.contains("`ToolOutput<PlanData> => \"…\"` in `contracts![…]`"), "{text}");
+    assert!(text.contains("`tool_output`, which the server does not have"), "{text}");
+    // The fix applied: it starts.
     let server = ContractedServer::new(planner, contracts()).unwrap_or_else(|err| panic!("{err}"));
 
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");

@@ -41,10 +41,9 @@ pub trait ToolOutput: Serialize + schemars::JsonSchema {
     /// [`ContractError`]). The same error is returned on every call.
     fn try_contract() -> Result<&'static OutputContract, ContractError>;
 
-    /// The contract of this type as bound to `tool`: what
-    /// [`ContractSet::bind`](crate::ContractSet::bind) and `Type => "tool"` in
-    /// [`contracts!`](crate::contracts) bind, and what the
-    /// [`Pipeline`](crate::Pipeline) checks a call of `tool` against.
+    /// The contract of this type as bound to `tool`: what `ContractSet::bind` and
+    /// `Type => "tool"` in `contracts![…]` bind, and what the pipeline checks a call of
+    /// `tool` against.
     ///
     /// For a generic type each instantiation bound to a tool has its own contract,
     /// named after that tool (`schemas/<tool>.json`), with the version and compatibility
@@ -493,13 +492,13 @@ pub(crate) enum ErrorKind {
     /// The root schema accepts any JSON value.
     PermissiveRoot,
     /// A subschema constrains nothing and was not declared opaque.
-    Unconstrained { pointer: String, field: Option<String>, fix: String },
+    Unconstrained { pointer: String, field: Option<String>, fix: Box<str> },
     /// A field marker names a property the root schema does not have.
     UnknownMarkedField(String),
     /// A flattened field is marked opaque, but the root object has no map values.
     NoFlattenedMap,
     /// A flattened map whose values accept anything and which was not declared opaque.
-    UnconstrainedFlattenedMap { pointer: String, owner: String, fix: String },
+    UnconstrainedFlattenedMap { pointer: String, owner: String, fix: &'static str },
     /// A helper of `contract_runtime::schema` (`keys`, `FlatMap`, `AllOrNone`) could not
     /// describe what it was put on.
     Helper { pointer: String, message: String },

@@ -2,6 +2,69 @@
 //!
 //! Every step is a plain function over `serde_json::Value` so that the xtask, the
 //! runtime and the tests share one implementation.
+//!
+//! # Opaque values: which spelling where
+//!
+//! A value whose shape the contract does not own (what an upstream API returned, a
+//! `serde_json::Value`) is declared opaque. Where it sits decides the spelling:
+//!
+//! | The value is… | Write |
+//! |---|---|
+//! | a field of the contract type | `#[tool_output(opaque)]` on the field |
+//! | a field of a nested type or of an enum variant | `#[schemars(transform = contract_runtime::opaque)]` on the field |
+//! | every use of a type (a `#[serde(transparent)]` newtype with an "any JSON value" schema) | `#[schemars(transform = contract_runtime::opaque)]` on the type |
+//! | the values of a flattened map of the contract type | `#[tool_output(opaque)]` on the flattened field |
+//! | the values of a flattened map of a nested type or a variant | `#[schemars(with = "contract_runtime::OpaqueMap")]` on the flattened field (schemars ignores `transform` there) |
+//!
+//! An opaque subtree is listed in the inventory ([`crate::contract::OutputContract::opaque_pointers`])
+//! and is never closed, anywhere inside it, under either compatibility; what is around it
+//! stays checked. Without a declaration, a subschema that accepts any value is refused
+//! ("no silent `{}`"), whether it is written `{}`, `true`, a `type` list of every JSON
+//! type, or an `anyOf`/`oneOf` of every type; the message names the spelling to add.
+//!
+//! ```
+//! use contract_runtime::ToolOutput;
+//! use schemars::JsonSchema;
+//! use serde::Serialize;
+//!
+//! fn any_json(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+//!     schemars::json_schema!({ "type": ["object", "array", "string", "number", "boolean", "null"] })
+//! }
+//!
+//! /// Not declared: the lint refuses it and says what to write.
+//! #[derive(Serialize, JsonSchema)]
+//! #[serde(transparent)]
+//! struct Loose(#[schemars(schema_with = "any_json")] serde_json::Value);
+//!
+//! #[derive(Serialize, JsonSchema, ToolOutput)]
+//! #[tool_output(version = "1.0.0", compatibility = "exact")]
+//! struct Refused {
+//!     data: Loose,
+//! }
+//!
+//! let err = Refused::try_contract().unwrap_err().to_string();
+//! assert!(err.contains("`#[schemars(transform = contract_runtime::opaque)]` on the type `Loose`"), "{err}");
+//!
+//! /// Declared on the type: every use is opaque, and objects in it are never closed.
+//! #[derive(Serialize, JsonSchema)]
+//! #[serde(transparent)]
+//! #[schemars(transform = contract_runtime::opaque)]
+//! struct AnyJson(#[schemars(schema_with = "any_json")] serde_json::Value);
+//!
+//! #[derive(Serialize, JsonSchema, ToolOutput)]
+//! #[tool_output(version = "1.0.0", compatibility = "exact")]
+//! struct Record {
+//!     id: u32,
+//!     data: AnyJson,
+//! }
+//!
+//! let contract = Record::contract();
+//! assert_eq!(contract.opaque_pointers(), ["/data"]);
+//! let value = Record { id: 1, data: AnyJson(serde_json::json!({ "any": { "keys": [1] } })) };
+//! assert!(contract.validate_output(&value).is_ok());
+//! // What is around it stays closed under `exact`.
+//! assert!(!contract.is_valid(&serde_json::json!({ "id": 1, "data": 2, "extra": 3 })));
+//! ```
 
 use std::collections::{BTreeSet, HashSet};
 
@@ -61,12 +124,44 @@ pub fn sensitive(schema: &mut Schema) {
     schema.insert(SENSITIVE_MARK.to_owned(), Value::Bool(true));
 }
 
-/// A schemars transform that declares a field opaque: a pass-through value whose shape
-/// the contract does not own. It may accept any JSON value, and it is listed in the
-/// inventory. Use it on fields of nested types, where `#[tool_output(opaque)]` is not
-/// available.
+/// A schemars transform that declares a field or a type opaque: a pass-through value
+/// whose shape the contract does not own. It may accept any JSON value, it is listed in
+/// the inventory, and nothing inside it is closed under `exact`. Use it on fields of
+/// nested types and enum variants, where `#[tool_output(opaque)]` is not available, and
+/// on a type to make every use of it opaque (the [module documentation](self) has the
+/// table of spellings). schemars ignores it on a `#[serde(flatten)]` field: use
+/// [`OpaqueMap`] there.
 ///
 /// # Examples
+///
+/// On a type, such as a newtype around `serde_json::Value` that an API client's models
+/// describe as "any JSON value":
+///
+/// ```
+/// use contract_runtime::ToolOutput;
+/// use schemars::JsonSchema;
+/// use serde::Serialize;
+///
+/// #[derive(Serialize, JsonSchema)]
+/// #[serde(transparent)]
+/// #[schemars(transform = contract_runtime::opaque)]
+/// struct Extra(serde_json::Value);
+///
+/// #[derive(Serialize, JsonSchema, ToolOutput)]
+/// #[tool_output(version = "1.0.0", compatibility = "exact")]
+/// struct Items {
+///     items: Vec<Extra>,
+///     next: Option<Extra>,
+/// }
+///
+/// let contract = Items::contract();
+/// assert_eq!(contract.opaque_pointers(), ["/items/*", "/next"]);
+/// let object = serde_json::json!({ "nested": { "unknown": true } });
+/// assert!(contract.validate_output(&Items { items: vec![Extra(object.clone())], next: None }).is_ok());
+/// assert!(contract.validate_output(&Items { items: vec![], next: Some(Extra(object)) }).is_ok());
+/// ```
+///
+/// On a field of a nested type:
 ///
 /// ```
 /// use contract_runtime::ToolOutput;
@@ -158,15 +253,12 @@ pub(crate) fn finish(spec: &ContractSpec, mut schema: Value) -> Result<Generated
         return Err(err(ErrorKind::PermissiveRoot));
     }
     if let Some((pointer, field)) = find_unconstrained(&schema, &opaque_defs) {
-        let kind = match flattened_map_owner(&schema, &pointer, spec.type_name) {
-            Some(owner) => {
-                let fix = opaque::flattened_map_fix(&pointer);
-                ErrorKind::UnconstrainedFlattenedMap { pointer, owner, fix }
-            }
-            None => {
-                let fix = opaque::unconstrained_fix(&schema, &pointer, field.as_deref(), spec.type_name);
-                ErrorKind::Unconstrained { pointer, field, fix }
-            }
+        let kind = if let Some(owner) = flattened_map_owner(&schema, &pointer, spec.type_name) {
+            let fix = opaque::flattened_map_fix(&pointer);
+            ErrorKind::UnconstrainedFlattenedMap { pointer, owner, fix }
+        } else {
+            let fix = opaque::unconstrained_fix(&schema, &pointer, field.as_deref(), spec.type_name).into();
+            ErrorKind::Unconstrained { pointer, field, fix }
         };
         return Err(err(kind));
     }

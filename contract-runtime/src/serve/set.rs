@@ -36,7 +36,11 @@ use crate::contract::{ContractError, OutputContract, ToolOutput};
 /// // The server's own tool list is checked against the set: a contract without its
 /// // tool, or a structured tool without a contract, is reported by name.
 /// let err = set.check_tools([("fleet_status", true), ("task_status", true)]).unwrap_err();
-/// assert_eq!(err.to_string(), "tool `task_status` declares an outputSchema but has no contract: add its result type to `contracts![…]`");
+/// assert_eq!(
+///     err.to_string(),
+///     "tool `task_status` declares an outputSchema but has no contract: add its result type to `contracts![…]` \
+///      (`Type => \"task_status\"` when the type's contract has another name)"
+/// );
 /// ```
 #[derive(Clone, Debug, Default)]
 pub struct ContractSet {

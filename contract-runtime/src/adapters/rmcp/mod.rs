@@ -107,7 +107,7 @@ use rmcp::{ErrorData, ServerHandler};
 
 use crate::contract::{ContractError, OutputContract};
 use crate::serve::pipeline::Pipeline;
-use crate::serve::set::ContractSet;
+use crate::serve::set::{ContractSet, SetProblem};
 #[cfg(doc)]
 use crate::serve::wire::META_KEY;
 
@@ -144,7 +144,12 @@ impl std::error::Error for AdapterError {}
 /// [`ToolError`](crate::serve::wire::ToolError) on failure): a structured result made any other way
 /// — rmcp's own `Json<T>`, a hand-built `CallToolResult` — has passed through a
 /// conversion that turns NaN into `null`, so it is refused as `serialization_error`
-/// naming the fix instead of being trusted. Cloning is cheap (the handler, the
+/// naming the fix instead of being trusted. That happens at the call, not here: rmcp
+/// 3.11 lists a tool returning its own `Json<T>` exactly as one returning ours (the
+/// `#[tool]` macro builds the `outputSchema` from `T` alone), so nothing in the tool
+/// list tells them apart; clippy's `disallowed-types` on
+/// `rmcp::handler::server::wrapper::Json` fails the build instead (see the crate
+/// documentation). Cloning is cheap (the handler, the
 /// contracts, the pipeline and the compiled argument validators are shared), so a clone
 /// can serve each streamable HTTP session.
 pub struct ContractedServer<H> {
@@ -167,18 +172,39 @@ impl<H> fmt::Debug for ContractedServer<H> {
 }
 
 impl<H: ServerHandler> ContractedServer<H> {
-    /// Wraps `inner`, binding each contract to the tool of the same name (see
-    /// [`contracts!`](crate::contracts)).
+    /// Wraps `inner`, binding each contract as the set binds it: to the tool of the
+    /// contract's name, or to the tool named in `contracts![Type => "tool"]` /
+    /// [`ContractSet::bind`] (each instantiation of a generic result type to its tool).
     ///
     /// # Errors
     ///
-    /// Every contract that failed to build, every contract whose name the inner
-    /// handler does not know as a tool (`get_tool`, which `#[tool_handler]`
-    /// provides), and every tool named twice — all reported at once.
+    /// Every problem of [`ContractSet::check`] (a contract that failed to build, a
+    /// tool bound twice, two types of one contract name), and every binding whose
+    /// tool the inner handler does not know (`get_tool`, which `#[tool_handler]`
+    /// provides) — all reported at once, each with its fix.
     pub fn new(inner: H, contracts: ContractSet) -> Result<Self, AdapterError> {
-        let (errors, bindings) = contracts.into_parts();
-        let bindings = bindings.into_iter().map(|b| Ok((b.tool().to_owned(), b.contract())));
-        Self::with_tools(inner, errors.into_iter().map(Err).chain(bindings))
+        // The set's own problems first, each with its fix, as `ContractSet::check` and
+        // the schemas CLI print them.
+        let mut problems: Vec<String> = contracts
+            .check()
+            .err()
+            .map(|err| err.problems().iter().map(ToString::to_string).collect())
+            .unwrap_or_default();
+        for binding in contracts.bindings() {
+            if inner.get_tool(binding.tool()).is_none() {
+                let problem = SetProblem::NoTool {
+                    tool: binding.tool().to_owned(),
+                    contract: binding.contract().name().to_owned(),
+                    type_name: binding.contract().type_name().to_owned(),
+                };
+                problems.push(format!("{problem} (the handler's `get_tool` does not know it)"));
+            }
+        }
+        if !problems.is_empty() {
+            return Err(AdapterError { problems });
+        }
+        let (_, bindings) = contracts.into_parts();
+        Self::with_tools(inner, bindings.into_iter().map(|b| Ok((b.tool().to_owned(), b.contract()))))
     }
 
     /// Like [`ContractedServer::new`], with the tool name given for each contract, for

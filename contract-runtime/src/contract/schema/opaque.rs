@@ -253,11 +253,11 @@ pub(super) fn unconstrained_fix(schema: &Value, pointer: &str, field: Option<&st
 /// What to write to declare a flattened map opaque: `#[tool_output(opaque)]` on a field of
 /// the contract type itself, [`super::OpaqueMap`] anywhere else (schemars ignores
 /// `transform` on flattened fields).
-pub(super) fn flattened_map_fix(pointer: &str) -> String {
+pub(super) fn flattened_map_fix(pointer: &str) -> &'static str {
     let parent = pointer.rsplit_once('/').map_or("", |(parent, _)| parent);
     if parent.is_empty() {
-        "`#[tool_output(opaque)]` on the flattened field".to_owned()
+        "`#[tool_output(opaque)]` on the flattened field"
     } else {
-        "`#[schemars(with = \"contract_runtime::OpaqueMap\")]` on the flattened field (schemars ignores `transform` on flattened fields)".to_owned()
+        "`#[schemars(with = \"contract_runtime::OpaqueMap\")]` on the flattened field (schemars ignores `transform` on flattened fields)"
     }
 }

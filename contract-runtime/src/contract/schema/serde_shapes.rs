@@ -43,10 +43,13 @@ const HELPER_ERROR_MARK: &str = "x-tool-contracts-helper-error";
 /// The schema of a flattened map whose values the contract does not own, such as a
 /// `#[serde(flatten)] extra: HashMap<String, serde_json::Value>` that carries whatever an
 /// upstream API returned. schemars ignores `#[schemars(transform = …)]` on a flattened
-/// field, so on a flattened field of a nested type write
+/// field, so on a flattened field of a nested type or an enum variant write
 /// `#[schemars(with = "contract_runtime::OpaqueMap")]`; on a field of the contract type
-/// itself `#[tool_output(opaque)]` does the same. The values are listed in the inventory
-/// as opaque (`/*` for the root object).
+/// itself `#[tool_output(opaque)]` does the same (and `OpaqueMap` works there too). The
+/// values are listed in the inventory as opaque (`/*` for the root object, `/pages/*/*`
+/// below); they are never closed, while the fields beside the map stay checked. On a map
+/// field that is not flattened it declares the map's values opaque (`/field/*`). See the
+/// table of spellings in [`crate::contract::schema`].
 ///
 /// # Examples
 ///
