@@ -13,7 +13,8 @@ use rmcp::ServiceExt;
 use serde_json::Value;
 
 use crate::lint::{lint_tool, Finding, Level};
-use crate::{synth, Cli};
+use crate::stderr::Tail;
+use crate::{synth, Cli, StderrMode};
 
 /// The whole audit of one server.
 #[derive(Debug, serde::Serialize)]
@@ -57,38 +58,79 @@ pub(crate) struct CallReport {
     pub(crate) violations: Vec<Violation>,
 }
 
-/// Runs the audit described by `args`.
+/// Runs the audit described by `args`. When a stdio server cannot be audited, the error
+/// ends with the tail of its stderr (`--stderr tail`).
 pub(crate) async fn run(args: &Cli) -> Result<Audit, String> {
     let plan = arguments_file(args)?;
     let limit = Duration::from_secs(args.timeout.max(1));
     let watch = CatalogWatch::new("contract-audit", env!("CARGO_PKG_VERSION"));
-    // The child process lives as long as the connection; it is killed when dropped.
-    let (running, transport, _child) = if let Some(url) = &args.url {
+    if let Some(url) = &args.url {
         eprintln!("contract-audit: connecting to {url}");
         let running = timed(limit, watch.clone().serve(StreamableHttpClientTransport::from_uri(url.as_str())))
             .await?
             .map_err(|err| format!("cannot connect to {url}: {err}"))?;
-        (running, "streamable-http", None)
-    } else {
-        let (program, rest) = args.command.split_first().ok_or("give a URL or a command line after `--`")?;
-        eprintln!("contract-audit: starting {}", args.command.join(" "));
-        let mut child = tokio::process::Command::new(program)
-            .args(rest)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(if args.server_stderr { Stdio::inherit() } else { Stdio::null() })
-            .kill_on_drop(true)
-            .spawn()
-            .map_err(|err| format!("cannot start `{program}`: {err}"))?;
-        let stdout = child.stdout.take().ok_or("the child has no stdout")?;
-        let stdin = child.stdin.take().ok_or("the child has no stdin")?;
-        let running = timed(limit, watch.clone().serve((stdout, stdin)))
-            .await?
-            .map_err(|err| format!("cannot initialize `{program}`: {err}"))?;
-        (running, "stdio", Some(child))
+        return audit(args, plan.as_ref(), limit, &watch, running, "streamable-http").await;
+    }
+    let (program, rest) = args.command.split_first().ok_or("give a URL or a command line after `--`")?;
+    eprintln!("contract-audit: starting {}", args.command.join(" "));
+    // The child process lives as long as the connection; it is killed when dropped.
+    let mut child = tokio::process::Command::new(program)
+        .args(rest)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(match args.stderr {
+            StderrMode::Tail => Stdio::piped(),
+            StderrMode::Inherit => Stdio::inherit(),
+            StderrMode::Discard => Stdio::null(),
+        })
+        .kill_on_drop(true)
+        .spawn()
+        .map_err(|err| format!("cannot start `{program}`: {err}"))?;
+    let tail = child.stderr.take().map(Tail::capture);
+    let stdout = child.stdout.take().ok_or("the child has no stdout")?;
+    let stdin = child.stdin.take().ok_or("the child has no stdin")?;
+    let err = match timed(limit, watch.clone().serve((stdout, stdin))).await {
+        Ok(Ok(running)) => match audit(args, plan.as_ref(), limit, &watch, running, "stdio").await {
+            Ok(audit) => return Ok(audit),
+            // The connection is closed by now: the server's exit says nothing.
+            Err(err) => {
+                let _ = child.start_kill();
+                err
+            }
+        },
+        Ok(Err(err)) => init_failed(program, &err.to_string(), &mut child).await,
+        Err(err) => init_failed(program, &err, &mut child).await,
     };
+    let tail = match tail {
+        Some(tail) => tail.render(Duration::from_secs(2)).await,
+        None => String::new(),
+    };
+    Err(err + &tail)
+}
+
+/// The error for a server that did not complete the handshake, with how it ended: a
+/// server still running shortly after is stopped, so that its pipes close.
+async fn init_failed(program: &str, err: &str, child: &mut tokio::process::Child) -> String {
+    let status = if let Ok(Ok(status)) = tokio::time::timeout(Duration::from_millis(500), child.wait()).await {
+        format!("the server exited: {status}")
+    } else {
+        let _ = child.start_kill();
+        "the server was still running and has been stopped".to_owned()
+    };
+    format!("cannot initialize `{program}`: {err} ({status})")
+}
+
+/// Lists, lints and (when asked) calls over an initialized connection.
+async fn audit(
+    args: &Cli,
+    plan: Option<&BTreeMap<String, Value>>,
+    limit: Duration,
+    watch: &CatalogWatch,
+    running: RunningService<RoleClient, CatalogWatch>,
+    transport: &'static str,
+) -> Result<Audit, String> {
     let server = server_info(&running, transport);
-    let harness = Harness::new(running.peer().clone(), &watch);
+    let harness = Harness::new(running.peer().clone(), watch);
     eprintln!("contract-audit: listing tools");
     timed(limit, harness.refresh()).await?.map_err(|err| format!("tools/list failed: {err}"))?;
 
@@ -109,7 +151,7 @@ pub(crate) async fn run(args: &Cli) -> Result<Audit, String> {
             if args.skip.contains(&tool.name) {
                 continue;
             }
-            let given = plan.as_ref().and_then(|p| p.get(&tool.name)).cloned();
+            let given = plan.and_then(|p| p.get(&tool.name)).cloned();
             if given.is_none() && !args.call {
                 continue;
             }
@@ -196,10 +238,9 @@ fn call_finding(report: &CallReport) -> Option<Finding> {
         "arguments-invalid" => (Level::Warn, "call-arguments-invalid"),
         "timeout" => (Level::Warn, "call-timeout"),
         "transport-error" => (Level::Warn, "call-transport-error"),
-        "not-called" => (Level::Info, "call-not-made"),
         _ => return None,
     };
-    Some(Finding { level, kind, site: "call", pointer: String::new(), message: report.detail.clone() })
+    Some(Finding::new(level, kind, "call", "", report.detail.clone()))
 }
 
 /// Reads `--args FILE`: an object of argument objects by tool name.

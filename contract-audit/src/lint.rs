@@ -1,6 +1,7 @@
 //! Static findings about one listed tool: what its schemas declare and how portable
 //! and strict they are.
 
+use std::collections::BTreeMap;
 use std::fmt;
 
 use contract_runtime::client::ToolEntry;
@@ -21,7 +22,7 @@ pub(crate) enum Level {
 
 impl fmt::Display for Level {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
+        f.pad(match self {
             Self::Info => "info",
             Self::Warn => "warn",
             Self::Error => "error",
@@ -43,17 +44,49 @@ pub(crate) struct Finding {
 }
 
 impl Finding {
-    fn new(level: Level, kind: &'static str, site: &'static str, pointer: &str, message: impl Into<String>) -> Self {
+    pub(crate) fn new(
+        level: Level,
+        kind: &'static str,
+        site: &'static str,
+        pointer: &str,
+        message: impl Into<String>,
+    ) -> Self {
+        debug_assert!(KINDS.iter().any(|k| k.0 == kind && k.1 == level), "{kind} ({level}) is not in KINDS");
         Self { level, kind, site, pointer: pointer.to_owned(), message: message.into() }
     }
 }
+
+/// Every finding the audit emits: its kind, its level, and what it does to a client (the
+/// pinned TypeScript SDK's Ajv, or Python's `jsonschema`). `--help` lists them.
+pub(crate) const KINDS: &[(&str, Level, &str)] = &[
+    ("input-root-not-object", Level::Error, "the TypeScript SDK rejects the whole tools/list result"),
+    ("schema-does-not-compile", Level::Error, "clients cannot compile it; the TypeScript SDK's listTools throws"),
+    ("unresolvable-ref", Level::Error, "neither client resolves it; their validators cannot be built"),
+    ("remote-ref", Level::Warn, "neither client fetches it; their validators cannot be built"),
+    ("permissive", Level::Warn, "a client validator accepts any value there"),
+    ("opaque", Level::Info, "declared opaque by the contract: any value there, by design"),
+    ("open-object", Level::Warn, "under an `exact` claim, a client validator still accepts undeclared keys"),
+    ("non-standard-format", Level::Warn, "Ajv ignores the format (and logs a warning) and accepts any value"),
+    ("draft07-ignores", Level::Warn, "Ajv (draft-07) ignores the keyword and accepts what it rejects"),
+    ("no-output-schema", Level::Warn, "the TypeScript SDK client accepts any structuredContent"),
+    ("call-contract-failure", Level::Error, "the result breaks the outputSchema; the TypeScript SDK's callTool throws"),
+    (
+        "call-server-reported-violation",
+        Level::Error,
+        "the server refused its own result; clients get an error, no data",
+    ),
+    ("call-arguments-invalid", Level::Warn, "the given arguments break the inputSchema; they were not sent"),
+    ("call-timeout", Level::Warn, "no answer within --timeout; a client's call times out too"),
+    ("call-transport-error", Level::Warn, "the connection failed during the call; a client's call fails too"),
+];
 
 // The formats JSON Schema 2020-12 defines (the runtime's list); any other is a private
 // agreement that a client validator either ignores or rejects.
 use contract_runtime::schema::STANDARD_FORMATS;
 
 /// Keywords a draft-07 validator (the TypeScript SDK 1.x's Ajv) does not know, so it
-/// silently accepts what they would reject.
+/// silently accepts what they would reject. `$defs` is not one of them: Ajv resolves
+/// `$ref`s into it by pointer; nor is `$dynamicAnchor`, which constrains nothing itself.
 const DRAFT7_IGNORES: &[&str] = &[
     "prefixItems",
     "unevaluatedProperties",
@@ -63,7 +96,6 @@ const DRAFT7_IGNORES: &[&str] = &[
     "minContains",
     "maxContains",
     "$dynamicRef",
-    "$dynamicAnchor",
 ];
 
 /// Keywords that only annotate: a schema made of nothing else accepts anything.
@@ -84,42 +116,31 @@ const ANNOTATIONS: &[&str] = &[
 pub(crate) fn lint_tool(entry: &ToolEntry) -> Vec<Finding> {
     let mut findings = Vec::new();
     let exact = entry.contract().is_some_and(|c| c.qualified && c.compatibility.as_deref() == Some("exact"));
-    match entry.contract() {
-        None => findings.push(Finding::new(
-            Level::Info,
-            "uncontracted",
-            "_meta",
-            "",
-            "no contract _meta: nothing says the server enforces its outputSchema",
-        )),
-        Some(c) if !c.qualified => findings.push(Finding::new(
-            Level::Info,
-            "uncontracted",
-            "_meta",
-            "",
-            "the server lists this tool as `qualified: false` (uncontracted)",
-        )),
-        Some(_) => {}
-    }
-
-    match entry.input_schema() {
-        None => findings.push(Finding::new(Level::Error, "no-input-schema", "inputSchema", "", "no inputSchema")),
-        Some(schema) => {
-            if schema.get("type").and_then(Value::as_str) != Some("object") {
-                findings.push(Finding::new(
-                    Level::Error,
-                    "input-root-not-object",
-                    "inputSchema",
-                    "",
-                    "the inputSchema root must be `type: object`",
-                ));
-            }
-            let mut walk =
-                Walk { root: schema, site: "inputSchema", exact: false, permissive: false, findings: &mut findings };
-            walk.node(schema, "", false);
-            if let Some(why) = entry.input_error() {
-                findings.push(Finding::new(Level::Error, "schema-does-not-compile", "inputSchema", "", why));
-            }
+    // Whether the server says it enforces a contract is the CONTRACT column (`contract` in
+    // JSON), not a finding: no client validates differently because of it.
+    // A tool without an `inputSchema` never gets here: rmcp, like the TypeScript SDK,
+    // refuses the whole listing that holds one.
+    if let Some(schema) = entry.input_schema() {
+        if schema.get("type").and_then(Value::as_str) != Some("object") {
+            findings.push(Finding::new(
+                Level::Error,
+                "input-root-not-object",
+                "inputSchema",
+                "",
+                "the inputSchema root must be `type: object`",
+            ));
+        }
+        let mut walk = Walk {
+            root: schema,
+            site: "inputSchema",
+            exact: false,
+            permissive: false,
+            opaque: &BTreeMap::new(),
+            findings: &mut findings,
+        };
+        walk.node(schema, "", false);
+        if let Some(why) = entry.input_error() {
+            findings.push(Finding::new(Level::Error, "schema-does-not-compile", "inputSchema", "", why));
         }
     }
 
@@ -132,8 +153,15 @@ pub(crate) fn lint_tool(entry: &ToolEntry) -> Vec<Finding> {
             "no outputSchema: a client cannot validate structuredContent",
         )),
         Some(schema) => {
-            let mut walk =
-                Walk { root: schema, site: "outputSchema", exact, permissive: true, findings: &mut findings };
+            let opaque = entry.contract().map(|c| opaque_nodes(schema, &c.opaque)).unwrap_or_default();
+            let mut walk = Walk {
+                root: schema,
+                site: "outputSchema",
+                exact,
+                permissive: true,
+                opaque: &opaque,
+                findings: &mut findings,
+            };
             walk.node(schema, "", false);
             if let Some(why) = entry.output_error() {
                 findings.push(Finding::new(Level::Error, "schema-does-not-compile", "outputSchema", "", why));
@@ -151,6 +179,8 @@ struct Walk<'a> {
     /// Whether to report subschemas that accept anything (output schemas only: an
     /// argument that takes any value is a legitimate design).
     permissive: bool,
+    /// Schema pointer → instance pointer of the values the listing declares opaque.
+    opaque: &'a BTreeMap<String, String>,
     findings: &'a mut Vec<Finding>,
 }
 
@@ -164,16 +194,14 @@ impl Walk<'_> {
     fn node(&mut self, node: &Value, pointer: &str, composed: bool) {
         let object = match node {
             Value::Bool(true) => {
-                if self.permissive {
-                    self.push(Level::Warn, "permissive", pointer, "`true` accepts any value");
-                }
+                self.accepts_anything(pointer, "`true` accepts any value");
                 return;
             }
             Value::Object(object) => object,
             _ => return,
         };
-        if self.permissive && object.keys().all(|k| ANNOTATIONS.contains(&k.as_str())) {
-            self.push(Level::Warn, "permissive", pointer, "a schema without constraints accepts any value");
+        if object.keys().all(|k| ANNOTATIONS.contains(&k.as_str())) {
+            self.accepts_anything(pointer, "a schema without constraints accepts any value");
         }
         if let Some(format) = object.get("format").and_then(Value::as_str) {
             if !STANDARD_FORMATS.contains(&format) {
@@ -181,7 +209,7 @@ impl Walk<'_> {
                     Level::Warn,
                     "non-standard-format",
                     pointer,
-                    format!("format `{format}` is not a JSON Schema format: clients ignore it or reject the schema"),
+                    format!("format `{format}` is not a JSON Schema format: clients ignore it (the TypeScript SDK's Ajv accepts any value and logs a warning) or reject the schema"),
                 );
             }
         }
@@ -191,17 +219,9 @@ impl Walk<'_> {
                     Level::Warn,
                     "draft07-ignores",
                     pointer,
-                    format!("`{keyword}` is unknown to draft-07 clients, which accept what it rejects"),
+                    format!("`{keyword}` is unknown to draft-07 clients (the TypeScript SDK's Ajv), which accept what it rejects"),
                 );
             }
-        }
-        if object.contains_key("$defs") {
-            self.push(
-                Level::Info,
-                "draft07-ignores",
-                pointer,
-                "`$defs` is 2020-12 (draft-07 says `definitions`); `$ref`s into it still resolve by pointer",
-            );
         }
         if let Some(reference) = object.get("$ref").and_then(Value::as_str) {
             self.reference(reference, pointer);
@@ -243,6 +263,20 @@ impl Walk<'_> {
         }
     }
 
+    /// A subschema that accepts any value: declared when the listing says it is opaque,
+    /// a weakness otherwise.
+    fn accepts_anything(&mut self, pointer: &str, why: &str) {
+        if !self.permissive {
+            return;
+        }
+        if let Some(instance) = self.opaque.get(pointer) {
+            let message = format!("opaque declared at {instance}: any JSON value, by the contract's design");
+            self.push(Level::Info, "opaque", pointer, message);
+        } else {
+            self.push(Level::Warn, "permissive", pointer, why);
+        }
+    }
+
     fn reference(&mut self, reference: &str, pointer: &str) {
         let Some(fragment) = reference.strip_prefix('#') else {
             self.push(
@@ -255,6 +289,80 @@ impl Walk<'_> {
         };
         if resolve(self.root, fragment).is_none() {
             self.push(Level::Error, "unresolvable-ref", pointer, format!("`$ref` `{reference}` resolves to nothing"));
+        }
+    }
+}
+
+/// The schema pointers of the subschemas that describe the values at the listed opaque
+/// instance pointers (`*` for any key or index), following local `$ref`s and
+/// compositions, each with the instance pointer it was reached by. An advertised schema
+/// that wraps the contract's root as `{"result": …}` is read below `/properties/result`.
+fn opaque_nodes(schema: &Value, instances: &[String]) -> BTreeMap<String, String> {
+    let mut nodes = BTreeMap::new();
+    let wrapped = schema.get("required") == Some(&serde_json::json!(["result"]))
+        && schema
+            .get("properties")
+            .and_then(Value::as_object)
+            .is_some_and(|p| p.len() == 1 && p.contains_key("result"));
+    for instance in instances {
+        let tokens: Vec<&str> = instance.split('/').skip(1).collect();
+        let mut found = Vec::new();
+        descend(schema, String::new(), &tokens, 0, &mut found);
+        if wrapped {
+            descend(schema, "/properties/result".to_owned(), &tokens, 0, &mut found);
+        }
+        for pointer in found {
+            nodes.entry(pointer).or_insert_with(|| instance.clone());
+        }
+    }
+    nodes
+}
+
+fn descend(root: &Value, at: String, tokens: &[&str], depth: usize, found: &mut Vec<String>) {
+    const MAX_DEPTH: usize = 64;
+    let Some(node) = root.pointer(&at).and_then(Value::as_object) else {
+        if tokens.is_empty() && root.pointer(&at).is_some() {
+            found.push(at);
+        }
+        return;
+    };
+    if depth > MAX_DEPTH {
+        return;
+    }
+    if let Some(fragment) = node.get("$ref").and_then(Value::as_str).and_then(|r| r.strip_prefix('#')) {
+        descend(root, fragment.to_owned(), tokens, depth + 1, found);
+    }
+    for keyword in ["allOf", "anyOf", "oneOf"] {
+        for i in 0..node.get(keyword).and_then(Value::as_array).map_or(0, Vec::len) {
+            descend(root, format!("{at}/{keyword}/{i}"), tokens, depth + 1, found);
+        }
+    }
+    let Some((token, rest)) = tokens.split_first() else {
+        found.push(at);
+        return;
+    };
+    let mut next = Vec::new();
+    if *token == "*" {
+        next.extend(["additionalProperties", "items", "unevaluatedProperties", "unevaluatedItems"].map(str::to_owned));
+        for keyword in ["patternProperties", "prefixItems"] {
+            match node.get(keyword) {
+                Some(Value::Object(map)) => {
+                    next.extend(map.keys().map(|k| format!("{keyword}/{}", escape_pointer_token(k))));
+                }
+                Some(Value::Array(list)) => next.extend((0..list.len()).map(|i| format!("{keyword}/{i}"))),
+                _ => {}
+            }
+        }
+    } else {
+        next.push(format!("properties/{token}"));
+        if let Ok(i) = token.parse::<usize>() {
+            next.push(format!("prefixItems/{i}"));
+        }
+    }
+    for step in next {
+        let child = format!("{at}/{step}");
+        if root.pointer(&child).is_some() {
+            descend(root, child, rest, depth + 1, found);
         }
     }
 }
@@ -342,10 +450,62 @@ mod tests {
     #[test]
     fn missing_output_schema_and_missing_meta() {
         let t = json!({"name": "t", "inputSchema": {"type": "object"}});
-        let found = kinds(t);
-        assert_eq!(found, vec![("uncontracted", String::new()), ("no-output-schema", String::new())]);
+        assert_eq!(kinds(t), vec![("no-output-schema", String::new())]);
+        // An uncontracted tool is said in the CONTRACT column, not as a finding.
         let unqualified = json!({"name": "t", "inputSchema": {"type": "object"}, "outputSchema": {"type": "integer"},
             "_meta": {"tool-contracts.dev/contract": {"qualified": false}}});
-        assert_eq!(kinds(unqualified), vec![("uncontracted", String::new())]);
+        assert_eq!(kinds(unqualified), vec![]);
+    }
+
+    #[test]
+    fn defs_and_dynamic_anchors_alone_are_not_findings() {
+        let output = json!({"$defs": {"n": {"$dynamicAnchor": "n", "type": "integer"}}, "type": "object",
+            "properties": {"x": {"$ref": "#/$defs/n"}}, "additionalProperties": false});
+        assert_eq!(kinds(tool(output, exact())), vec![]);
+        // Control: a `$dynamicRef` is one.
+        let output = json!({"$defs": {"n": {"$dynamicAnchor": "n", "type": "integer"}}, "type": "object",
+            "properties": {"x": {"$dynamicRef": "#n"}}, "additionalProperties": false});
+        assert_eq!(kinds(tool(output, exact())), vec![("draft07-ignores", "/properties/x".to_owned())]);
+    }
+
+    #[test]
+    fn declared_opaque_values_are_notes_where_the_schema_has_them() {
+        let output = json!({"type": "object", "additionalProperties": false, "properties": {
+            "metadata": {"description": "passed through"},
+            "actions": {"type": "array", "items": {"$ref": "#/$defs/Action"}},
+            "stray": {}
+        }, "$defs": {"Action": {"type": "object", "additionalProperties": false,
+            "properties": {"output": true, "kind": {"type": "string"}}}}});
+        let meta = json!({"tool-contracts.dev/contract": {"qualified": true, "compatibility": "exact",
+            "opaque": ["/actions/*/output", "/metadata"]}});
+        let found = kinds(tool(output.clone(), meta));
+        assert_eq!(
+            found,
+            vec![
+                ("opaque", "/$defs/Action/properties/output".to_owned()),
+                ("opaque", "/properties/metadata".to_owned()),
+                ("permissive", "/properties/stray".to_owned()),
+            ]
+        );
+        // Control: without the listing's opaque pointers the same holes are permissive.
+        let found = kinds(tool(output, exact()));
+        assert_eq!(found.iter().filter(|(k, _)| *k == "permissive").count(), 3, "{found:?}");
+    }
+
+    #[test]
+    fn opaque_pointers_are_read_below_a_wrapped_root() {
+        let output = json!({"type": "object", "required": ["result"], "additionalProperties": false,
+            "properties": {"result": {"type": "array", "items": {"type": "object", "additionalProperties": false,
+                "properties": {"raw": {}}}}}});
+        let meta = json!({"tool-contracts.dev/contract": {"qualified": true, "opaque": ["/*/raw"]}});
+        assert_eq!(kinds(tool(output, meta)), vec![("opaque", "/properties/result/items/properties/raw".to_owned())]);
+    }
+
+    #[test]
+    fn every_emitted_kind_is_listed_once() {
+        let mut names: Vec<&str> = KINDS.iter().map(|k| k.0).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), KINDS.len());
     }
 }

@@ -12,8 +12,10 @@
 mod audit;
 mod lint;
 mod report;
+mod stderr;
 mod synth;
 
+use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -21,9 +23,26 @@ use clap::Parser;
 
 use crate::lint::Level;
 
+/// The findings and exit statuses, as `--help` lists them.
+fn after_help() -> String {
+    let mut text = String::from("Findings (kind, level: what it does to a client):\n");
+    for (kind, level, meaning) in lint::KINDS {
+        let _ = writeln!(text, "  {kind:<31} {level:<5}  {meaning}");
+    }
+    text.push_str(
+        "\nExit status:
+  0  the audit ran and no finding reached the --deny level
+  1  a finding reached the --deny level
+  2  the audit could not run (bad command line, unreadable --args, a server that cannot be
+     started, initialized or listed); for a stdio server, the tail of its stderr follows
+     the error unless --stderr inherit or discard",
+    );
+    text
+}
+
 /// Audit the tool contracts of an MCP server.
 #[derive(Debug, Parser)]
-#[command(name = "contract-audit", version, about)]
+#[command(name = "contract-audit", version, about, after_help = after_help())]
 #[allow(clippy::struct_excessive_bools)]
 pub(crate) struct Cli {
     /// A streamable HTTP endpoint, such as http://127.0.0.1:8000/mcp.
@@ -59,9 +78,22 @@ pub(crate) struct Cli {
     #[arg(long, default_value_t = 30)]
     pub(crate) timeout: u64,
 
-    /// Pass the stdio server's stderr through (it is discarded by default).
-    #[arg(long)]
-    pub(crate) server_stderr: bool,
+    /// What becomes of a stdio server's stderr: `tail` keeps its last lines (at most
+    /// 8 KiB) and prints them, escaped, under a failure to audit; `inherit` passes it
+    /// through; `discard` drops it.
+    #[arg(long, value_enum, value_name = "MODE", default_value_t = StderrMode::Tail)]
+    pub(crate) stderr: StderrMode,
+}
+
+/// What becomes of a stdio server's stderr.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum StderrMode {
+    /// Keep the last lines, show them when the audit cannot run.
+    Tail,
+    /// Pass it through to this process's stderr.
+    Inherit,
+    /// Drop it.
+    Discard,
 }
 
 /// How the report is printed.

@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 
 use serde_json::json;
 
-use crate::audit::Audit;
+use crate::audit::{Audit, CallReport, ToolReport};
 use crate::lint::Level;
 
 /// Server-chosen text with control characters replaced: a tool name or an error message
@@ -75,10 +75,15 @@ pub(crate) fn table(audit: &Audit) -> String {
     let detailed = |f: &&crate::lint::Finding| {
         (f.level >= Level::Warn && f.kind != "no-output-schema") || !f.pointer.is_empty() || f.site == "call"
     };
-    if audit.tools.iter().flat_map(|t| &t.findings).any(|f| detailed(&f)) {
+    if audit.tools.iter().any(|t| t.findings.iter().any(|f| detailed(&f)) || call_detail(t).is_some()) {
         out.push_str("\ndetails:\n");
     }
     for tool in &audit.tools {
+        if let Some(call) = call_detail(tool) {
+            let code = call.code.as_deref().map_or_else(String::new, |code| format!(" `{}`", clean(code)));
+            let _ =
+                writeln!(out, "  call  {}: {}{code} (call): {}", clean(&tool.name), call.result, clean(&call.detail));
+        }
         for f in tool.findings.iter().filter(detailed) {
             let at = if f.pointer.is_empty() { String::new() } else { format!(" at {}", clean(&f.pointer)) };
             let _ = writeln!(
@@ -103,6 +108,14 @@ pub(crate) fn table(audit: &Audit) -> String {
         counts[Level::Info as usize]
     );
     out
+}
+
+/// A call worth a line under `details:` that no finding carries: a declared error (the
+/// tool's own answer: its code and reason) or a call that was not made (and why).
+fn call_detail(tool: &ToolReport) -> Option<&CallReport> {
+    tool.call.as_ref().filter(|c| {
+        matches!(c.result, "declared-error" | "not-called") && !tool.findings.iter().any(|f| f.site == "call")
+    })
 }
 
 /// The CI report.

@@ -1,4 +1,78 @@
-#![doc = include_str!("../README.md")]
+//! Versioned, enforced output contracts for MCP tools: the result type is the single
+//! source of truth. `#[derive(ToolOutput)]` turns it into a deterministic JSON Schema
+//! 2020-12 contract with a version and a hash; the runtime validates every result against
+//! it before anything is cached or sent, and the client side validates what any server
+//! sends. The build-time tooling (writing and checking `schemas/`, classifying changes)
+//! is the separate crate `contract-tools`.
+//!
+//! # Quickstart
+//!
+//! ```rust
+//! use contract_runtime::ToolOutput;
+//! use schemars::JsonSchema;
+//! use serde::Serialize;
+//!
+//! /// Health of the agent fleet.
+//! #[derive(Serialize, JsonSchema, ToolOutput)]
+//! #[tool_output(version = "1.2.0", compatibility = "exact")]
+//! pub struct FleetStatus {
+//!     /// Agents that answered their last heartbeat.
+//!     pub healthy: u32,
+//!     /// What the coordinator reports, if anything.
+//!     pub note: Option<String>,
+//!     /// Where the coordinator listens; never shown in an error.
+//!     #[tool_output(sensitive)]
+//!     pub endpoint: String,
+//! }
+//!
+//! let contract = FleetStatus::contract();
+//! // The schema `tools/list` advertises and `schemas/fleet_status.json` holds:
+//! assert_eq!(contract.schema(), &serde_json::json!({
+//!     "$schema": "https://json-schema.org/draft/2020-12/schema",
+//!     "title": "FleetStatus",
+//!     "description": "Health of the agent fleet.",
+//!     "type": "object",
+//!     "properties": {
+//!         "healthy": {
+//!             "description": "Agents that answered their last heartbeat.",
+//!             "type": "integer",
+//!             "minimum": 0,
+//!             "maximum": u32::MAX
+//!         },
+//!         "note": {
+//!             "description": "What the coordinator reports, if anything.",
+//!             "type": ["string", "null"]
+//!         },
+//!         "endpoint": {
+//!             "description": "Where the coordinator listens; never shown in an error.",
+//!             "type": "string"
+//!         }
+//!     },
+//!     "required": ["healthy", "note", "endpoint"],
+//!     "additionalProperties": false
+//! }));
+//! // Its identity: name, version and the SHA-256 of the canonical bytes.
+//! assert!(contract.id().to_string().starts_with("fleet_status@1.2.0+sha256:"));
+//! assert_eq!(contract.sensitive_pointers(), ["/endpoint"]);
+//!
+//! // Every violation, with instance values masked.
+//! let report = contract
+//!     .validate(&serde_json::json!({ "healthy": "3", "endpoint": "10.0.0.7:9000" }))
+//!     .unwrap_err();
+//! let found: Vec<_> = report.violations().iter().map(|v| (v.pointer(), v.keyword())).collect();
+//! assert_eq!(found, [("", "required"), ("/healthy", "type")]);
+//! ```
+//!
+//! # Where to read on
+//!
+//! - [`contract`]: writing contracts — the derive's attributes, `exact` and `additive`,
+//!   sensitive and opaque fields, the shapes schemars cannot describe.
+//! - [`pipeline`]: enforcement at run time — the one path of every result, error codes,
+//!   sanitizing, limits, completeness, protocol eras, the fast path.
+//! - `rmcp` (feature `rmcp`): an rmcp server whose tools are contracted.
+//! - [`cache`]: in-memory and Redis result caches bound to contract identities.
+//! - `client` (feature `client`): the validating client harness.
+//! - [`set`]: [`ContractSet`], the one list a server serves and its xtask checks.
 #![warn(missing_docs)]
 //!
 //! # Layers
@@ -34,6 +108,11 @@ pub use serve::{cache, pipeline, set, wire};
 pub use adapters::client;
 #[cfg(feature = "rmcp")]
 pub use adapters::rmcp;
+
+// The README's examples run as doc tests too, so the front page cannot go stale.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
 
 #[doc(hidden)]
 #[path = "private.rs"]

@@ -132,3 +132,21 @@ fn the_check_sees_an_upward_import_and_an_alias() {
     assert_eq!(alias.len(), 2, "{alias:?}");
     assert!(alias[0].contains("crate-root alias") && alias[1].contains("runs up from `contract` to `serve`"));
 }
+
+#[test]
+fn the_crate_docs_open_with_the_readme_example() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = fs::read_to_string(root.join("../README.md")).unwrap();
+    let lib = fs::read_to_string(root.join("src/lib.rs")).unwrap();
+    let start = readme.find("```rust\n").expect("the README has a Rust example");
+    let end = start + readme[start..].find("\n```\n").expect("the example ends") + "\n```".len();
+    let example = &readme[start..end];
+    let in_docs: String = lib
+        .lines()
+        .filter_map(|line| line.strip_prefix("//!"))
+        .map(|line| line.strip_prefix(' ').unwrap_or(line))
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert!(example.lines().count() > 10, "the README example was found whole: {example}");
+    assert!(in_docs.contains(example), "the crate docs' quickstart differs from the README's example");
+}

@@ -119,7 +119,7 @@ fn schemas(args: &SchemasArgs, contracts: &ContractSet) -> Result<(), String> {
         // The checked-in files can be regenerated or edited in the same change they
         // judge; the base revision cannot. Its schemas are the old side of the policy.
         let base = BaseSchemas::export(&root, &dir, rev)?;
-        let review = snapshot::review(base.path(), contracts).map_err(|e| e.to_string())?;
+        let review = snapshot::review(base.path(), contracts).map_err(|e| e.to_string())?.shown_as(&shown(&dir));
         for line in review.lines() {
             eprintln!("against {rev}: {line}");
         }

@@ -17,7 +17,8 @@
 //! - [`snapshot`]: writing and checking the checked-in `schemas/` folder, the review.
 //! - [`evolution`]: the semantic diff of two schemas, change kinds, the version policy.
 //! - [`report`]: the typed `inventory.json` and the JSON review, with the review's schema.
-
+//!
+#![doc = include_str!("../docs/xtask.md")]
 #![warn(missing_docs)]
 
 pub mod cli;

@@ -46,7 +46,7 @@ pub struct InventoryEntry {
 /// The review of a schemas folder, as `schemas --format json` prints it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema, ToolOutput)]
 #[serde(deny_unknown_fields)]
-#[tool_output(name = "schemas_review", version = "1.0.0", compatibility = "exact")]
+#[tool_output(name = "schemas_review", version = "2.0.0", compatibility = "exact")]
 pub struct ReviewReport {
     /// Up to date and every version bump sufficient: the check passes.
     pub ok: bool,
@@ -136,7 +136,8 @@ pub enum PolicyStatus {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ChangeReport {
-    /// JSON pointer into the dereferenced schema.
+    /// JSON pointer into the dereferenced schema (through every `$ref`, no `$defs`
+    /// name); `location` says where the node is written in the file.
     pub pointer: String,
     /// The change kind, such as `required_property_removed`.
     pub kind: String,
@@ -160,6 +161,34 @@ pub struct ChangeReport {
     /// The new schema fragment, when relevant.
     #[schemars(transform = contract_runtime::opaque)]
     pub new: Option<Value>,
+    /// Where the change is written in the schema file (`null` for a change of the whole
+    /// schema): `pointer` is the logical one resolved through `$defs`.
+    pub location: Option<LocationReport>,
+}
+
+/// Where a change is written: the file (new or old), the JSON pointer into it, the line.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LocationReport {
+    /// `new` (the generated file, to be checked in) or `old` (the file checked in before
+    /// the change): `old` for a removal.
+    pub side: FileSide,
+    /// JSON pointer into that file, through `$defs` as it is written, such as
+    /// `/$defs/SearchResult/properties/category`.
+    pub pointer: String,
+    /// The 1-based line of the node in that file: the line of its key, or of its first
+    /// character for an array entry.
+    pub line: u64,
+}
+
+/// Which schema file a [`LocationReport`] points into.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum FileSide {
+    /// The file checked in before the change.
+    Old,
+    /// The generated file, as it is to be checked in.
+    New,
 }
 
 /// One file of a [`ReviewReport`].

@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
 # Installs the pinned official MCP clients the interop tests drive, into ignored folders:
-#   node_modules/  @modelcontextprotocol/sdk, and @modelcontextprotocol/server-everything (the
-#                  server the client harness and contract-audit are proven against), from
-#                  package.json + package-lock.json (npm ci)
+#   node_modules/  @modelcontextprotocol/sdk (the TypeScript SDK v1 client),
+#                  @modelcontextprotocol/client (the TypeScript SDK v2 client),
+#                  @modelcontextprotocol/inspector (the MCP Inspector, whose CLI runs its own
+#                  v2 client), and @modelcontextprotocol/server-everything (the server the
+#                  client harness and contract-audit are proven against), from
+#                  package.json + package-lock.json (npm ci). The Inspector's package asks
+#                  for a newer Node than 20 (`engines`); npm warns and installs it, and
+#                  its CLI runs on Node 20, which the interop tests prove.
 #   .venv/         mcp from requirements.txt (every transitive dependency pinned)
 # Idempotent: a stamp per ecosystem records what was installed, so a second run that has
 # nothing to do returns at once. Needs only node/npm and python3 (with venv and pip).
@@ -23,7 +28,7 @@ need npm
 TOOL=node
 node_stamp="$(stamp_of package.json package-lock.json)"
 if [ "$(cat node_modules/.tool-contracts-stamp 2>/dev/null || true)" != "$node_stamp" ]; then
-    echo "install.sh: installing the TypeScript SDK client (npm ci)" >&2
+    echo "install.sh: installing the TypeScript clients (npm ci)" >&2
     npm ci --no-audit --no-fund --loglevel=error >&2
     echo "$node_stamp" > node_modules/.tool-contracts-stamp
 fi
@@ -40,6 +45,7 @@ if [ "$(cat .venv/.tool-contracts-stamp 2>/dev/null || true)" != "$py_stamp" ]; 
     echo "$py_stamp" > .venv/.tool-contracts-stamp
 fi
 
-node -e "const p=require('./node_modules/@modelcontextprotocol/sdk/package.json');console.error('install.sh: @modelcontextprotocol/sdk '+p.version)"
-node -e "const p=require('./node_modules/@modelcontextprotocol/server-everything/package.json');console.error('install.sh: @modelcontextprotocol/server-everything '+p.version)"
+for package in sdk client inspector server-everything; do
+    node -e "const p=require('./node_modules/@modelcontextprotocol/$package/package.json');console.error('install.sh: '+p.name+' '+p.version)"
+done
 .venv/bin/python -c "import sys; from importlib.metadata import version; print('install.sh: mcp ' + version('mcp'), file=sys.stderr)"

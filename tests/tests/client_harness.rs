@@ -1,10 +1,11 @@
-//! The client harness (issue 11): seed 001's `search_tickets` samples through the
+//! The client harness: four `search_tickets` results (an array root) through the
 //! catalog, the argument and result gates, catalog refreshes, and the rmcp integration
 //! against servers we did not write (`@modelcontextprotocol/server-everything`, pinned in
 //! tests/interop/package.json) and against our qe-server, both over stdio.
 //!
-//! The expectations for the seed samples come from seed 001 itself ("structured_ok":
-//! pass, the three `structured_bad_*`: fail), not from the schema under test.
+//! The expectations for those samples were written with them, from what a ticket is
+//! ("structured_ok": pass; the three `structured_bad_*`, an extra key, an object where the
+//! array belongs and an unknown status: fail), not derived from the schema under test.
 
 #[path = "support/bins.rs"]
 mod bins;
@@ -20,7 +21,7 @@ use rmcp::service::{RoleClient, RunningService};
 use rmcp::ServiceExt;
 use serde_json::{json, Value};
 
-/// Seed 001's `tools/list` excerpt, verbatim.
+/// A `tools/list` entry of a ticket search whose output schema is an array.
 fn search_tickets() -> Value {
     json!({
         "name": "search_tickets",
@@ -47,7 +48,7 @@ fn search_tickets() -> Value {
     })
 }
 
-/// Seed 001's argument union, inside an object root.
+/// An argument union (by id, or by search), inside an object root.
 fn get_ticket() -> Value {
     json!({
         "name": "get_ticket",
@@ -346,7 +347,7 @@ fn qe_server_over_stdio_clean_and_broken() {
         let CallOutcome::Success(success) = &outcome else { panic!("{outcome:?}") };
         assert!(success.validated);
         // rmcp's client handshakes at 2025-11-25, so qe-server wraps the array root as
-        // `{"result": [...]}` (DESIGN 9) and advertises the wrapped schema it validates against.
+        // `{"result": [...]}` and advertises the wrapped schema it validates against.
         let structured = success.structured.as_ref().expect("structured content");
         assert!(structured.pointer("/result").is_some_and(Value::is_array), "{structured}");
         let contract = success.contract.as_ref().expect("our _meta");
@@ -356,6 +357,14 @@ fn qe_server_over_stdio_clean_and_broken() {
         let outcome = call(&harness, "broken_fleet_status", json!({})).await;
         let CallOutcome::DeclaredError(error) = &outcome else { panic!("{outcome:?}") };
         assert_eq!(error.error_code(), Some(ErrorCode::OutputContractViolation));
+        // The listing's `_meta` names the values a contract declares opaque; a contract
+        // without any lists none.
+        let listed = |tool: &str| harness.catalog().get(tool).and_then(|t| t.contract()).cloned();
+        assert_eq!(
+            listed("scrape_page").map(|c| c.opaque),
+            Some(vec!["/actions/*/output".to_owned(), "/metadata".to_owned()])
+        );
+        assert_eq!(listed("fleet_status").map(|c| c.opaque), Some(Vec::new()));
         // The uncontracted tool is listed as such.
         assert_eq!(
             harness.catalog().get("server_version").and_then(|t| t.contract()).map(|c| c.qualified),

@@ -430,7 +430,11 @@ fn write_refuses_a_bump_that_is_too_small_and_names_the_needed_version() {
 
     let review = snapshot::review(dir.path(), &contracts![fleet::breaking_unbumped::Fleet]).unwrap();
     assert!(!review.policy_ok());
-    assert_eq!(review.lines(), ["fleet 1.2.0 (unchanged): - required /properties/degraded: BREAKING, needs 2.0.0"]);
+    assert_eq!(
+        redact(&review.lines().join("\n"), dir.path()),
+        "fleet 1.2.0 (unchanged): - required /properties/degraded: BREAKING, needs 2.0.0; \
+         <schemas>/fleet.json line 5 before the change"
+    );
     let err = review.write(dir.path()).unwrap_err().to_string();
     assert_evolution_snapshot("write_refused_unbumped", &redact(&err, dir.path()));
     assert_eq!(read_all(dir.path()), before, "a refused write leaves the folder untouched");
@@ -1156,9 +1160,11 @@ fn check_against_a_base_revision_sees_a_change_the_checked_in_files_hide() {
     let (ok, out, err) = xtask(root, &target, &["schemas", "--check", "--against", "HEAD"]);
     assert!(!ok, "--against must see the breaking change:\n{out}\n{err}");
     let line = format!(
-        "against HEAD: fleet_status {fleet} (unchanged): - required /properties/degraded: BREAKING, needs {fleet_major}"
+        "against HEAD: fleet_status {fleet} (unchanged): - required /properties/degraded: BREAKING, needs {fleet_major}; \
+         schemas/fleet_status.json line "
     );
     assert!(err.contains(&line), "expected `{line}` in:\n{err}");
+    assert!(err.contains(" before the change\n"), "the removal is located in the base revision's file:\n{err}");
 
     // The honest bump passes both checks.
     set_version_of(&contracts, "FleetStatus", &fleet, &fleet_major);
@@ -1218,4 +1224,521 @@ fn xtask_check_reports_a_removed_contract_as_a_breaking_removal() {
     let (ok, out, err) = xtask(root, &target, &["schemas", "--check"]);
     assert!(ok, "clean after the retirement:\n{out}\n{err}");
     assert!(!root.join("schemas/scrape_page.json").exists());
+}
+
+// ------------------------------------------------------------------ untagged unions
+
+/// Successive versions of a generic wrapper whose `data` is an untagged enum of structs,
+/// as a tool returns it. The schemas compared below are the contracts of these types.
+#[allow(dead_code)] // Only their schemas are used: the values are never built.
+mod goals {
+    use contract_runtime::ToolOutput;
+    use schemars::JsonSchema;
+    use serde::Serialize;
+
+    /// The answer of the `goal` tool, with the data optional (`anyOf: [{$ref}, {type: null}]`).
+    #[derive(Serialize, JsonSchema, ToolOutput)]
+    #[tool_output(name = "goal", version = "1.0.0", compatibility = "additive")]
+    pub(crate) struct Envelope<T> {
+        pub(crate) ok: bool,
+        pub(crate) data: Option<T>,
+    }
+
+    /// The answer of the `goal` tool, with the data always there (a `$ref`).
+    #[derive(Serialize, JsonSchema, ToolOutput)]
+    #[tool_output(name = "goal", version = "1.0.0", compatibility = "additive")]
+    pub(crate) struct Direct<T> {
+        pub(crate) ok: bool,
+        pub(crate) data: T,
+    }
+
+    #[derive(Serialize, JsonSchema)]
+    pub(crate) struct Progress {
+        pub(crate) done: u32,
+        pub(crate) ratio: f32,
+    }
+
+    #[derive(Serialize, JsonSchema)]
+    pub(crate) struct Score {
+        pub(crate) value: f64,
+        pub(crate) weight: f32,
+    }
+
+    #[derive(Serialize, JsonSchema)]
+    pub(crate) struct Eta {
+        pub(crate) seconds: f64,
+        pub(crate) confidence: f32,
+    }
+
+    /// Two variants.
+    pub(crate) mod two {
+        use super::{JsonSchema, Progress, Score, Serialize};
+        #[derive(Serialize, JsonSchema)]
+        #[serde(untagged)]
+        pub(crate) enum GoalData {
+            Progress(Progress),
+            Score(Score),
+        }
+    }
+
+    /// A variant added between the two.
+    pub(crate) mod three {
+        use super::{Eta, JsonSchema, Progress, Score, Serialize};
+        #[derive(Serialize, JsonSchema)]
+        #[serde(untagged)]
+        pub(crate) enum GoalData {
+            Progress(Progress),
+            Eta(Eta),
+            Score(Score),
+        }
+    }
+
+    /// The two variants in the other order.
+    pub(crate) mod reordered {
+        use super::{JsonSchema, Progress, Score, Serialize};
+        #[derive(Serialize, JsonSchema)]
+        #[serde(untagged)]
+        pub(crate) enum GoalData {
+            Score(Score),
+            Progress(Progress),
+        }
+    }
+
+    /// The two variants in the other order, `Progress` with a new required field.
+    pub(crate) mod reordered_changed {
+        use super::{changed, JsonSchema, Score, Serialize};
+        #[derive(Serialize, JsonSchema)]
+        #[serde(untagged)]
+        pub(crate) enum GoalData {
+            Score(Score),
+            Progress(changed::Progress),
+        }
+    }
+
+    /// A rating that shares `value` with `Score`.
+    #[derive(Serialize, JsonSchema)]
+    pub(crate) struct Rating {
+        pub(crate) value: f64,
+        pub(crate) stars: u8,
+    }
+
+    /// `Score` replaced by `Rating`: another variant, not `Score` edited.
+    pub(crate) mod replaced {
+        use super::{JsonSchema, Progress, Rating, Serialize};
+        #[derive(Serialize, JsonSchema)]
+        #[serde(untagged)]
+        pub(crate) enum GoalData {
+            Progress(Progress),
+            Rating(Rating),
+        }
+    }
+
+    /// The first of the three variants removed.
+    pub(crate) mod without_progress {
+        use super::{Eta, JsonSchema, Score, Serialize};
+        #[derive(Serialize, JsonSchema)]
+        #[serde(untagged)]
+        pub(crate) enum GoalData {
+            Eta(Eta),
+            Score(Score),
+        }
+    }
+
+    /// The same two variants, `Progress` with a new required field.
+    pub(crate) mod changed {
+        use super::{JsonSchema, Score, Serialize};
+        #[derive(Serialize, JsonSchema)]
+        pub(crate) struct Progress {
+            pub(crate) done: u32,
+            pub(crate) total: u32,
+            pub(crate) ratio: f32,
+        }
+        #[derive(Serialize, JsonSchema)]
+        #[serde(untagged)]
+        pub(crate) enum GoalData {
+            Progress(Progress),
+            Score(Score),
+        }
+    }
+}
+
+fn schema_of<T: ToolOutput>() -> &'static Value {
+    T::contract().schema()
+}
+
+/// Each change as a review reads it: the line and the verdict.
+fn verdict_lines(changes: &[Change]) -> Vec<String> {
+    changes.iter().map(|c| format!("{c}: {}", c.verdict())).collect()
+}
+
+type SchemaOf = fn() -> &'static Value;
+
+/// One edit of the untagged enum: the schemas before and after, the changes old → new
+/// and the changes new → old (the mirror image).
+struct UnionCase {
+    name: String,
+    old: SchemaOf,
+    new: SchemaOf,
+    forward: Vec<String>,
+    backward: Vec<String>,
+}
+
+const ETA: &str = "branch type \"object\" with properties confidence, seconds";
+const PROGRESS: &str = "branch type \"object\" with properties done, ratio";
+const SCORE: &str = "branch type \"object\" with properties value, weight";
+const RATING: &str = "branch type \"object\" with properties stars, value";
+
+/// The untagged enum behind `Option` (`anyOf: [{$ref: GoalData}, {type: null}]`, the
+/// enum's own `anyOf` one level down) and behind a plain `$ref`.
+fn union_cases() -> Vec<UnionCase> {
+    use goals::{changed, reordered, reordered_changed, replaced, three, two, without_progress, Direct, Envelope};
+    let mut cases = Vec::new();
+    for (under, at) in [("option", "/properties/data/anyOf/0/anyOf"), ("ref", "/properties/data/anyOf")] {
+        let option = under == "option";
+        let pick = |a: SchemaOf, b: SchemaOf| if option { a } else { b };
+        cases.push(UnionCase {
+            name: format!("{under}: a branch added"),
+            old: pick(schema_of::<Envelope<two::GoalData>>, schema_of::<Direct<two::GoalData>>),
+            new: pick(schema_of::<Envelope<three::GoalData>>, schema_of::<Direct<three::GoalData>>),
+            forward: vec![format!("+ {at}/1 ({ETA}): breaking")],
+            backward: vec![format!("- {at}/1 ({ETA}): additive")],
+        });
+        cases.push(UnionCase {
+            name: format!("{under}: a branch removed"),
+            old: pick(schema_of::<Envelope<three::GoalData>>, schema_of::<Direct<three::GoalData>>),
+            new: pick(
+                schema_of::<Envelope<without_progress::GoalData>>,
+                schema_of::<Direct<without_progress::GoalData>>,
+            ),
+            forward: vec![format!("- {at}/0 ({PROGRESS}): additive")],
+            backward: vec![format!("+ {at}/0 ({PROGRESS}): breaking")],
+        });
+        cases.push(UnionCase {
+            name: format!("{under}: branches reordered"),
+            old: pick(schema_of::<Envelope<two::GoalData>>, schema_of::<Direct<two::GoalData>>),
+            new: pick(schema_of::<Envelope<reordered::GoalData>>, schema_of::<Direct<reordered::GoalData>>),
+            forward: vec![format!("~ {at} (branches reordered, old → new index: 0 → 1, 1 → 0): cosmetic")],
+            backward: vec![format!("~ {at} (branches reordered, old → new index: 0 → 1, 1 → 0): cosmetic")],
+        });
+        cases.push(UnionCase {
+            name: format!("{under}: a branch changed inside"),
+            old: pick(schema_of::<Envelope<two::GoalData>>, schema_of::<Direct<two::GoalData>>),
+            new: pick(schema_of::<Envelope<changed::GoalData>>, schema_of::<Direct<changed::GoalData>>),
+            forward: vec![format!("+ {at}/0/properties/total (required, open object): additive")],
+            backward: vec![format!("- required {at}/0/properties/total: breaking")],
+        });
+        cases.push(UnionCase {
+            name: format!("{under}: a branch replaced by another sharing one property"),
+            old: pick(schema_of::<Envelope<two::GoalData>>, schema_of::<Direct<two::GoalData>>),
+            new: pick(schema_of::<Envelope<replaced::GoalData>>, schema_of::<Direct<replaced::GoalData>>),
+            forward: vec![format!("+ {at}/1 ({RATING}): breaking"), format!("- {at}/1 ({SCORE}): additive")],
+            backward: vec![format!("+ {at}/1 ({SCORE}): breaking"), format!("- {at}/1 ({RATING}): additive")],
+        });
+        // Paired by position, `Score` would be compared with `Progress`.
+        cases.push(UnionCase {
+            name: format!("{under}: branches reordered, one changed inside"),
+            old: pick(schema_of::<Envelope<two::GoalData>>, schema_of::<Direct<two::GoalData>>),
+            new: pick(
+                schema_of::<Envelope<reordered_changed::GoalData>>,
+                schema_of::<Direct<reordered_changed::GoalData>>,
+            ),
+            forward: vec![
+                format!("~ {at} (branches reordered, old → new index: 0 → 1, 1 → 0): cosmetic"),
+                format!("+ {at}/1/properties/total (required, open object): additive"),
+            ],
+            backward: vec![
+                format!("~ {at} (branches reordered, old → new index: 0 → 1, 1 → 0): cosmetic"),
+                // The index in the new schema, where `Progress` is first again.
+                format!("- required {at}/0/properties/total: breaking"),
+            ],
+        });
+    }
+    cases
+}
+
+#[test]
+fn untagged_enum_branches_pair_by_structure_in_both_directions() {
+    let mut wrong = Vec::new();
+    for case in union_cases() {
+        let (old, new) = ((case.old)(), (case.new)());
+        assert_ne!(old, new, "{}: the two types give different schemas", case.name);
+        let forward = verdict_lines(&evolution::diff(old, new));
+        let backward = verdict_lines(&evolution::diff(new, old));
+        if forward != case.forward {
+            wrong.push(format!("{}: old → new\n  got      {forward:?}\n  expected {:?}", case.name, case.forward));
+        }
+        if backward != case.backward {
+            wrong.push(format!("{}: new → old\n  got      {backward:?}\n  expected {:?}", case.name, case.backward));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// The mirror image, stated once for every case: a branch added one way is the same
+/// branch removed the other way, at the same pointer, and the verdicts swap.
+#[test]
+fn untagged_enum_verdicts_mirror() {
+    let swap = |line: &str| -> String {
+        let (sign, rest) = line.split_at(1);
+        let sign = match sign {
+            "+" => "-",
+            "-" => "+",
+            other => other,
+        };
+        let rest =
+            rest.replace(": breaking", ": <b>").replace(": additive", ": breaking").replace(": <b>", ": additive");
+        format!("{sign}{rest}")
+    };
+    for case in union_cases().iter().filter(|c| c.name.contains("added") || c.name.contains("removed")) {
+        let forward = verdict_lines(&evolution::diff((case.old)(), (case.new)()));
+        let backward = verdict_lines(&evolution::diff((case.new)(), (case.old)()));
+        assert_eq!(forward.iter().map(|l| swap(l)).collect::<Vec<_>>(), backward, "{}", case.name);
+    }
+}
+
+// ------------------------------------------------------------------ pointers into the file
+
+/// A search tool whose results are a `$defs` entry: the logical pointer
+/// `/properties/packages/items/properties/category` is written at
+/// `/$defs/SearchResult/properties/category`.
+#[allow(dead_code)] // Only their schemas are used: the values are never built.
+mod search {
+    pub(crate) mod v1 {
+        /// Packages matching a query.
+        #[derive(serde::Serialize, schemars::JsonSchema, contract_runtime::ToolOutput)]
+        #[tool_output(name = "search", version = "1.0.0", compatibility = "additive")]
+        pub(crate) struct Search {
+            pub(crate) packages: Vec<SearchResult>,
+        }
+
+        #[derive(serde::Serialize, schemars::JsonSchema)]
+        pub(crate) struct SearchResult {
+            pub(crate) name: String,
+            pub(crate) category: String,
+            pub(crate) tags: Option<Vec<String>>,
+        }
+    }
+
+    /// `category` nullable, `tags` gone.
+    pub(crate) mod v2 {
+        /// Packages matching a query.
+        #[derive(serde::Serialize, schemars::JsonSchema, contract_runtime::ToolOutput)]
+        #[tool_output(name = "search", version = "1.0.0", compatibility = "additive")]
+        pub(crate) struct Search {
+            pub(crate) packages: Vec<SearchResult>,
+        }
+
+        #[derive(serde::Serialize, schemars::JsonSchema)]
+        pub(crate) struct SearchResult {
+            pub(crate) name: String,
+            pub(crate) category: Option<String>,
+        }
+    }
+}
+
+/// `node` with every local `$ref` replaced by its target (keywords beside the `$ref`
+/// kept) and `$defs` dropped: the dereferenced schema logical pointers walk. For
+/// schemas without recursion only.
+fn dereferenced(root: &Value, node: &Value) -> Value {
+    match node {
+        Value::Object(map) => {
+            let mut out = serde_json::Map::new();
+            if let Some(reference) = map.get("$ref").and_then(Value::as_str) {
+                let target = root.pointer(reference.strip_prefix('#').expect("a local $ref")).expect("resolves");
+                if let Value::Object(target) = dereferenced(root, target) {
+                    out.extend(target);
+                }
+            }
+            for (key, value) in map.iter().filter(|(k, _)| *k != "$ref" && *k != "$defs") {
+                out.insert(key.clone(), dereferenced(root, value));
+            }
+            Value::Object(out)
+        }
+        Value::Array(list) => Value::Array(list.iter().map(|v| dereferenced(root, v)).collect()),
+        other => other.clone(),
+    }
+}
+
+/// The line of the node at `pointer` in the canonical text of `root`, found by writing
+/// the document again with that node replaced by a marker.
+fn marked_line(root: &Value, pointer: &str) -> usize {
+    const MARKER: &str = "<the changed node>";
+    let mut marked = root.clone();
+    *marked.pointer_mut(pointer).expect("the node exists") = Value::String(MARKER.to_owned());
+    let text = contract_runtime::schema::canonical_string(&marked);
+    text.lines().position(|l| l.contains(MARKER)).expect("the marker is written") + 1
+}
+
+/// Checks in `old`, reviews `new` against it, and returns the review of the one
+/// contract with the old and new file texts.
+fn review_pair(
+    old: &contract_runtime::ContractSet,
+    new: &contract_runtime::ContractSet,
+) -> (TempDir, snapshot::ContractReview, String, String) {
+    let dir = TempDir::new("located");
+    snapshot::write(dir.path(), old).expect("the old contract is written");
+    let review = snapshot::review(dir.path(), new).unwrap();
+    let contract = review.contracts()[0].clone();
+    let old_text = std::fs::read_to_string(dir.path().join(contract.file())).unwrap();
+    let new_text = snapshot::render(new).unwrap()[contract.file()].clone();
+    (dir, contract, old_text, new_text)
+}
+
+#[test]
+fn review_lines_name_the_file_pointer_and_line() {
+    use goals::{three, two, without_progress, Envelope};
+    let (dir, goal, _, new_text) =
+        review_pair(&contracts![Envelope<two::GoalData>], &contracts![Envelope<three::GoalData>]);
+    let shown = format!("{}/goal.json", dir.path().display());
+    // One added branch where it sits, nothing removed, and where the file has it.
+    let line = marked_line(&serde_json::from_str(&new_text).unwrap(), "/$defs/GoalData/anyOf/1");
+    assert_eq!(
+        goal.lines(),
+        [format!(
+            "goal 1.0.0 (unchanged): + /properties/data/anyOf/0/anyOf/1 ({ETA}): BREAKING, needs 2.0.0; \
+             {shown} line {line}: /$defs/GoalData/anyOf/1"
+        )]
+    );
+    assert_eq!(new_text.lines().nth(line - 1).map(str::trim), Some("{"), "the branch starts on that line");
+    assert_eq!(new_text.lines().nth(line).map(str::trim), Some("\"$ref\": \"#/$defs/Eta\""));
+
+    // A removal points into the old file.
+    let (dir, goal, old_text, _) =
+        review_pair(&contracts![Envelope<three::GoalData>], &contracts![Envelope<without_progress::GoalData>]);
+    let shown = format!("{}/goal.json", dir.path().display());
+    let line = marked_line(&serde_json::from_str(&old_text).unwrap(), "/$defs/GoalData/anyOf/0");
+    assert_eq!(
+        goal.lines(),
+        [format!(
+            "goal 1.0.0 (unchanged): - /properties/data/anyOf/0/anyOf/0 ({PROGRESS}): additive, needs 1.1.0; \
+             {shown} line {line} before the change: /$defs/GoalData/anyOf/0"
+        )]
+    );
+
+    // A removal inside a branch that moved is found where the old file has it.
+    let (_dir, goal, _, _) =
+        review_pair(&contracts![Envelope<goals::reordered_changed::GoalData>], &contracts![Envelope<two::GoalData>]);
+    let removed = &goal.changes()[1];
+    assert_eq!(removed.pointer(), "/properties/data/anyOf/0/anyOf/0/properties/total");
+    assert_eq!(removed.old_pointer(), "/properties/data/anyOf/0/anyOf/1/properties/total");
+    let location = goal.locations()[1].as_ref().expect("located");
+    assert_eq!((location.side(), location.pointer()), (evolution::Side::Old, "/$defs/Progress/properties/total"));
+
+    // Through an array of `$defs` entries, as the review prints it and as JSON.
+    let (dir, found, old_text, new_text) =
+        review_pair(&contracts![search::v1::Search], &contracts![search::v2::Search]);
+    let shown = format!("{}/search.json", dir.path().display());
+    let category =
+        marked_line(&serde_json::from_str(&new_text).unwrap(), "/$defs/SearchResult/properties/category/type");
+    let tags = marked_line(&serde_json::from_str(&old_text).unwrap(), "/$defs/SearchResult/properties/tags");
+    assert_eq!(
+        found.lines(),
+        [
+            format!(
+                "search 1.0.0 (unchanged): ~ /properties/packages/items/properties/category/type (\"string\" → [\"string\",\"null\"], now nullable): BREAKING, needs 2.0.0; \
+                 {shown} line {category}: /$defs/SearchResult/properties/category/type"
+            ),
+            format!(
+                "search 1.0.0 (unchanged): - required /properties/packages/items/properties/tags: BREAKING, needs 2.0.0; \
+                 {shown} line {tags} before the change: /$defs/SearchResult/properties/tags"
+            ),
+        ]
+    );
+    let review = snapshot::review(dir.path(), &contracts![search::v2::Search]).unwrap();
+    let report = review.to_json();
+    let changes = &report["contracts"][0]["changes"];
+    assert_eq!(changes[0]["pointer"], "/properties/packages/items/properties/category/type");
+    assert_eq!(
+        changes[0]["location"],
+        serde_json::json!({ "side": "new", "pointer": "/$defs/SearchResult/properties/category/type", "line": category })
+    );
+    assert_eq!(
+        changes[1]["location"],
+        serde_json::json!({ "side": "old", "pointer": "/$defs/SearchResult/properties/tags", "line": tags })
+    );
+    review.report().validate().unwrap_or_else(|err| panic!("the report matches its schema: {err}"));
+}
+
+/// For every change of every pair: the file pointer resolves in the file it names, to the
+/// node the logical pointer reaches in the dereferenced schema, and the line is where
+/// that node is written in the canonical text.
+#[test]
+fn file_pointers_resolve_to_the_changed_node_and_its_line() {
+    use goals::{changed, reordered, reordered_changed, three, two, without_progress, Direct, Envelope};
+    let pairs = [
+        (contracts![Envelope<two::GoalData>], contracts![Envelope<three::GoalData>]),
+        (contracts![Envelope<three::GoalData>], contracts![Envelope<without_progress::GoalData>]),
+        (contracts![Envelope<two::GoalData>], contracts![Envelope<reordered::GoalData>]),
+        (contracts![Envelope<two::GoalData>], contracts![Envelope<changed::GoalData>]),
+        (contracts![Envelope<changed::GoalData>], contracts![Envelope<two::GoalData>]),
+        // The removed `total` is at another index in the old file than in the new one.
+        (contracts![Envelope<two::GoalData>], contracts![Envelope<reordered_changed::GoalData>]),
+        (contracts![Envelope<reordered_changed::GoalData>], contracts![Envelope<two::GoalData>]),
+        (contracts![Direct<reordered_changed::GoalData>], contracts![Direct<two::GoalData>]),
+        (contracts![Direct<two::GoalData>], contracts![Direct<three::GoalData>]),
+        (contracts![Direct<three::GoalData>], contracts![Direct<two::GoalData>]),
+        (contracts![Envelope<two::GoalData>], contracts![Direct<two::GoalData>]),
+        (contracts![search::v1::Search], contracts![search::v2::Search]),
+        (contracts![search::v2::Search], contracts![search::v1::Search]),
+    ];
+    let mut checked = 0;
+    for (old, new) in &pairs {
+        let (_dir, review, old_text, new_text) = review_pair(old, new);
+        assert!(!review.changes().is_empty());
+        assert_eq!(review.locations().len(), review.changes().len());
+        for (change, location) in review.changes().iter().zip(review.locations()) {
+            let location = location.as_ref().unwrap_or_else(|| panic!("{change}: no location"));
+            let text = if location.side() == evolution::Side::Old { &old_text } else { &new_text };
+            let file: Value = serde_json::from_str(text).unwrap();
+            assert_eq!(contract_runtime::schema::canonical_string(&file), *text, "the file is canonical");
+            let node = file
+                .pointer(location.pointer())
+                .unwrap_or_else(|| panic!("{change}: {} not in the file", location.pointer()));
+            let logical = dereferenced(&file, &file);
+            let in_file = if location.side() == evolution::Side::Old { change.old_pointer() } else { change.pointer() };
+            assert_eq!(
+                logical.pointer(in_file),
+                Some(&dereferenced(&file, node)),
+                "{change}: {} is not the changed node",
+                location.pointer()
+            );
+            assert_eq!(location.line(), marked_line(&file, location.pointer()), "{change}: line");
+            checked += 1;
+        }
+    }
+    assert!(checked >= pairs.len(), "every pair has located changes");
+}
+
+/// Every change of every fixture pair, both ways, except a change of the whole schema,
+/// names a node of the file it points into, the node its logical pointer reaches.
+#[test]
+fn every_fixture_change_has_a_file_pointer() {
+    let mut wrong = Vec::new();
+    let mut located = 0;
+    for &(rule, ..) in RULES {
+        let (old, new) = (load(rule, "old"), load(rule, "new"));
+        for (from, to) in [(&old, &new), (&new, &old)] {
+            for change in evolution::diff(from, to).iter().filter(|c| !c.pointer().is_empty()) {
+                let Some((side, pointer)) = change.file_pointer() else {
+                    wrong.push(format!("{rule}: {change}: no file pointer"));
+                    continue;
+                };
+                let (file, logical) =
+                    if side == evolution::Side::Old { (from, change.old_pointer()) } else { (to, change.pointer()) };
+                located += 1;
+                let Some(node) = file.pointer(pointer) else {
+                    wrong.push(format!("{rule}: {change}: {pointer} is not in the {} file", side.as_str()));
+                    continue;
+                };
+                // A recursive definition has no finite dereferenced form.
+                if rule != "recursive_definition"
+                    && dereferenced(file, file).pointer(logical) != Some(&dereferenced(file, node))
+                {
+                    wrong.push(format!("{rule}: {change}: {pointer} is not the changed node"));
+                }
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    assert!(located > RULES.len(), "the fixtures have located changes: {located}");
 }

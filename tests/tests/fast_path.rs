@@ -1,4 +1,4 @@
-//! The fast path through the pipeline (issue #12): with no middleware, a result of a
+//! The fast path through the pipeline: with no middleware, a result of a
 //! covered contract is checked while it is written. Everything the caller sees must be
 //! what the `Value` path gives: the same wire bytes and `structuredContent` for a valid
 //! result, and the same error and violations for an invalid one, a non-finite float or
@@ -6,8 +6,8 @@
 //! through one with `fast_path(false)` and compares the two results whole.
 //!
 //! The per-value differential proof against `jsonschema` runs inside the suites that
-//! judge many values (schema_serde_shapes.rs, validate_mutations.rs, validate_properties/),
-//! through `support/fast.rs`.
+//! judge many values (the serde corpus in the `schema_*.rs` files, the mutation suites,
+//! validate_properties/), through `support/fast.rs`.
 
 use std::collections::BTreeMap;
 

@@ -1,4 +1,4 @@
-//! qe-server's streamable HTTP under hostile input (issue 8, item 6): the real binary as
+//! qe-server's streamable HTTP under hostile input: the real binary as
 //! a child process on 127.0.0.1 with an ephemeral port, driven over raw TCP.
 //!
 //! - Malformed JSON-RPC gets a JSON-RPC error body with the code JSON-RPC 2.0 assigns.

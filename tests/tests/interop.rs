@@ -1,10 +1,14 @@
 //! The demo server driven by clients nobody on this project wrote (issue 4; seed 000
 //! experiments 7, 8 and 10; seed 001's harness), transport parity, and bad input.
 //!
-//! - The official TypeScript SDK client (draft-07 Ajv, validates after `listTools`) and
-//!   the official Python SDK client (`jsonschema` 2020-12; `auto` adopts protocol
-//!   2026-07-28, `legacy` keeps the 2025 handshake) connect over stdio and streamable
-//!   HTTP, list the tools and make every call in `tests/interop/calls.json`.
+//! - The official TypeScript SDK clients, v1 (draft-07 Ajv, validates after `listTools`)
+//!   and v2 (`@modelcontextprotocol/client`), the official Python SDK client
+//!   (`jsonschema` 2020-12), and the MCP Inspector's CLI (its own v2 client, which
+//!   declares the tasks extension) connect over stdio and streamable HTTP, in both
+//!   protocol eras where the client has two (`auto`/`modern` adopts 2026-07-28,
+//!   `legacy` keeps the 2025 handshake), list the tools and make every call in
+//!   `tests/interop/calls.json`, with no warning or error printed but the error of
+//!   each call that must fail.
 //! - The same calls over stdio, HTTP and the in-process pipeline give identical results.
 //! - Malformed, oversized and unknown requests, foreign `Host`/`Origin` headers and
 //!   clients that vanish mid-call get errors or a clean close, and the server goes on
@@ -28,7 +32,7 @@ use contract_runtime::wire::{
     advertised_output_schema, contract_meta, result_meta, unqualified_meta, ProtocolVersion, META_KEY,
 };
 use contract_runtime::{OutputContract, ToolOutput};
-use qe_server::contracts::FleetStatus;
+use qe_server::contracts::{FleetStatus, SecurityScan};
 use qe_server::tools;
 use serde_json::{json, Value};
 
@@ -38,6 +42,9 @@ mod bins;
 
 /// How long one client run (connect, list, 18 calls, close) may take.
 const CLIENT_DEADLINE: Duration = Duration::from_secs(120);
+/// How long one Inspector run (at most 18 Inspector processes, two at a time) may take on
+/// a busy machine.
+const INSPECTOR_DEADLINE: Duration = Duration::from_secs(300);
 /// How long any single socket or pipe read may wait.
 const IO_DEADLINE: Duration = Duration::from_secs(20);
 /// The 2025 handshake revision every raw driver here speaks.
@@ -360,6 +367,9 @@ fn contract_of(tool: &str) -> Option<&'static OutputContract> {
     if tool == tools::BROKEN_TOOL {
         return Some(FleetStatus::contract());
     }
+    if tool == tools::BROKEN_TASK_TOOL {
+        return Some(SecurityScan::contract());
+    }
     qe_server::all_contracts().get(tool)
 }
 
@@ -384,6 +394,7 @@ fn in_process(call: &Call, protocol: &str) -> Value {
         "search_tickets_page" => pipeline.call_sync(&ctx, || tools::search_tickets_page(&args(a))),
         "scrape_page" => pipeline.call_sync(&ctx, || tools::scrape_page(&args(a))),
         "broken_fleet_status" => pipeline.process(&ctx, FleetStatus::contract(), &tools::broken_fleet_status()),
+        "broken_security_scan" => pipeline.process(&ctx, SecurityScan::contract(), &tools::broken_security_scan()),
         other => panic!("no in-process path for `{other}`"),
     };
     result.to_json()
@@ -434,9 +445,13 @@ fn checked_in_schema(tool: &str) -> Value {
 
 /// Runs one client and returns its summary and everything it printed on stderr.
 fn run_client(program: &str, args: &[String]) -> (Value, String) {
+    run_client_within(program, args, CLIENT_DEADLINE)
+}
+
+fn run_client_within(program: &str, args: &[String], deadline: Duration) -> (Value, String) {
     clients_installed();
     let dir = bins::root().join("tests/interop");
-    let out = bins::run_to_end(Command::new(program).current_dir(&dir).args(args), CLIENT_DEADLINE);
+    let out = bins::run_to_end(Command::new(program).current_dir(&dir).args(args), deadline);
     let summary: Value =
         out.stdout.lines().rev().find_map(|l| serde_json::from_str(l).ok()).unwrap_or_else(|| {
             panic!("{program} {args:?} printed no summary (status {}):\n{}", out.status, out.stderr)
@@ -453,6 +468,27 @@ fn ts_client(transport: &str, target: &str) -> (Value, String) {
     run_client("node", &args)
 }
 
+fn ts2_client(transport: &str, target: &str, mode: &str) -> (Value, String) {
+    let mut args = vec!["ts2_client.mjs".to_owned(), transport.to_owned(), target.to_owned()];
+    if transport == "stdio" {
+        args.push("--broken".to_owned());
+    }
+    args.extend(["--mode".to_owned(), mode.to_owned()]);
+    run_client("node", &args)
+}
+
+/// One Inspector run, with `--strict` (the full portability report) over stdio only: the
+/// schemas are the same over HTTP, and every Inspector process costs about a second.
+fn inspector_client(transport: &str, target: &str, era: &str) -> (Value, String) {
+    let mut args = vec!["inspector_client.mjs".to_owned(), transport.to_owned(), target.to_owned()];
+    if transport == "stdio" {
+        args.push("--broken".to_owned());
+        args.push("--strict".to_owned());
+    }
+    args.extend(["--era".to_owned(), era.to_owned()]);
+    run_client_within("node", &args, INSPECTOR_DEADLINE)
+}
+
 fn py_client(transport: &str, target: &str, mode: &str) -> (Value, String) {
     let python = bins::root().join("tests/interop/.venv/bin/python");
     let mut args = vec!["py_client.py".to_owned(), transport.to_owned(), target.to_owned()];
@@ -466,7 +502,7 @@ fn py_client(transport: &str, target: &str, mode: &str) -> (Value, String) {
 /// Every check a client summary must pass; returns the essence of each call for the
 /// cross-transport comparison.
 fn check_summary(summary: &Value, stderr: &str, protocol: &str) -> Vec<Value> {
-    let who = format!("{} over {} ({protocol})", summary["client"], summary["transport"]);
+    let who = format!("{} {} over {} ({protocol})", summary["client"], summary["sdk"], summary["transport"]);
     assert_eq!(summary["protocolVersion"], protocol, "{who}: negotiated protocol");
 
     // No warning about unknown formats or keywords, anywhere the client could print one.
@@ -474,6 +510,15 @@ fn check_summary(summary: &Value, stderr: &str, protocol: &str) -> Vec<Value> {
     for warning in ["unknown format", "unknown keyword", "strict mode"] {
         assert!(!console.contains(warning), "{who} printed `{warning}`:\n{console}");
     }
+    // Nothing logged at warning or error level at all, not even for the calls that must
+    // fail: a failing call is a result, not a log line.
+    let loud: Vec<&Value> = summary["console"]
+        .as_array()
+        .expect("console")
+        .iter()
+        .filter(|entry| ["warn", "warning", "error", "critical"].contains(&entry["level"].as_str().unwrap_or_default()))
+        .collect();
+    assert!(loud.is_empty(), "{who} logged warnings or errors: {loud:?}");
 
     // The client's validator is live: it accepts the clean control and rejects the two
     // seed-001 faults.
@@ -517,7 +562,7 @@ fn check_summary(summary: &Value, stderr: &str, protocol: &str) -> Vec<Value> {
     let mut names: Vec<&str> = listed.iter().filter_map(|t| t["name"].as_str()).collect();
     names.sort_unstable();
     let mut expected: Vec<String> = qe_server::all_contracts().tools().map(str::to_owned).collect();
-    expected.extend([tools::BROKEN_TOOL.to_owned(), tools::UNCONTRACTED_TOOL.to_owned()]);
+    expected.extend([tools::BROKEN_TOOL, tools::BROKEN_TASK_TOOL, tools::UNCONTRACTED_TOOL].map(str::to_owned));
     expected.sort_unstable();
     assert_eq!(names, expected, "{who}: tools/list");
 
@@ -597,6 +642,159 @@ fn assert_parity(protocol: &str, runs: &[(&str, Vec<Value>)]) {
     }
 }
 
+/// What the Inspector's CLI prints when a `tools/call` in its legacy era (the 2025
+/// handshake, its default for a command line target) is answered with a task: that path
+/// takes the task route only for a tool marked `execution.taskSupport: "required"`, and
+/// rmcp 3.11's `Tool` has no field for that marker. Its modern era takes every task.
+fn inspector_legacy_task_gap(tool: &str) -> String {
+    format!(
+        r#"{{"error":{{"code":"error","message":"Tool \"{tool}\" declares an output schema but returned no structured content"}}}}"#
+    )
+}
+
+/// Every check an Inspector CLI summary must pass (one Inspector process per request);
+/// returns the essence of each call for the cross-transport comparison.
+#[allow(clippy::too_many_lines)] // One client's whole run, checked in order.
+fn check_inspector(summary: &Value, protocol: &str) -> Vec<Value> {
+    let era = summary["era"].as_str().expect("era");
+    let who = format!("inspector {} over {} ({era})", summary["inspector"], summary["transport"]);
+    eprintln!("{who}: {} ms for {} calls", summary["millis"], summary["calls"].as_array().map_or(0, Vec::len));
+    assert_eq!(summary["inspector"], "2.12.0", "{who}");
+    assert_eq!(summary["sdk"], "2.3.1", "{who}: the v2 client inside the Inspector");
+    let version = ProtocolVersion::new(protocol);
+
+    // tools/list: no error, and the one stderr line is the portability summary with zero
+    // errors. Its warnings (nullable fields written as a `type` array, and free-form
+    // values whose schema has no keyword) are listed in full by `--strict`, and each must
+    // be one of those two kinds; `--strict` exits 6 on any error-severity problem.
+    assert_eq!(summary["list"]["exit"], 0, "{who}: tools/list {}", summary["list"]);
+    for line in summary["list"]["stderr"].as_array().expect("stderr") {
+        let line = line.as_str().unwrap_or_default();
+        assert!(line.starts_with("Schema portability: 0 errors, "), "{who}: tools/list printed {line:?}");
+    }
+    if summary["transport"] == "stdio" {
+        assert_eq!(summary["strict"]["exit"], 0, "{who}: tools/list --strict {}", summary["strict"]);
+    }
+    let strict: Vec<&str> = summary["strict"]["stderr"]
+        .as_array()
+        .map(|l| l.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let issues: Vec<&str> = strict.iter().filter_map(|l| l.trim_start().strip_prefix("Issue: ")).collect();
+    let warnings = strict.iter().filter(|l| l.starts_with("Warning: tool ")).count();
+    assert!(strict.iter().all(|l| !l.starts_with("Error")), "{who}: {strict:?}");
+    assert_eq!(issues.len(), warnings, "{who}: one issue per warning: {strict:?}");
+    for issue in &issues {
+        assert!(
+            issue.starts_with("`type` is an array (")
+                || issue.starts_with("Schema carries no validation keyword at all"),
+            "{who}: a new kind of portability warning: {issue}"
+        );
+    }
+
+    let listed = summary["tools"].as_array().expect("tools");
+    let mut names: Vec<&str> = listed.iter().filter_map(|t| t["name"].as_str()).collect();
+    names.sort_unstable();
+    let mut expected: Vec<String> = qe_server::all_contracts().tools().map(str::to_owned).collect();
+    expected.extend([tools::BROKEN_TOOL, tools::BROKEN_TASK_TOOL, tools::UNCONTRACTED_TOOL].map(str::to_owned));
+    expected.sort_unstable();
+    assert_eq!(names, expected, "{who}: tools/list");
+    for tool in listed {
+        let name = tool["name"].as_str().expect("tool name");
+        if let Some(contract) = contract_of(name) {
+            let advertised = advertised_output_schema(contract, &version);
+            assert_eq!(numbers_as_f64(&tool["outputSchema"]), numbers_as_f64(&advertised), "{who}: {name}");
+            assert_eq!(tool["meta"][META_KEY], contract_meta(contract), "{who}: {name} contract identity");
+        } else {
+            assert_eq!(tool["outputSchema"], Value::Null, "{who}: {name} is uncontracted yet has a schema");
+            assert_eq!(tool["meta"][META_KEY], unqualified_meta(), "{who}: {name} must say qualified: false");
+        }
+    }
+
+    // The first call of calls.json for each tool and for each outcome: every tool listed is
+    // called, and every kind of error is met.
+    let runs = summary["calls"].as_array().expect("calls");
+    let mut called: Vec<&str> = runs.iter().filter_map(|r| r["name"].as_str()).collect();
+    called.sort_unstable();
+    called.dedup();
+    assert_eq!(called, names, "{who}: every listed tool is called");
+    let mut outcomes: Vec<&str> = runs.iter().filter_map(|r| r["expect"].as_str()).collect();
+    outcomes.sort_unstable();
+    outcomes.dedup();
+    let mut every: Vec<String> = calls().into_iter().map(|c| c.expect).collect();
+    every.sort_unstable();
+    every.dedup();
+    assert_eq!(outcomes, every, "{who}: every kind of outcome is met");
+    let mut essences = Vec::new();
+    for run in runs {
+        let call = Call {
+            name: run["name"].as_str().expect("name").to_owned(),
+            arguments: run["arguments"].clone(),
+            expect: run["expect"].as_str().expect("expect").to_owned(),
+        };
+        let at = format!("{who}: {} {}", call.name, call.arguments);
+        assert!(
+            calls().iter().any(|c| c.name == call.name && c.arguments == call.arguments && c.expect == call.expect),
+            "{at}: not a call of calls.json"
+        );
+        let name = call.name.as_str();
+        let stderr: Vec<&str> = run["stderr"].as_array().expect("stderr").iter().filter_map(Value::as_str).collect();
+        let result = &run["result"];
+        if era == "legacy" && tools::runs_as_task(name) {
+            assert_eq!(run["exit"], 1, "{at}: {run}");
+            assert_eq!(stderr, [inspector_legacy_task_gap(name)], "{at}");
+            essences.push(json!({ "name": name, "arguments": call.arguments, "essence": Value::Null }));
+            continue;
+        }
+        match call.expect.as_str() {
+            "success" => {
+                assert_eq!(run["exit"], 0, "{at}: {run}");
+                assert!(stderr.is_empty(), "{at}: the Inspector printed {stderr:?}");
+                assert_eq!(result["isError"], false, "{at}: {result}");
+                let contract = contract_of(name).expect("contracted");
+                let structured = &result["structuredContent"];
+                let natural =
+                    if structured.is_object() && version.needs_object_root() && contract.schema()["type"] != "object" {
+                        &structured["result"]
+                    } else {
+                        structured
+                    };
+                assert!(contract.validate(natural).is_ok(), "{at}: breaks its contract: {structured}");
+                assert_eq!(result["_meta"][META_KEY], result_meta(contract), "{at}: contract identity");
+            }
+            "uncontracted" => {
+                assert_eq!(run["exit"], 0, "{at}: {run}");
+                assert!(stderr.is_empty(), "{at}: the Inspector printed {stderr:?}");
+                assert_eq!(result["isError"], false, "{at}: {result}");
+                assert_eq!(result["_meta"][META_KEY], unqualified_meta(), "{at}");
+            }
+            code => {
+                // Reported as the tool error it is: exit 5 and one error line naming the tool.
+                assert_eq!(run["exit"], 5, "{at}: {run}");
+                let line = format!(
+                    r#"{{"error":{{"code":"tool_is_error","message":"Tool '{name}' returned isError:true."}}}}"#
+                );
+                assert_eq!(stderr, [line], "{at}");
+                assert_eq!(result["isError"], true, "{at}: {result}");
+                assert_eq!(error_code(result).as_deref(), Some(code), "{at}: {result}");
+                assert!(result.get("structuredContent").is_none(), "{at}: an error carries structuredContent");
+            }
+        }
+        if replayable(&call) {
+            assert_eq!(
+                essence(result),
+                essence(&in_process(&call, protocol)),
+                "{at}: differs from the in-process pipeline"
+            );
+        }
+        essences.push(json!({ "name": name, "arguments": call.arguments, "essence": essence(result) }));
+    }
+    let unknown = &summary["unknownTool"];
+    assert_ne!(unknown["exit"], 0, "{who}: an unknown tool must fail: {unknown}");
+    let line = unknown["stderr"][0].as_str().unwrap_or_default();
+    assert!(line.contains(r#""code":"tool_not_found""#), "{who}: {unknown}");
+    essences
+}
+
 // ------------------------------------------------------------------ the tests
 
 /// Clients share one machine's two cores; running them one at a time keeps each
@@ -617,6 +815,40 @@ fn typescript_sdk_client_validates_every_contracted_result_over_stdio_and_http()
     server.assert_alive();
 
     assert_parity(LEGACY, &[("typescript/stdio", stdio), ("typescript/http", http)]);
+}
+
+#[test]
+fn typescript_sdk_v2_client_validates_every_contracted_result_in_both_protocol_eras() {
+    let _one_at_a_time = CLIENTS.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let bin = bins::qe_server().to_str().expect("utf-8 path").to_owned();
+    let mut server = HttpServer::start();
+    // `legacy` (the SDK default) keeps the handshake; `auto` adopts 2026-07-28.
+    for (mode, protocol) in [("legacy", LEGACY), ("auto", MODERN)] {
+        let (stdio, stdio_err) = ts2_client("stdio", &bin, mode);
+        assert_eq!(stdio["sdk"], "2.4.0");
+        let stdio = check_summary(&stdio, &stdio_err, protocol);
+        let (http, http_err) = ts2_client("http", &server.url(), mode);
+        let http = check_summary(&http, &http_err, protocol);
+        server.assert_alive();
+        assert_parity(protocol, &[("typescript-v2/stdio", stdio), ("typescript-v2/http", http)]);
+    }
+}
+
+#[test]
+fn mcp_inspector_cli_lists_and_calls_every_tool_in_both_protocol_eras() {
+    let _one_at_a_time = CLIENTS.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let bin = bins::qe_server().to_str().expect("utf-8 path").to_owned();
+    let mut server = HttpServer::start();
+    // The Inspector declares the tasks extension: only the long-running tools come back
+    // as tasks, which its modern era settles; every other tool answers complete.
+    for (era, protocol) in [("legacy", LEGACY), ("modern", MODERN)] {
+        let (stdio, _) = inspector_client("stdio", &bin, era);
+        let stdio = check_inspector(&stdio, protocol);
+        let (http, _) = inspector_client("http", &server.url(), era);
+        let http = check_inspector(&http, protocol);
+        server.assert_alive();
+        assert_eq!(stdio, http, "inspector ({era}): stdio and HTTP differ");
+    }
 }
 
 #[test]
@@ -831,13 +1063,22 @@ fn http_survives_bad_input_and_clients_that_vanish_and_keeps_serving() {
     assert_eq!(again["result"]["isError"], false, "{again}");
     let fresh = HttpSession::open(addr);
     let listed = fresh.request(1, "tools/list", &json!({}));
-    // Every contract, the uncontracted tool and the broken one.
-    let expected = qe_server::all_contracts().len() + 2;
+    // Every contract, the uncontracted tool and the two broken ones.
+    let expected = qe_server::all_contracts().len() + 3;
     assert_eq!(listed["result"]["tools"].as_array().map(Vec::len), Some(expected), "{listed}");
     // Input schemas are advertised as portably as output schemas: rmcp's own schemars
     // settings write `uint32`/`double` formats, the adapter turns them into bounds.
     let formats = contract_tests::formats(&listed["result"]["tools"]);
     assert!(formats.iter().all(|f| f == "date-time"), "non-standard formats advertised: {formats:?}");
     assert!(!formats.is_empty(), "the demo advertises date-time fields");
+    // Closing a session (HTTP DELETE) is a body-less 204, which every SDK client takes
+    // as done; the closed session is then unknown, and the other one still works.
+    let closed = http(addr, "DELETE", "/mcp", &[("Mcp-Session-Id", &fresh.id), ("MCP-Protocol-Version", LEGACY)], b"");
+    assert_eq!(closed.status, 204, "{closed:?}");
+    assert!(closed.body.is_empty(), "{closed:?}");
+    let after = fresh.post(&json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {} }));
+    assert!((400..500).contains(&after.status), "a closed session was served: {after:?}");
+    let still = session.request(7, "tools/call", &json!({ "name": "fleet_status", "arguments": {} }));
+    assert_eq!(still["result"]["isError"], false, "{still}");
     server.assert_alive();
 }

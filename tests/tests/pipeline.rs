@@ -1,5 +1,8 @@
-//! Seed 000's experiments 1-7, 9, 10 and 12 through the enforcement pipeline, for every
-//! contract of the demo slice, each rejection with its clean control.
+//! The enforcement pipeline, for every contract of the demo slice: valid results pass,
+//! dropped, renamed and mistyped fields are refused after middleware, caches serve only
+//! under the current identity, completeness claims are checked, the text block equals
+//! `structuredContent`, and the sync and async paths agree; each rejection with its
+//! clean control.
 
 // Test helpers sit next to the steps that use them; result types live in modules.
 #![allow(unreachable_pub, dead_code, clippy::items_after_statements, clippy::unused_async)]
@@ -119,7 +122,7 @@ fn assert_error(result: &ToolCallResult, code: ErrorCode) {
 fn assert_success(result: &ToolCallResult, expected: &Value) {
     assert!(!result.is_error(), "expected a success, got {}", result.text());
     assert_eq!(result.structured_content(), Some(expected));
-    // Experiment 10: a client that reads only the text block gets the same JSON.
+    // A client that reads only the text block gets the same JSON.
     let from_text: Value = serde_json::from_str(result.text()).unwrap();
     assert_eq!(&from_text, expected);
     let wire: Value = serde_json::from_slice(&result.to_wire_bytes()).unwrap();
@@ -140,7 +143,7 @@ fn clean_calls_succeed_for_every_contract_sync_and_async() {
         let id: contract_runtime::ContractId = meta["id"].as_str().unwrap().parse().unwrap();
         assert_eq!(id.name(), demo.contract().name());
         assert_eq!(id.sha256(), demo.contract().sha256());
-        // Experiment 7 in process: the async path gives the same result.
+        // The async path gives the same result.
         assert_eq!(demo.call_async(&pipeline, &ctx(demo)), sync);
     });
 }
@@ -185,7 +188,7 @@ fn walk_required(root: &Value, schema: &Value, value: &Value, at: &str, out: &mu
 }
 
 #[test]
-fn experiments_1_and_6_a_middleware_dropping_any_required_field_is_caught_and_never_cached() {
+fn a_middleware_dropping_any_required_field_is_caught_and_never_cached() {
     let mut cases = 0;
     for_every_contract(|demo| {
         for (object, field) in required_fields(demo.contract(), &demo.sample()) {
@@ -233,7 +236,7 @@ fn first_match(value: &Value, at: &str, pred: &dyn Fn(&Value) -> bool) -> Option
 }
 
 #[test]
-fn experiment_2_a_count_turned_string_or_an_unknown_discriminant_is_rejected() {
+fn a_count_turned_string_or_an_unknown_discriminant_is_rejected() {
     for_every_contract(|demo| {
         let sample = demo.sample();
         // A count turned into a string; search_tickets has no count, so its first
@@ -258,7 +261,7 @@ fn experiment_2_a_count_turned_string_or_an_unknown_discriminant_is_rejected() {
 }
 
 #[test]
-fn experiment_3_clean_controls_are_not_over_rejected() {
+fn clean_controls_are_not_over_rejected() {
     for_every_contract(|demo| {
         let contract = demo.contract();
         let sample = demo.sample();
@@ -336,7 +339,7 @@ impl contract_runtime::ToolFailure for ScanError {
 }
 
 #[test]
-fn experiment_4_handler_middleware_and_serialization_failures_are_errors() {
+fn handler_middleware_and_serialization_failures_are_errors() {
     let ctx = CallContext::new("security_scan", json!({}));
     let plain = Pipeline::builder().build();
 
@@ -412,7 +415,7 @@ mod broken {
 }
 
 #[test]
-fn experiment_4_serialization_failures_are_never_a_success() {
+fn serialization_failures_are_never_a_success() {
     let pipeline = Pipeline::builder().build();
     let ctx = CallContext::new("scores", json!({}));
     // NaN in a nullable field would become a valid `null`: refused before that.
@@ -454,7 +457,7 @@ mod v2 {
 }
 
 #[test]
-fn experiment_5_a_cached_result_cannot_satisfy_another_contract() {
+fn a_cached_result_cannot_satisfy_another_contract() {
     for revalidate in [false, true] {
         let cache = Arc::new(InMemoryCache::new().with_revalidation(revalidate));
         let pipeline = Pipeline::builder().cache(cache.clone()).build();
@@ -494,7 +497,7 @@ fn experiment_5_a_cached_result_cannot_satisfy_another_contract() {
 }
 
 #[test]
-fn experiment_5_a_poisoned_shared_entry_is_caught_by_revalidation() {
+fn a_poisoned_shared_entry_is_caught_by_revalidation() {
     let ctx = CallContext::new("fleet_status", json!({}));
     let key = CacheKey::new("fleet_status", FleetStatus::contract().id(), &json!({}));
     let poisoned = CachedResult {
@@ -513,7 +516,7 @@ fn experiment_5_a_poisoned_shared_entry_is_caught_by_revalidation() {
 }
 
 #[test]
-fn experiment_9_a_false_complete_claim_is_refused() {
+fn a_false_complete_claim_is_refused() {
     let pipeline = Pipeline::builder().build();
     let ctx = CallContext::new("scrape_page", json!({}));
     let lies = [
@@ -620,7 +623,7 @@ fn assert_clean(result: &ToolCallResult) {
 }
 
 #[test]
-fn experiment_12_errors_stay_useful_and_leak_nothing() {
+fn errors_stay_useful_and_leak_nothing() {
     let ctx = CallContext::new("fleet_status", json!({}));
     let plain = Pipeline::builder().build();
     let message = format!(
@@ -706,7 +709,7 @@ fn unused_tools_keep_quiet() {
 }
 
 #[test]
-fn experiments_4_and_12_for_every_contract_failures_are_errors_and_leak_nothing() {
+fn for_every_contract_failures_are_errors_and_leak_nothing() {
     let plain = Pipeline::builder().build();
     let failing_hook = Pipeline::builder()
         .middleware(middleware_fn("export", |_, _| {

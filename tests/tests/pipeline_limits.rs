@@ -1,4 +1,4 @@
-//! Hostile handler output (issue #9, item 8): values the server itself produces that are
+//! Hostile handler output: values the server itself produces that are
 //! too deep, too large, too long or too big for a JSON number. Each gets a clear verdict
 //! or a clear error, never a stack overflow, a panic or a pass beyond a limit. Every case
 //! runs on a thread with a 2 MiB stack, the default of spawned threads, so an unbounded

@@ -1,4 +1,4 @@
-//! Redaction by structure (issue #9, item 4): violation pointers are never rewritten by
+//! Redaction by structure: violation pointers are never rewritten by
 //! text patterns, keys and values under sensitive fields are masked wherever they appear,
 //! unexpected keys are never echoed, and masking replaces whole values only.
 //!

@@ -1,8 +1,10 @@
 //! Every path a tool result can take out of an rmcp server goes through the contract
 //! (issue 8): task-augmented calls (over stdio and streamable HTTP, against the real
-//! `qe-server` process), non-finite floats, a wrong `Json` import, typed error
-//! classification, cache hits served as tasks, and parity with the in-process pipeline.
-//! Each rejection has a clean control that must pass.
+//! `qe-server` process, whose long-running tools run as tasks and whose other tools
+//! answer complete whatever the client declared), non-finite floats, a wrong `Json`
+//! import, typed error classification, cache hits served as tasks only for a tool the
+//! handler answers with one, and parity with the in-process pipeline. Each rejection
+//! has a clean control that must pass.
 
 use std::fmt::Write as _;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -17,9 +19,9 @@ use contract_runtime::cache::InMemoryCache;
 use contract_runtime::pipeline::{CallContext, Pipeline};
 use contract_runtime::rmcp::{ContractedServer, Json};
 use contract_runtime::wire::{result_meta, META_KEY};
-use contract_runtime::{contracts, ToolError, ToolOutput};
-use qe_server::contracts::FleetStatus;
-use qe_server::tools::{self, BROKEN_TOOL, BROKEN_TOOL_SECRET};
+use contract_runtime::{contracts, OutputContract, ToolError, ToolOutput};
+use qe_server::contracts::{FleetStatus, SecurityScan};
+use qe_server::tools::{self, BROKEN_TASK_TOOL, BROKEN_TOOL, BROKEN_TOOL_SECRET};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::tool::{IntoCallToolResult, RequestState, ToolCallContext};
 use rmcp::handler::server::wrapper::Parameters;
@@ -264,7 +266,9 @@ fn in_process(tool: &str) -> Value {
     let ctx = CallContext::new(tool, json!({})).with_protocol(contract_runtime::wire::ProtocolVersion::new(LEGACY));
     let result = match tool {
         "fleet_status" => pipeline.call_sync(&ctx, tools::fleet_status),
+        "security_scan" => pipeline.call_sync(&ctx, || tools::security_scan(&tools::SecurityScanArgs::default())),
         BROKEN_TOOL => pipeline.process_value(&ctx, FleetStatus::contract(), tools::broken_fleet_status()),
+        BROKEN_TASK_TOOL => pipeline.process_value(&ctx, SecurityScan::contract(), tools::broken_security_scan()),
         other => panic!("no in-process twin for {other}"),
     };
     result.to_json()
@@ -280,12 +284,12 @@ fn essence(result: &Value) -> Value {
     })
 }
 
-fn check_broken_task(task: &Value) -> Value {
+fn check_broken_task(task: &Value, contract: &OutputContract) -> Value {
     assert_eq!(task["status"], "completed", "{task}");
     let result = &task["result"];
     let error = error_body(result);
     assert_eq!(error["code"], "output_contract_violation", "{result}");
-    assert_eq!(result["_meta"][META_KEY], result_meta(FleetStatus::contract()), "{result}");
+    assert_eq!(result["_meta"][META_KEY], result_meta(contract), "{result}");
     let text = task.to_string();
     assert!(!text.contains("hunter2") && !text.contains("id_rsa"), "the secret leaked: {text}");
     assert!(!text.contains(BROKEN_TOOL_SECRET), "the secret leaked: {text}");
@@ -294,25 +298,53 @@ fn check_broken_task(task: &Value) -> Value {
     result.clone()
 }
 
-fn check_clean_task(task: &Value) -> Value {
+fn check_clean_task(task: &Value, contract: &OutputContract) -> Value {
     assert_eq!(task["status"], "completed", "{task}");
     let result = &task["result"];
     assert_eq!(result["isError"], false, "{result}");
-    assert_eq!(result["_meta"][META_KEY], result_meta(FleetStatus::contract()), "{result}");
+    assert_eq!(result["_meta"][META_KEY], result_meta(contract), "{result}");
     assert_no_markers(result);
     result.clone()
 }
 
 #[test]
-fn a_task_of_the_broken_tool_is_a_violation_over_stdio_and_http_and_matches_the_pipeline() {
+fn a_task_of_the_broken_long_running_tool_is_a_violation_over_stdio_and_http_and_matches_the_pipeline() {
     let http = HttpServer::start();
     let mut peers: Vec<(&str, Box<dyn Peer>)> =
         vec![("stdio", Box::new(StdioServer::start(true))), ("http", Box::new(HttpSession::open(&http, true)))];
     for (transport, peer) in &mut peers {
-        let broken = check_broken_task(&peer.call_as_task(1, BROKEN_TOOL, &json!({})));
-        let clean = check_clean_task(&peer.call_as_task(2, "fleet_status", &json!({})));
+        let broken = check_broken_task(&peer.call_as_task(1, BROKEN_TASK_TOOL, &json!({})), SecurityScan::contract());
+        let clean = check_clean_task(&peer.call_as_task(2, "security_scan", &json!({})), SecurityScan::contract());
         // The same handler in process, through the pipeline, says the same.
+        assert_eq!(essence(&broken), essence(&in_process(BROKEN_TASK_TOOL)), "{transport}");
+        assert_eq!(essence(&clean), essence(&in_process("security_scan")), "{transport}");
+        // Polling again gives the same enforced result.
+        let id = peer.call(3, BROKEN_TASK_TOOL, &json!({}))["taskId"].as_str().map(str::to_owned).expect("task");
+        thread::sleep(Duration::from_millis(50));
+        let first = peer.request(4, "tasks/get", &json!({ "taskId": id }));
+        let again = peer.request(5, "tasks/get", &json!({ "taskId": id }));
+        assert_eq!(first["result"]["result"], again["result"]["result"], "{transport}");
+        assert_eq!(first["result"]["status"], "completed", "{transport}: {first}");
+    }
+}
+
+#[test]
+fn a_client_that_declared_tasks_gets_complete_results_from_the_tools_that_answer_completely() {
+    let http = HttpServer::start();
+    let mut peers: Vec<(&str, Box<dyn Peer>)> =
+        vec![("stdio", Box::new(StdioServer::start(true))), ("http", Box::new(HttpSession::open(&http, true)))];
+    for (transport, peer) in &mut peers {
+        // The broken quick tool: its violation comes back complete, not as a task.
+        let broken = peer.call(1, BROKEN_TOOL, &json!({}));
+        assert!(broken.get("taskId").is_none(), "{transport}: {broken}");
+        assert_eq!(error_body(&broken)["code"], "output_contract_violation", "{transport}: {broken}");
+        assert!(!broken.to_string().contains("hunter2"), "{transport}: {broken}");
         assert_eq!(essence(&broken), essence(&in_process(BROKEN_TOOL)), "{transport}");
+        // The clean quick tool: complete, and what the pipeline says.
+        let clean = peer.call(2, "fleet_status", &json!({}));
+        assert!(clean.get("taskId").is_none(), "{transport}: {clean}");
+        assert_eq!(clean["isError"], false, "{transport}: {clean}");
+        assert_no_markers(&clean);
         let mut clean_essence = essence(&clean);
         let mut expected = essence(&in_process("fleet_status"));
         // `generated_at` is the only field that moves between two snapshots.
@@ -320,12 +352,9 @@ fn a_task_of_the_broken_tool_is_a_violation_over_stdio_and_http_and_matches_the_
             e["structuredContent"]["generated_at"] = Value::Null;
         }
         assert_eq!(clean_essence, expected, "{transport}");
-        // Polling again gives the same enforced result.
-        let id = peer.call(3, BROKEN_TOOL, &json!({}))["taskId"].as_str().map(str::to_owned).expect("task");
-        thread::sleep(Duration::from_millis(50));
-        let first = peer.request(4, "tasks/get", &json!({ "taskId": id }));
-        let again = peer.request(5, "tasks/get", &json!({ "taskId": id }));
-        assert_eq!(first["result"]["result"], again["result"]["result"], "{transport}");
+        // Control: on the same session, the long-running tool is a task.
+        let task = peer.call(3, "security_scan", &json!({}));
+        assert_eq!(task["resultType"], "task", "{transport}: {task}");
     }
 }
 
@@ -345,6 +374,16 @@ fn without_the_tasks_extension_the_broken_tool_is_a_complete_violation_over_stdi
         let clean = peer.call(2, "fleet_status", &json!({}));
         assert_eq!(clean["isError"], false, "{transport}: {clean}");
         assert_no_markers(&clean);
+        // The long-running tools, clean and broken, answer complete too: this client
+        // cannot take a task.
+        let scan = peer.call(4, "security_scan", &json!({}));
+        assert!(scan.get("taskId").is_none(), "{transport}: {scan}");
+        assert_eq!(essence(&scan), essence(&in_process("security_scan")), "{transport}");
+        let broken_scan = peer.call(5, BROKEN_TASK_TOOL, &json!({}));
+        assert!(broken_scan.get("taskId").is_none(), "{transport}: {broken_scan}");
+        assert_eq!(error_body(&broken_scan)["code"], "output_contract_violation", "{transport}");
+        assert!(!broken_scan.to_string().contains("hunter2"), "{transport}: {broken_scan}");
+        assert_eq!(essence(&broken_scan), essence(&in_process(BROKEN_TASK_TOOL)), "{transport}");
         // A task id nobody created is a JSON-RPC error, not a result.
         let unknown = peer.request(3, "tasks/get", &json!({ "taskId": "no-such-task" }));
         assert!(unknown.get("error").is_some(), "{transport}: {unknown}");
@@ -407,6 +446,8 @@ struct Probe {
     tool_router: ToolRouter<Self>,
     tasks: TaskManager,
     runs: Arc<AtomicU32>,
+    /// The tools answered with a task for a client that declared tasks; `None`: every tool.
+    task_tools: Option<&'static [&'static str]>,
 }
 
 #[tool_router]
@@ -461,7 +502,8 @@ impl ServerHandler for Probe {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        if !context.client_capabilities().is_some_and(|caps| caps.supports_tasks()) {
+        let as_task = self.task_tools.is_none_or(|tools| tools.contains(&request.name.as_ref()));
+        if !as_task || !context.client_capabilities().is_some_and(|caps| caps.supports_tasks()) {
             return self.tool_router.call(ToolCallContext::new(self, request, context)).await;
         }
         let probe = self.clone();
@@ -487,7 +529,12 @@ impl ServerHandler for Probe {
 }
 
 fn probe() -> Probe {
-    Probe { tool_router: Probe::tool_router(), tasks: TaskManager::new(), runs: Arc::new(AtomicU32::new(0)) }
+    Probe {
+        tool_router: Probe::tool_router(),
+        tasks: TaskManager::new(),
+        runs: Arc::new(AtomicU32::new(0)),
+        task_tools: None,
+    }
 }
 
 fn bound(probe: Probe, pipeline: Option<Pipeline>) -> ContractedServer<Probe> {
@@ -708,6 +755,50 @@ fn a_cache_hit_under_a_task_request_comes_back_as_a_task() {
         assert!(complete.get("taskId").is_none(), "{complete}");
         assert_eq!(complete["structuredContent"], first["structuredContent"], "{complete}");
         assert_eq!(runs.load(Ordering::SeqCst), 1);
+    });
+}
+
+#[test]
+fn a_cache_hit_is_a_task_only_for_a_tool_the_handler_answers_with_a_task() {
+    runtime().block_on(async {
+        let cache = Arc::new(InMemoryCache::new());
+        let mut probe = probe();
+        // `score` is the long-running tool; `small` answers completely, whoever asks.
+        probe.task_tools = Some(&["score"]);
+        let runs = Arc::clone(&probe.runs);
+        let server = bound(probe, Some(Pipeline::builder().cache(cache.clone()).build()));
+        let mut tasks = Wire::connect(server.clone(), true).await;
+
+        // A tool that answers completely: the call and its cache hit are both complete
+        // for a client that declared tasks, on a server that offers tasks.
+        let first = tasks.call("small", json!({ "n": 3 })).await;
+        assert!(first.get("taskId").is_none(), "{first}");
+        assert_eq!(first["structuredContent"], json!({ "score": 3.0, "confidence": null }), "{first}");
+        let hits = cache.stats().hits;
+        let hit = tasks.call("small", json!({ "n": 3 })).await;
+        assert!(hit.get("taskId").is_none(), "a complete answer was turned into a task: {hit}");
+        assert_ne!(hit["resultType"], "task", "{hit}");
+        assert_eq!(hit["structuredContent"], first["structuredContent"], "{hit}");
+        assert_eq!(cache.stats().hits, hits + 1, "served from the cache: {:?}", cache.stats());
+
+        // The task tool: once the handler has answered it with a task, its hit is a task.
+        let arguments = json!({ "field": "score", "value": "0.75" });
+        let computed = tasks.outcome("score", arguments.clone()).await;
+        let before = runs.load(Ordering::SeqCst);
+        let created = tasks.call("score", arguments.clone()).await;
+        assert_eq!(created["resultType"], "task", "{created}");
+        let from_cache = tasks.outcome("score", arguments.clone()).await;
+        assert_eq!(from_cache["structuredContent"], computed["structuredContent"], "{from_cache}");
+        assert_eq!(runs.load(Ordering::SeqCst), before, "a hit ran the handler");
+
+        // Control: a client without the extension gets both hits complete.
+        let mut plain = Wire::connect(server, false).await;
+        for (tool, args) in [("small", json!({ "n": 3 })), ("score", arguments)] {
+            let complete = plain.call(tool, args).await;
+            assert!(complete.get("taskId").is_none(), "{tool}: {complete}");
+            assert_eq!(complete["isError"], false, "{tool}: {complete}");
+        }
+        assert_eq!(runs.load(Ordering::SeqCst), before, "a hit ran the handler");
     });
 }
 

@@ -1,4 +1,4 @@
-//! DESIGN.md decision 2: the canonical schema bytes are identical with and without
+//! The canonical schema bytes are identical with and without
 //! serde_json's `preserve_order` feature.
 //!
 //! The workspace builds serde_json without the feature (asserted below). The fixture crate

@@ -24,6 +24,11 @@ pub(crate) fn main() -> ExitCode {
 
 fn run() -> Result<(), String> {
     run_cmd("cargo", &["fmt", "--all", "--", "--check"])?;
+    eprintln!("$ cargo xtask references");
+    match crate::references::run()? {
+        0 => {}
+        found => return Err(format!("{found} line(s) cite documents outside the repository; write the fact instead")),
+    }
     run_cmd("cargo", &["xtask", "schemas", "--check"])?;
     run_cmd("cargo", &["clippy", "--workspace", "--all-targets", "--all-features", "--", "-D", "warnings"])?;
     // Broken intra-doc links and other rustdoc warnings fail the build too.

@@ -1,14 +1,19 @@
 //! Project automation: `cargo xtask schemas [--check] [--against REV] [--format json]`
-//! (the one-line CLI every user workspace gets from contract-tools) and `cargo xtask ci`.
+//! (the one-line CLI every user workspace gets from contract-tools), `cargo xtask references`
+//! (no line cites a document outside the repository) and `cargo xtask ci`.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
 mod ci;
+mod references;
 
 fn main() -> ExitCode {
     if std::env::args().nth(1).as_deref() == Some("ci") {
         return ci::main();
+    }
+    if std::env::args().nth(1).as_deref() == Some("references") {
+        return references::main();
     }
     contract_tools::cli::main(qe_server::all_contracts())
 }

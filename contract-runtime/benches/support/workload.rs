@@ -1,6 +1,6 @@
 //! The benchmark workload, shared by the criterion bench and the ratio printer: a
-//! ticket search result with every object closed and a `date-time` per ticket, as in
-//! RESEARCH.md's measurements.
+//! ticket search result with every object closed and a `date-time` per ticket: the
+//! workload the validation costs in BENCHMARKS.md were measured on.
 
 // Included by the bench and by the ratio example; each uses what it needs.
 #![allow(unreachable_pub, dead_code)]

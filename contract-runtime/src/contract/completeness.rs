@@ -1,5 +1,6 @@
 //! Completeness metadata a result embeds, and the invariants the pipeline checks beyond
-//! what JSON Schema can say (seed 000, experiment 9).
+//! what JSON Schema can say: a count that disagrees with the items it counts, or a
+//! result that says it is complete while it was truncated.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

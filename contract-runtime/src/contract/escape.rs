@@ -1,5 +1,5 @@
 //! Writing a string as a JSON string literal, byte for byte what serde_json writes, but
-//! faster on text that is itself JSON (issue #12): the text block of a result is its
+//! faster on text that is itself JSON: the text block of a result is its
 //! JSON, so a quote to escape comes every few bytes.
 //!
 //! serde_json looks at one byte at a time and copies each run between escapes through

@@ -3,7 +3,7 @@
 //!
 //! serde_json writes NaN and ±infinity as `null`, which a nullable field would then
 //! accept silently; the pipeline refuses such a result as a `serialization_error`
-//! instead (seed 000, experiment 4). serde_json's recursion limit guards parsing only:
+//! instead. serde_json's recursion limit guards parsing only:
 //! `to_value`, `to_string` and the validator all recurse, so a value nested deep enough
 //! overflows the stack. This pass stops as soon as a limit is passed, so its own
 //! recursion is bounded by the limit, not by the value; the pipeline runs it before

@@ -14,6 +14,8 @@
 //! - [`completeness`]: completeness metadata and its invariants.
 //! - `escape`: a string written as a JSON string literal, byte for byte what
 //!   serde_json writes.
+//!
+#![doc = include_str!("../../docs/writing.md")]
 
 mod output;
 

@@ -1,4 +1,4 @@
-//! Sanitizing of everything an error result carries (DESIGN.md decision 10): no stack
+//! Sanitizing of everything an error result carries: no stack
 //! traces, no absolute paths, no tokens or passwords, no value from a sensitive pointer.
 //!
 //! Two kinds of text leave the server in an error, and each is treated by what it is:

@@ -1,6 +1,8 @@
-//! The path every `tools/call` result takes (DESIGN.md decision 8):
+//! The path every `tools/call` result takes:
 //! handler → serialize → post-result middleware → validate → cache admission → emit.
 //! Independent of any transport; the rmcp adapter and the tests drive the same code.
+//!
+#![doc = include_str!("../../docs/enforcing.md")]
 
 use std::any::Any;
 use std::fmt;

@@ -153,6 +153,9 @@ pub enum ChangeKind {
     BranchAdded,
     /// An `anyOf`/`oneOf` branch removed: additive.
     BranchRemoved,
+    /// The same `anyOf`/`oneOf` branches or `allOf` entries in another order: cosmetic
+    /// (the order does not change which values pass).
+    Reordered,
     /// `oneOf` became `anyOf` (breaking) or `anyOf` became `oneOf` (additive).
     CompositionChanged,
     /// A bound raised, lowered or removed so that more values pass: breaking.
@@ -213,6 +216,7 @@ impl ChangeKind {
             ChangeKind::NoLongerNullable => "no_longer_nullable",
             ChangeKind::BranchAdded => "branch_added",
             ChangeKind::BranchRemoved => "branch_removed",
+            ChangeKind::Reordered => "reordered",
             ChangeKind::CompositionChanged => "composition_changed",
             ChangeKind::BoundRelaxed => "bound_relaxed",
             ChangeKind::BoundTightened => "bound_tightened",
@@ -236,6 +240,26 @@ impl fmt::Display for ChangeKind {
     }
 }
 
+/// Which of the two schemas a [`Change::file_pointer`] points into.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Side {
+    /// The old schema (the checked-in file): where a removed node was.
+    Old,
+    /// The new schema (the generated file): where an added or changed node is.
+    New,
+}
+
+impl Side {
+    /// `"old"` or `"new"`.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Side::Old => "old",
+            Side::New => "new",
+        }
+    }
+}
+
 /// One classified difference between two schemas.
 ///
 /// Displays as a review line: `- required /properties/state`,
@@ -250,6 +274,11 @@ pub struct Change {
     pub(super) detail: String,
     pub(super) old: Option<Value>,
     pub(super) new: Option<Value>,
+    /// The pointer of the node in the old schema, when a branch on the way sits at
+    /// another index there (the pointer itself is the new schema's).
+    pub(super) old_pointer: Option<String>,
+    /// Where the changed node is written (see [`Change::file_pointer`]).
+    pub(super) located: Option<(Side, String)>,
 }
 
 impl Change {
@@ -296,6 +325,25 @@ impl Change {
     pub fn new_value(&self) -> Option<&Value> {
         self.new.as_ref()
     }
+
+    /// The pointer of the same node in the old dereferenced schema: [`Change::pointer`],
+    /// unless a branch on the way sits at another index in the old schema (branches
+    /// reordered), where the node of a removal is found.
+    #[must_use]
+    pub fn old_pointer(&self) -> &str {
+        self.old_pointer.as_deref().unwrap_or(&self.pointer)
+    }
+
+    /// Where the changed node is written in the schema file: a JSON pointer into the
+    /// document as it is (through `$defs`, such as `/$defs/SearchResult/properties/category`
+    /// for the [`Change::pointer`] `/properties/packages/items/properties/category`), in
+    /// the new schema, or in the old one for a removal (or when only the old one has the
+    /// node). `None` for a change of the whole schema, or when neither document has a node
+    /// at the pointer.
+    #[must_use]
+    pub fn file_pointer(&self) -> Option<(Side, &str)> {
+        self.located.as_ref().map(|(side, pointer)| (*side, pointer.as_str()))
+    }
 }
 
 impl Change {
@@ -309,6 +357,8 @@ impl Change {
             detail: format!("contract `{name}` removed: its clients lose the tool and its output"),
             old: None,
             new: None,
+            old_pointer: None,
+            located: None,
         }
     }
 }

@@ -20,6 +20,7 @@
 //! | type narrowed, no longer nullable | additive |
 //! | `anyOf`/`oneOf` branch added; `oneOf` → `anyOf` | breaking |
 //! | `anyOf`/`oneOf` branch removed; `anyOf` → `oneOf` | additive |
+//! | `anyOf`/`oneOf` branches or `allOf` entries reordered (the same ones, another order) | cosmetic |
 //! | bound relaxed (`maximum`/`maxLength`/`maxItems`/… up or removed, `minimum`/`minLength`/`minItems`/… down or removed) | breaking |
 //! | bound tightened or added | additive |
 //! | `pattern`/`format`/`multipleOf`/`uniqueItems` removed or changed | breaking |
@@ -55,8 +56,29 @@
 //! numbers clashing names in generation order), and definitions are compared by their
 //! resolved structure, never by name. For a branch of `anyOf`, `oneOf` or `allOf` the
 //! index is the branch's index in the new schema, or in the old schema for a removed
-//! branch. Branches are paired by equality first, then by their discriminant (a property
-//! with a `const`, a single required property, a `const`, or the type).
+//! branch.
+//!
+//! [`Change::file_pointer`] gives the same node as it is written in the file: the pointer
+//! through `$defs` (`/$defs/Agent/properties/role/enum`), in the new schema, or in the old
+//! one for a removal. The review adds the line where that node's key is.
+//!
+//! # Pairing branches
+//!
+//! Branches of `anyOf`/`oneOf` (and `allOf` entries) are paired by structure, never by
+//! position: first the pairs that compare without any change, then, best match first,
+//! branches alike once resolved. Two branches with a discriminant (a property with a
+//! `const`, a single required property, a `const`) pair only when it is the same; a null
+//! branch pairs only with a null branch; two objects pair only when they share at least
+//! half of their property names, two typed branches only when a value can have a type of
+//! both; the rest are
+//! ranked by the keywords, types and property names they share (one level down too), the
+//! closer position breaking a tie. A paired branch is compared inside; an unpaired new
+//! branch is added and an unpaired old one removed, each at its own index. A branch
+//! added to an untagged enum is one added branch where it sits, whatever it shifts.
+//!
+//! Reordering alone changes no value's verdict: `anyOf`, `oneOf` and `allOf` do not
+//! depend on the order of their entries. It is one cosmetic change at the list
+//! ([`ChangeKind::Reordered`]), so the patch bump the new bytes need is explained.
 //!
 //! # Version policy
 //!
@@ -93,6 +115,8 @@
 //! assert_eq!(evolution::minimum_version(&v("2.0.0"), Bump::Major), v("3.0.0"));
 //! assert_eq!(evolution::minimum_version(&v("0.4.1"), Bump::Major), v("0.5.0"));
 //! ```
+//!
+#![doc = include_str!("../../docs/evolution.md")]
 
 use std::borrow::Cow;
 use std::collections::BTreeSet;
@@ -150,11 +174,11 @@ mod rules;
 mod shape;
 mod walk;
 
-pub use change::{Bump, Change, ChangeKind, Op, Verdict};
+pub use change::{Bump, Change, ChangeKind, Op, Side, Verdict};
 use node::{
-    accepts, as_map, branch_key, closing_keyword, compare_numbers, constrains_nothing, escape, ill_typed, indexed,
-    inline, is_null_schema, lookup, only_union, own_annotations, plainly_equal, ref_of, required_set, schema_list,
-    strip_annotations, try_resolve, type_set, union_keyword,
+    accepts, as_map, closing_keyword, compare_numbers, constrains_nothing, escape, ill_typed, indexed, inline,
+    is_null_schema, lookup, only_union, own_annotations, physical_pointer, plainly_equal, ref_of, required_set,
+    schema_list, strip_annotations, try_resolve, type_set, union_keyword, Shape,
 };
 pub use policy::{decreased, minimum_version, satisfies, version_policy, Policy};
 use shape::kind_of;
@@ -186,7 +210,8 @@ use walk::{Closed, Walker};
 #[must_use]
 pub fn diff(old: &Value, new: &Value) -> Vec<Change> {
     let walk = || {
-        let mut walker = Walker { old_root: old, new_root: new, changes: Vec::new(), pairs: Vec::new() };
+        let mut walker =
+            Walker { old_root: old, new_root: new, changes: Vec::new(), pairs: Vec::new(), moved: Vec::new() };
         walker.walk(old, new, "", Closed::default(), 0);
         let mut changes = walker.changes;
         // `old != new` is the cheap test; the canonical text settles key order.
@@ -199,7 +224,20 @@ pub fn diff(old: &Value, new: &Value) -> Vec<Change> {
                 detail: "text only: no value changes meaning ($defs renamed or reordered)".to_owned(),
                 old: None,
                 new: None,
+                old_pointer: None,
+                located: None,
             });
+        }
+        for change in changes.iter_mut().filter(|c| !c.pointer.is_empty()) {
+            let in_old = change.old_pointer.as_deref().unwrap_or(&change.pointer);
+            let (first, second) = if change.op == Op::Removed {
+                ((Side::Old, old, in_old), (Side::New, new, change.pointer.as_str()))
+            } else {
+                ((Side::New, new, change.pointer.as_str()), (Side::Old, old, in_old))
+            };
+            change.located = [first, second]
+                .into_iter()
+                .find_map(|(side, root, pointer)| Some((side, physical_pointer(root, pointer)?)));
         }
         changes
     };

@@ -53,6 +53,54 @@ pub(super) fn try_resolve<'a>(root: &Value, node: &'a Value) -> Result<Cow<'a, V
     Ok(current)
 }
 
+/// Where the node at a pointer into the dereferenced schema is written in `root`: the
+/// same path with each `$ref` on the way replaced by the place its target is written
+/// (a keyword written beside a `$ref` is taken from beside it). `None` when `root` has
+/// no node there.
+pub(super) fn physical_pointer(root: &Value, logical: &str) -> Option<String> {
+    let mut node = root;
+    let mut at = String::new();
+    for token in contract_runtime::pointer::tokens(logical) {
+        let mut hops = 0;
+        while let Some(reference) =
+            node.as_object().filter(|map| !map.contains_key(&token)).and_then(|map| map.get("$ref")?.as_str())
+        {
+            hops += 1;
+            if hops > MAX_REF_CHAIN {
+                return None;
+            }
+            node = lookup(root, reference)?;
+            at = match reference.strip_prefix('#') {
+                Some(fragment) if fragment.starts_with('/') && root.pointer(fragment).is_some() => fragment.to_owned(),
+                _ => path_of(root, node, String::new())?,
+            };
+        }
+        node = match node {
+            Value::Object(map) => map.get(&token)?,
+            Value::Array(list) => list.get(token.parse::<usize>().ok()?)?,
+            _ => return None,
+        };
+        at = contract_runtime::pointer::push(&at, &token);
+    }
+    Some(at)
+}
+
+/// The pointer of `target` (by identity) inside `node`, which is at `at`.
+fn path_of(node: &Value, target: &Value, at: String) -> Option<String> {
+    if std::ptr::eq(node, target) {
+        return Some(at);
+    }
+    match node {
+        Value::Object(map) => {
+            map.iter().find_map(|(key, child)| path_of(child, target, contract_runtime::pointer::push(&at, key)))
+        }
+        Value::Array(list) => {
+            list.iter().enumerate().find_map(|(i, child)| path_of(child, target, format!("{at}/{i}")))
+        }
+        _ => None,
+    }
+}
+
 /// A resolved node as keywords: `true` has none, `false` (and anything that is not a
 /// schema) gives `None` for `false` only.
 pub(super) fn as_map(node: &Value) -> Option<Cow<'_, Map<String, Value>>> {
@@ -242,11 +290,10 @@ pub(super) fn is_null_schema(root: &Value, branch: &Value) -> bool {
         && map.keys().all(|k| k == "type" || ANNOTATIONS.contains(&k.as_str()))
 }
 
-/// What identifies a branch across versions: its tag properties (`state = "queued"`), its
-/// single required property (externally tagged enums), its `const`, or its type.
-pub(super) fn branch_key(root: &Value, branch: &Value) -> Option<String> {
-    let resolved = resolve(root, branch);
-    let map = resolved.as_object()?;
+/// What identifies a branch across versions for certain: its tag properties
+/// (`state = "queued"`), its single required property (externally tagged enums) or its
+/// `const`. Two branches with different discriminants are never the same branch.
+fn discriminant(root: &Value, map: &Map<String, Value>) -> Option<String> {
     if let Some(props) = map.get("properties").and_then(Value::as_object) {
         let mut names: Vec<&String> = props.keys().collect();
         names.sort();
@@ -266,8 +313,147 @@ pub(super) fn branch_key(root: &Value, branch: &Value) -> Option<String> {
             }
         }
     }
-    if let Some(c) = map.get("const") {
-        return Some(format!("const {c}"));
+    map.get("const").map(|c| format!("const {c}"))
+}
+
+/// What a branch of `anyOf`/`oneOf` (or an `allOf` entry) looks like once resolved: what
+/// pairs it with its counterpart across versions, and how a review names it.
+pub(super) struct Shape {
+    /// The discriminant, if it has one (see [`discriminant`]).
+    key: Option<String>,
+    /// `{"type": "null"}`: pairs only with another null branch.
+    null: bool,
+    types: Option<BTreeSet<String>>,
+    properties: BTreeSet<String>,
+    /// Keywords, type names, property names (required or not) and the same one level
+    /// down (union branches, `items`): what the similarity of two shapes is measured on.
+    facets: BTreeSet<String>,
+    /// How the review names the branch, such as `state = "paused"` or
+    /// `type "object" with properties seconds, confidence`.
+    pub(super) label: String,
+}
+
+impl Shape {
+    pub(super) fn of(root: &Value, branch: &Value) -> Self {
+        let resolved = resolve(root, branch);
+        let empty = Map::new();
+        let map = resolved.as_object().unwrap_or(&empty);
+        let key = discriminant(root, map);
+        let types = type_set(map).map(|t| t.into_iter().map(str::to_owned).collect::<BTreeSet<String>>());
+        let properties: BTreeSet<String> =
+            map.get("properties").and_then(Value::as_object).map(|p| p.keys().cloned().collect()).unwrap_or_default();
+        let mut facets = BTreeSet::new();
+        add_facets(map, "", &mut facets);
+        for keyword in ["anyOf", "oneOf", "allOf"] {
+            for sub in schema_list(map, keyword) {
+                if let Some(sub) = resolve(root, sub).as_object() {
+                    add_facets(sub, keyword, &mut facets);
+                }
+            }
+        }
+        if let Some(items) = map.get("items") {
+            if let Some(items) = resolve(root, items).as_object() {
+                add_facets(items, "items", &mut facets);
+            }
+        }
+        let label = match &key {
+            Some(key) => key.clone(),
+            None => describe(map, types.as_ref(), &properties),
+        };
+        Shape { key, null: is_null_schema(root, branch), types, properties, facets, label }
     }
-    map.get("type").map(|t| format!("type {t}"))
+
+    /// How alike two branches are, from 0 (nothing in common) up; `None` when they cannot
+    /// be the same branch: different discriminants, a null branch against another, two
+    /// objects that share fewer than half of their property names, or types no value has
+    /// in both.
+    pub(super) fn similarity(&self, other: &Shape) -> Option<f64> {
+        let same_key = match (&self.key, &other.key) {
+            (Some(a), Some(b)) if a != b => return None,
+            (Some(_), Some(_)) => true,
+            _ => false,
+        };
+        if self.null != other.null {
+            return None;
+        }
+        if !self.properties.is_empty() && !other.properties.is_empty() {
+            // Fewer names in common than not: another variant, not this one edited.
+            let shared = self.properties.intersection(&other.properties).count();
+            if 2 * shared < self.properties.union(&other.properties).count() {
+                return None;
+            }
+        }
+        if let (Some(a), Some(b)) = (&self.types, &other.types) {
+            let (a, b): (BTreeSet<&str>, BTreeSet<&str>) =
+                (a.iter().map(String::as_str).collect(), b.iter().map(String::as_str).collect());
+            if !a.iter().any(|t| accepts(&b, t)) && !b.iter().any(|t| accepts(&a, t)) {
+                return None;
+            }
+        }
+        let shared = self.facets.intersection(&other.facets).count();
+        let all = self.facets.union(&other.facets).count();
+        #[allow(clippy::cast_precision_loss)] // Facet counts are small.
+        let overlap = if all == 0 { 1.0 } else { shared as f64 / all as f64 };
+        Some(if same_key { 2.0 + overlap } else { overlap })
+    }
+}
+
+fn add_facets(map: &Map<String, Value>, prefix: &str, facets: &mut BTreeSet<String>) {
+    for (keyword, value) in map.iter().filter(|(k, _)| !ANNOTATIONS.contains(&k.as_str())) {
+        facets.insert(format!("{prefix}:{keyword}"));
+        match keyword.as_str() {
+            "properties" => {
+                if let Some(props) = value.as_object() {
+                    facets.extend(props.keys().map(|name| format!("{prefix}:property {name}")));
+                }
+            }
+            "required" => {
+                facets.extend(
+                    schema_list(map, "required")
+                        .iter()
+                        .filter_map(Value::as_str)
+                        .map(|name| format!("{prefix}:required {name}")),
+                );
+            }
+            "type" => {
+                if let Some(types) = type_set(map) {
+                    facets.extend(types.into_iter().map(|t| format!("{prefix}:type {t}")));
+                }
+            }
+            "const" | "enum" | "format" | "pattern" => {
+                facets.insert(format!("{prefix}:{keyword} {value}"));
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Names a branch without a discriminant by its type and property names.
+fn describe(map: &Map<String, Value>, types: Option<&BTreeSet<String>>, properties: &BTreeSet<String>) -> String {
+    const SHOWN: usize = 4;
+    let mut parts = Vec::new();
+    if let Some(t) = map.get("type").filter(|_| types.is_some()) {
+        parts.push(format!("type {t}"));
+    }
+    if !properties.is_empty() {
+        let mut names: Vec<&str> = properties.iter().map(String::as_str).take(SHOWN).collect();
+        if properties.len() > SHOWN {
+            names.push("…");
+        }
+        parts.push(format!("with properties {}", names.join(", ")));
+    }
+    if let Some(keyword) = union_keyword(map).or_else(|| map.get("allOf").is_some().then_some("allOf")) {
+        let what = if keyword == "allOf" { "entries" } else { "branches" };
+        parts.push(format!("`{keyword}` of {} {what}", schema_list(map, keyword).len()));
+    }
+    if parts.is_empty() {
+        let mut keywords: Vec<&str> =
+            map.keys().map(String::as_str).filter(|k| !ANNOTATIONS.contains(k)).take(SHOWN).collect();
+        if keywords.is_empty() {
+            return "that allows any value".to_owned();
+        }
+        keywords.sort_unstable();
+        return format!("with {}", keywords.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", "));
+    }
+    parts.join(" ")
 }

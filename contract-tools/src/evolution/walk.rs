@@ -26,6 +26,10 @@ pub(super) struct Walker<'a> {
     /// Pairs of `$ref`s being compared on the current path: the recursion guard. Two
     /// recursive definitions are taken as equal where they recur (coinduction).
     pub(super) pairs: Vec<(String, String)>,
+    /// Branches compared at another index in the old schema than in the new one, outermost
+    /// first: (pointer in the new schema, pointer of the same branch in the old one).
+    /// Pointers are those of the new schema; these give where a node is in the old one.
+    pub(super) moved: Vec<(String, String)>,
 }
 
 impl Walker<'_> {
@@ -37,7 +41,17 @@ impl Walker<'_> {
         verdict: Verdict,
         detail: impl Into<String>,
     ) {
-        self.changes.push(Change { pointer, kind, op, verdict, detail: detail.into(), old: None, new: None });
+        self.changes.push(Change {
+            kind,
+            op,
+            verdict,
+            detail: detail.into(),
+            old: None,
+            new: None,
+            old_pointer: self.in_old(&pointer),
+            located: None,
+            pointer,
+        });
     }
 
     pub(super) fn push_values(
@@ -49,14 +63,28 @@ impl Walker<'_> {
         new: Option<&Value>,
     ) {
         self.changes.push(Change {
-            pointer,
             kind,
             op,
             verdict,
             detail: detail.into(),
             old: old.cloned(),
             new: new.cloned(),
+            old_pointer: self.in_old(&pointer),
+            located: None,
+            pointer,
         });
+    }
+
+    /// Where the node at `pointer` (a pointer of the new schema) is in the old schema,
+    /// when a branch on the way sits at another index there.
+    fn in_old(&self, pointer: &str) -> Option<String> {
+        let mut at = pointer.to_owned();
+        for (new, old) in self.moved.iter().rev() {
+            if let Some(rest) = at.strip_prefix(new.as_str()).filter(|r| r.is_empty() || r.starts_with('/')) {
+                at = format!("{old}{rest}");
+            }
+        }
+        (at != pointer).then_some(at)
     }
 
     pub(super) fn walk(&mut self, old: &Value, new: &Value, path: &str, outer: Closed, depth: usize) {
@@ -83,8 +111,13 @@ impl Walker<'_> {
 
     /// Whether two subschemas compare without any change.
     pub(super) fn equivalent(&self, old: &Value, new: &Value, outer: Closed, depth: usize) -> bool {
-        let mut probe =
-            Walker { old_root: self.old_root, new_root: self.new_root, changes: Vec::new(), pairs: self.pairs.clone() };
+        let mut probe = Walker {
+            old_root: self.old_root,
+            new_root: self.new_root,
+            changes: Vec::new(),
+            pairs: self.pairs.clone(),
+            moved: Vec::new(),
+        };
         probe.walk(old, new, "", outer, depth);
         probe.changes.is_empty()
     }
@@ -219,9 +252,15 @@ impl Walker<'_> {
         self.unclassified(&o, &n, path, [ou, nu]);
     }
 
-    /// Compares two lists of subschemas (`anyOf`/`oneOf` branches, `allOf` entries),
-    /// pairing entries by equality, then by discriminant, before reporting the rest as
-    /// added or removed.
+    /// Compares two lists of subschemas (`anyOf`/`oneOf` branches, `allOf` entries).
+    ///
+    /// Entries are paired by structure, never by position: first every pair that compares
+    /// without a change, then, best first, the most alike of the rest ([`Shape::similarity`]:
+    /// the same discriminant, then shared keywords, types and property names; the closer
+    /// position breaks a tie). A pair is compared entry by entry; what is left is added or
+    /// removed, at its index in its own schema. Entries that pair up in another order are
+    /// reported as one cosmetic [`ChangeKind::Reordered`] change: the order of `anyOf`,
+    /// `oneOf` and `allOf` entries does not change which values pass.
     pub(super) fn list(
         &mut self,
         olds: &[(String, &Value)],
@@ -233,30 +272,50 @@ impl Walker<'_> {
         let mut old_taken = vec![false; olds.len()];
         let mut pairs: Vec<Option<(usize, bool)>> = vec![None; news.len()];
         for (j, (_, new)) in news.iter().enumerate() {
+            // The same position first, so that duplicates pair in order.
+            let same = (j < olds.len() && !old_taken[j]).then_some(j).into_iter();
             if let Some(i) =
-                (0..olds.len()).find(|&i| !old_taken[i] && self.equivalent(olds[i].1, new, outer, depth + 1))
+                same.chain(0..olds.len()).find(|&i| !old_taken[i] && self.equivalent(olds[i].1, new, outer, depth + 1))
             {
                 old_taken[i] = true;
                 pairs[j] = Some((i, true));
             }
         }
-        let old_keys: Vec<Option<String>> = olds.iter().map(|(_, b)| branch_key(self.old_root, b)).collect();
-        let new_keys: Vec<Option<String>> = news.iter().map(|(_, b)| branch_key(self.new_root, b)).collect();
-        for j in 0..news.len() {
-            if pairs[j].is_some() || new_keys[j].is_none() {
-                continue;
+        let old_shapes: Vec<Shape> = olds.iter().map(|(_, b)| Shape::of(self.old_root, b)).collect();
+        let new_shapes: Vec<Shape> = news.iter().map(|(_, b)| Shape::of(self.new_root, b)).collect();
+        let mut candidates: Vec<(f64, usize, usize)> = Vec::new();
+        for (j, new_shape) in new_shapes.iter().enumerate().filter(|(j, _)| pairs[*j].is_none()) {
+            for (i, old_shape) in old_shapes.iter().enumerate().filter(|(i, _)| !old_taken[*i]) {
+                if let Some(score) = old_shape.similarity(new_shape) {
+                    candidates.push((score, i, j));
+                }
             }
-            if let Some(i) = (0..olds.len()).find(|&i| !old_taken[i] && old_keys[i] == new_keys[j]) {
+        }
+        // Best first; a tie goes to the closer position, then to the earlier new entry.
+        candidates
+            .sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.abs_diff(a.2).cmp(&b.1.abs_diff(b.2))).then(a.2.cmp(&b.2)));
+        for (_, i, j) in candidates {
+            if !old_taken[i] && pairs[j].is_none() {
                 old_taken[i] = true;
                 pairs[j] = Some((i, false));
             }
         }
+        self.reordered(news, &pairs, mode);
         for (j, (pointer, new)) in news.iter().enumerate() {
             match pairs[j] {
                 Some((_, true)) => {}
-                Some((i, false)) => self.walk(olds[i].1, new, pointer, outer, depth + 1),
+                Some((i, false)) => {
+                    let moved = olds[i].0 != *pointer;
+                    if moved {
+                        self.moved.push((pointer.clone(), olds[i].0.clone()));
+                    }
+                    self.walk(olds[i].1, new, pointer, outer, depth + 1);
+                    if moved {
+                        self.moved.pop();
+                    }
+                }
                 None => {
-                    let label = new_keys[j].clone().unwrap_or_else(|| "branch".to_owned());
+                    let label = &new_shapes[j].label;
                     let (kind, verdict, detail) = match mode {
                         ListMode::Union if is_null_schema(self.new_root, new) => (
                             ChangeKind::BecameNullable,
@@ -276,7 +335,7 @@ impl Walker<'_> {
             if old_taken[i] {
                 continue;
             }
-            let label = old_keys[i].clone().unwrap_or_else(|| "branch".to_owned());
+            let label = &old_shapes[i].label;
             let (kind, verdict, detail) = match mode {
                 ListMode::Union if is_null_schema(self.old_root, old) => (
                     ChangeKind::NoLongerNullable,
@@ -288,6 +347,28 @@ impl Walker<'_> {
             };
             self.push(pointer.clone(), kind, Op::Removed, verdict, detail);
         }
+    }
+
+    /// One cosmetic change when paired entries are in another relative order, at the list
+    /// in the new schema, naming each entry that moved (old index → new index).
+    fn reordered(&mut self, news: &[(String, &Value)], pairs: &[Option<(usize, bool)>], mode: ListMode) {
+        let order: Vec<(usize, usize)> =
+            pairs.iter().enumerate().filter_map(|(j, pair)| pair.map(|(i, _)| (i, j))).collect();
+        if order.windows(2).all(|w| w[0].0 < w[1].0) {
+            return;
+        }
+        let Some((list, _)) = news.first().and_then(|(pointer, _)| pointer.rsplit_once('/')) else { return };
+        let mut moved: Vec<(usize, usize)> = order.into_iter().filter(|(i, j)| i != j).collect();
+        moved.sort_unstable();
+        let moved: Vec<String> = moved.iter().map(|(i, j)| format!("{i} → {j}")).collect();
+        let what = if mode == ListMode::AllOf { "entries" } else { "branches" };
+        self.push(
+            list.to_owned(),
+            ChangeKind::Reordered,
+            Op::Changed,
+            Verdict::Cosmetic,
+            format!("{what} reordered, old → new index: {}", moved.join(", ")),
+        );
     }
 
     /// Every keyword not classified above, compared as a whole with `$ref`s inlined.

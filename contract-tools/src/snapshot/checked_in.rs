@@ -21,6 +21,7 @@ pub(super) fn removed_contracts(
         old_version,
         new_version: None,
         changes: vec![Change::contract_removed(name)],
+        locations: vec![None],
         policy: Policy::Ok,
         problem: None,
     };
@@ -60,6 +61,7 @@ pub(super) fn review_contract(
         old_version: None,
         new_version: Some(contract.version().clone()),
         changes: Vec::new(),
+        locations: Vec::new(),
         policy: Policy::Ok,
         problem: None,
     };
@@ -86,6 +88,16 @@ pub(super) fn review_contract(
             return review.unreadable(format!("{shown_file}: not a JSON Schema {problem}{line}"));
         }
         review.changes = evolution::diff(&old, contract.schema());
+        let new_text = String::from_utf8_lossy(contract.canonical_bytes());
+        review.locations = review
+            .changes
+            .iter()
+            .map(|change| {
+                let (side, pointer) = change.file_pointer()?;
+                let in_text = if side == Side::Old { text } else { &new_text };
+                Some(Location { side, pointer: pointer.to_owned(), line: line_of(in_text, pointer)? })
+            })
+            .collect();
     }
     review.status = if review.changes.is_empty() { Status::Unchanged } else { Status::Changed };
     match inventory.version_of(contract.name()) {
@@ -175,20 +187,112 @@ pub(super) fn strip_position(message: &str) -> &str {
     message.find(" at line ").map_or(message, |i| &message[..i])
 }
 
-/// About where the value at `pointer` sits in `text` (1-based line): each object key
-/// on the way is searched after the previous one, so the line is exact for canonical
-/// files and a best effort for others; array indices are not followed.
+/// The 1-based line where the node at `pointer` is written in the JSON `text`: the
+/// line of its key in an object, of its first character in an array (line 1 for the
+/// root). Exact for any JSON text; `None` when the text has no node there.
 pub(super) fn line_of(text: &str, pointer: &str) -> Option<usize> {
-    let mut from = 0;
-    for token in pointer.split('/').skip(1) {
-        if token.parse::<usize>().is_ok() {
-            continue;
+    let bytes = text.as_bytes();
+    let mut pos = skip_space(bytes, 0);
+    let mut start = pos;
+    for token in contract_runtime::pointer::tokens(pointer) {
+        match bytes.get(pos)? {
+            b'{' => {
+                pos += 1;
+                loop {
+                    pos = skip_space(bytes, pos);
+                    let key_start = pos;
+                    let key_end = skip_string(bytes, pos)?;
+                    let key: String = serde_json::from_str(&text[key_start..key_end]).ok()?;
+                    pos = skip_space(bytes, key_end);
+                    if bytes.get(pos) != Some(&b':') {
+                        return None;
+                    }
+                    pos = skip_space(bytes, pos + 1);
+                    if key == token {
+                        start = key_start;
+                        break;
+                    }
+                    pos = skip_space(bytes, skip_value(bytes, pos)?);
+                    if bytes.get(pos) != Some(&b',') {
+                        return None;
+                    }
+                    pos += 1;
+                }
+            }
+            b'[' => {
+                let index: usize = token.parse().ok()?;
+                pos = skip_space(bytes, pos + 1);
+                for _ in 0..index {
+                    pos = skip_space(bytes, skip_value(bytes, pos)?);
+                    if bytes.get(pos) != Some(&b',') {
+                        return None;
+                    }
+                    pos = skip_space(bytes, pos + 1);
+                }
+                if matches!(bytes.get(pos), None | Some(b']')) {
+                    return None;
+                }
+                start = pos;
+            }
+            _ => return None,
         }
-        let key = serde_json::to_string(&contract_runtime::pointer::unescape(token)).ok()?;
-        let at = text[from..].find(&format!("{key}:"))?;
-        from += at + key.len();
     }
-    Some(text[..from].matches('\n').count() + 1)
+    Some(text[..start].matches('\n').count() + 1)
+}
+
+fn skip_space(bytes: &[u8], mut pos: usize) -> usize {
+    while bytes.get(pos).is_some_and(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r')) {
+        pos += 1;
+    }
+    pos
+}
+
+/// The end of the string that starts at `pos` (after its closing quote).
+fn skip_string(bytes: &[u8], mut pos: usize) -> Option<usize> {
+    if bytes.get(pos) != Some(&b'"') {
+        return None;
+    }
+    pos += 1;
+    loop {
+        match bytes.get(pos)? {
+            b'\\' => pos += 2,
+            b'"' => return Some(pos + 1),
+            _ => pos += 1,
+        }
+    }
+}
+
+/// The end of the value that starts at `pos`.
+fn skip_value(bytes: &[u8], mut pos: usize) -> Option<usize> {
+    match bytes.get(pos)? {
+        b'"' => skip_string(bytes, pos),
+        b'{' | b'[' => {
+            let mut depth = 0usize;
+            loop {
+                match bytes.get(pos)? {
+                    b'"' => {
+                        pos = skip_string(bytes, pos)?;
+                        continue;
+                    }
+                    b'{' | b'[' => depth += 1,
+                    b'}' | b']' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return Some(pos + 1);
+                        }
+                    }
+                    _ => {}
+                }
+                pos += 1;
+            }
+        }
+        _ => {
+            while bytes.get(pos).is_some_and(|b| !matches!(b, b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r')) {
+                pos += 1;
+            }
+            Some(pos)
+        }
+    }
 }
 
 /// What the checked-in copy of one generated file looks like.

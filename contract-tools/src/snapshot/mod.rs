@@ -9,10 +9,10 @@ use std::path::{Path, PathBuf};
 use semver::Version;
 use serde_json::Value;
 
-use crate::evolution::{self, Change, Policy, Verdict};
+use crate::evolution::{self, Change, Policy, Side, Verdict};
 use crate::report::{
-    ChangeReport, ContractReport, ContractStatus, FileReport, FileStatus, Inventory, InventoryEntry, PolicyStatus,
-    ReviewReport,
+    ChangeReport, ContractReport, ContractStatus, FileReport, FileSide, FileStatus, Inventory, InventoryEntry,
+    LocationReport, PolicyStatus, ReviewReport,
 };
 use contract_runtime::schema::canonical_string;
 use contract_runtime::{ContractSet, OutputContract};
@@ -207,7 +207,7 @@ mod checked_in;
 mod review;
 
 use checked_in::{removed_contracts, review_contract, CheckedInInventory, FileState};
-pub use review::{ContractReview, Review, Status};
+pub use review::{ContractReview, Location, Review, Status};
 
 /// A unified diff from the checked-in text to the generated text.
 #[must_use]

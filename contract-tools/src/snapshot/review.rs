@@ -34,6 +34,37 @@ impl Status {
     }
 }
 
+/// Where a change is written in its schema file: what a reviewer opens.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Location {
+    pub(super) side: Side,
+    pub(super) pointer: String,
+    pub(super) line: usize,
+}
+
+impl Location {
+    /// The new file (the generated one, to be checked in) or the old one (checked in
+    /// before the change): the old one for a removal.
+    #[must_use]
+    pub fn side(&self) -> Side {
+        self.side
+    }
+
+    /// The JSON pointer into that file, through `$defs` as the file is written (see
+    /// [`Change::file_pointer`]).
+    #[must_use]
+    pub fn pointer(&self) -> &str {
+        &self.pointer
+    }
+
+    /// The 1-based line of the node in that file's canonical text: the line of its key,
+    /// or of its first character for an array entry.
+    #[must_use]
+    pub fn line(&self) -> usize {
+        self.line
+    }
+}
+
 /// One contract in a [`Review`]: its classified changes and the version verdict.
 #[derive(Clone, Debug)]
 pub struct ContractReview {
@@ -47,6 +78,8 @@ pub struct ContractReview {
     /// `None` for a removed contract.
     pub(super) new_version: Option<Version>,
     pub(super) changes: Vec<Change>,
+    /// Where each change is written, in the order of `changes`.
+    pub(super) locations: Vec<Option<Location>>,
     pub(super) policy: Policy,
     pub(super) problem: Option<String>,
 }
@@ -55,6 +88,7 @@ impl ContractReview {
     pub(super) fn unreadable(mut self, problem: String) -> Self {
         self.status = Status::Unreadable;
         self.changes.clear();
+        self.locations.clear();
         self.problem = Some(problem);
         self
     }
@@ -100,6 +134,25 @@ impl ContractReview {
     #[must_use]
     pub fn changes(&self) -> &[Change] {
         &self.changes
+    }
+
+    /// Where each of [`ContractReview::changes`] is written (same order): the file
+    /// pointer and line in the new file, or the old one for a removal; `None` for a
+    /// change of the whole schema.
+    #[must_use]
+    pub fn locations(&self) -> &[Option<Location>] {
+        &self.locations
+    }
+
+    /// Where a change is written, as the review line ends: `; schemas/goal.json line 14:
+    /// /$defs/GoalData/anyOf/1`, with `before the change` for the old file, and without
+    /// the pointer when it is the change's own.
+    fn place(&self, change: &Change, location: Option<&Location>) -> String {
+        let Some(location) = location else { return String::new() };
+        let when = if location.side == Side::Old { " before the change" } else { "" };
+        let pointer =
+            if location.pointer == change.pointer() { String::new() } else { format!(": {}", location.pointer) };
+        format!("; {} line {}{when}{pointer}", self.shown_file, location.line)
     }
 
     /// The version policy outcome ([`Policy::Ok`] for a new or unreadable contract).
@@ -149,8 +202,9 @@ impl ContractReview {
     }
 
     /// One review line per change, such as
-    /// `task_status 2.0.0 (unchanged): - required /properties/state: BREAKING, needs 3.0.0`,
-    /// plus a line for a decreased version or an unreadable file.
+    /// `task_status 2.0.0 (unchanged): - required /properties/state: BREAKING, needs 3.0.0`
+    /// followed by where the change is written (`; schemas/task_status.json line 9 before
+    /// the change`), plus a line for a decreased version or an unreadable file.
     #[must_use]
     pub fn lines(&self) -> Vec<String> {
         let header = self.header();
@@ -161,7 +215,7 @@ impl ContractReview {
         if self.policy == Policy::Decreased {
             lines.push(format!("{header}: version decreased; a version never decreases"));
         }
-        for change in &self.changes {
+        for (i, change) in self.changes.iter().enumerate() {
             let verdict = match change.verdict() {
                 Verdict::Breaking => "BREAKING",
                 other => other.as_str(),
@@ -171,7 +225,8 @@ impl ContractReview {
                 Some((needs, false)) => format!("needs {needs}"),
                 None => "no version bump covers a removal".to_owned(),
             };
-            lines.push(format!("{header}: {change}: {verdict}, {outcome}"));
+            let place = self.place(change, self.locations.get(i).and_then(Option::as_ref));
+            lines.push(format!("{header}: {change}: {verdict}, {outcome}{place}"));
         }
         lines
     }
@@ -211,7 +266,13 @@ impl ContractReview {
         let changes = self
             .changes
             .iter()
-            .map(|change| {
+            .enumerate()
+            .map(|(i, change)| {
+                let location = self.locations.get(i).and_then(Option::as_ref).map(|l| LocationReport {
+                    side: if l.side == Side::Old { FileSide::Old } else { FileSide::New },
+                    pointer: l.pointer.clone(),
+                    line: l.line as u64,
+                });
                 let (needs, ok) = match self.needs(change) {
                     Some((needs, ok)) => (Some(needs.to_string()), ok),
                     None => (None, false),
@@ -228,6 +289,7 @@ impl ContractReview {
                     new: change.new_value().cloned(),
                     needs,
                     ok,
+                    location,
                 }
             })
             .collect();
@@ -276,6 +338,18 @@ pub struct Review {
 }
 
 impl Review {
+    /// The same review with the folder shown as `shown` in its lines and fixes: for a
+    /// folder read from elsewhere than where it lives, such as the schemas of a base
+    /// revision exported from git, shown as the folder they came from.
+    #[must_use]
+    pub fn shown_as(mut self, shown: &str) -> Self {
+        shown.clone_into(&mut self.shown);
+        for contract in &mut self.contracts {
+            contract.shown_file = format!("{shown}/{}", contract.file);
+        }
+        self
+    }
+
     /// Every contract, in the order given to [`review`].
     #[must_use]
     pub fn contracts(&self) -> &[ContractReview] {

@@ -248,11 +248,10 @@ pub enum Risk {
 
 // ---------------------------------------------------------------- search_tickets
 
-/// Tickets matching a query. The root is an array (MCP 2026-07-28, SEP-2106), exactly
-/// as in seed 001.
+/// Tickets matching a query. The root is an array (MCP 2026-07-28, SEP-2106).
 #[derive(Clone, Debug, Serialize, JsonSchema, ToolOutput)]
 #[serde(transparent)]
-#[tool_output(version = "1.0.0", compatibility = "exact")]
+#[tool_output(version = "1.0.1", compatibility = "exact")]
 pub struct SearchTickets(pub Vec<Ticket>);
 
 #[derive(Clone, Debug, Serialize, JsonSchema)]
@@ -289,11 +288,11 @@ pub struct TicketPage {
 
 // ---------------------------------------------------------------- scrape_page
 
-/// A scraped page (seed 004): the documented keys are typed, the provider's pass-through
-/// values are declared opaque.
+/// A scraped page: the documented keys are typed, the provider's pass-through values are
+/// declared opaque.
 #[derive(Clone, Debug, Serialize, JsonSchema, ToolOutput)]
 #[serde(rename_all = "camelCase")]
-#[tool_output(version = "1.2.0", compatibility = "additive")]
+#[tool_output(version = "1.2.1", compatibility = "additive")]
 pub struct ScrapePage {
     pub url: String,
     pub status_code: u16,

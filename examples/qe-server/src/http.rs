@@ -246,6 +246,18 @@ pub async fn serve(
     }
 }
 
+/// A closed session as `204 No Content`: rmcp answers a `DELETE` it honoured with `202
+/// Accepted`, which the Python SDK client logs as a failed termination (it takes 200 or
+/// 204); the session is gone either way, so the body-less success says so.
+fn no_content_when_accepted(mut response: Response<Body>) -> Response<Body> {
+    if response.status() == StatusCode::ACCEPTED {
+        *response.status_mut() = StatusCode::NO_CONTENT;
+        *response.body_mut() = full(Bytes::new());
+        response.headers_mut().remove(CONTENT_LENGTH);
+    }
+    response
+}
+
 impl Shared {
     async fn handle(&self, request: Request<Incoming>) -> Response<Body> {
         if request.uri().path() != "/mcp" {
@@ -255,6 +267,9 @@ impl Shared {
         }
         // GET and DELETE carry no body; a POST that is not JSON gets rmcp's 415 without
         // its body being read.
+        if request.method() == Method::DELETE {
+            return no_content_when_accepted(self.service.handle(request).await);
+        }
         if request.method() != Method::POST || !is_json(request.headers().get(CONTENT_TYPE)) {
             return self.service.handle(request).await;
         }

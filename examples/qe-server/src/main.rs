@@ -4,8 +4,9 @@
 //! qe-server                      serve one client over stdio (the default)
 //! qe-server --http [ADDR]        serve streamable HTTP at http://ADDR/mcp (default 127.0.0.1:8000;
 //!                                port 0 picks a free port; loopback addresses only)
-//! qe-server --broken             also serve `broken_fleet_status`, whose handler drops a required
-//!                                field (or set QE_SERVER_BROKEN=1)
+//! qe-server --broken             also serve `broken_fleet_status` and `broken_security_scan` (a task,
+//!                                like `security_scan`), whose handlers drop a required field (or set
+//!                                QE_SERVER_BROKEN=1)
 //!
 //! HTTP limits (see `qe_server::http::HttpLimits` for what each answers):
 //!   --max-sessions N             open sessions at most; one more `initialize` gets 503 (default 256)

@@ -81,10 +81,7 @@ impl ReplicaOptions {
 pub fn contracted(broken: bool, options: &ReplicaOptions) -> Result<ContractedServer<QeServer>, String> {
     let server = if options.contract_next {
         let next = TaskStatusNext::try_contract();
-        let mut set = crate::all_contracts();
-        if broken {
-            set = set.bind::<crate::contracts::FleetStatus>(crate::tools::BROKEN_TOOL);
-        }
+        let set = crate::server::contract_set(broken);
         let errors = set.errors().iter().cloned().map(Err);
         // Every binding as the current release has it, but `task_status` on the next version.
         let bindings = set.bindings().map(|b| match (b.tool(), &next) {

@@ -166,7 +166,7 @@ pub fn coverage_gaps() -> CoverageGaps {
     }
 }
 
-/// The three tickets of seed 001.
+/// Three tickets: two open, one closed.
 #[must_use]
 pub fn search_tickets() -> SearchTickets {
     let ticket = |id: &str, title: &str, status| Ticket { id: id.to_owned(), title: title.to_owned(), status };
@@ -177,7 +177,7 @@ pub fn search_tickets() -> SearchTickets {
     ])
 }
 
-/// The ticket store the paginated search reads: seed 001's three tickets and more.
+/// The ticket store the paginated search reads: those three tickets and more.
 #[must_use]
 pub fn tickets() -> Vec<Ticket> {
     let titles = [

@@ -1,6 +1,8 @@
 //! The MCP server (feature `server`): the demo tools as rmcp `#[tool]` methods, wrapped
-//! in a [`ContractedServer`], served over stdio or streamable HTTP. A client that
-//! declares the tasks extension (SEP-2663) gets every tool call as a task.
+//! in a [`ContractedServer`], served over stdio or streamable HTTP. The tools that are
+//! long by nature ([`TASK_TOOLS`]) run as tasks for a client that declared the tasks
+//! extension (SEP-2663); every other tool answers with its complete result, whatever the
+//! client declared.
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -26,9 +28,11 @@ use crate::contracts::{
     CoverageGaps, FleetStatus, PipelineStatus, QualityAssess, ScrapePage, SearchTickets, SecurityScan, TaskStatus,
     TicketPage,
 };
+#[cfg(doc)]
+use crate::tools::TASK_TOOLS;
 use crate::tools::{
     self, CoverageGapsArgs, PipelineStatusArgs, QualityAssessArgs, ScrapePageArgs, SearchTicketsArgs,
-    SearchTicketsPageArgs, SecurityScanArgs, TaskStatusArgs, BROKEN_TOOL,
+    SearchTicketsPageArgs, SecurityScanArgs, TaskStatusArgs, BROKEN_TASK_TOOL, BROKEN_TOOL,
 };
 
 /// The largest request body the HTTP transport accepts (the SDK default is 4 MiB; tool
@@ -77,7 +81,8 @@ impl QeServer {
         tools::quality_assess(&args).map(Json)
     }
 
-    #[tool(description = "Findings of a static security scan.")]
+    #[tool(description = "Findings of a static security scan of a repository revision. Long-running: a client that \
+                       declared the tasks extension gets the call as a task.")]
     async fn security_scan(
         &self,
         Parameters(args): Parameters<SecurityScanArgs>,
@@ -128,6 +133,15 @@ impl QeServer {
     async fn broken_fleet_status(&self) -> Json<serde_json::Value> {
         Json(tools::broken_fleet_status())
     }
+
+    #[tool(
+        name = "broken_security_scan",
+        description = "A deliberately broken security_scan: runs as a task like it, but its handler drops the \
+                       required `counts` field."
+    )]
+    async fn broken_security_scan(&self) -> Json<serde_json::Value> {
+        Json(tools::broken_security_scan())
+    }
 }
 
 #[tool_handler(router = self.tool_router, name = "qe-server")]
@@ -142,8 +156,10 @@ impl ServerHandler for QeServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        // A task only for work that is long by nature, and only for a client that can
+        // take one; a declared extension alone never turns a quick answer into a task.
         let wants_task = context.client_capabilities().is_some_and(|caps| caps.supports_tasks());
-        if !wants_task || self.tool_router.get(&request.name).is_none() {
+        if !wants_task || !tools::runs_as_task(&request.name) || self.tool_router.get(&request.name).is_none() {
             return self.tool_router.call(ToolCallContext::new(self, request, context)).await;
         }
         // The same route runs inside the task, so a task's result is exactly what the
@@ -187,29 +203,38 @@ impl ServerHandler for QeServer {
 }
 
 impl QeServer {
-    /// The demo tools; with `broken`, also [`BROKEN_TOOL`].
+    /// The demo tools; with `broken`, also [`BROKEN_TOOL`] and [`BROKEN_TASK_TOOL`].
     #[must_use]
     pub fn new(broken: bool) -> Self {
         let mut tool_router = Self::tool_router();
         if !broken {
             tool_router.remove_route(BROKEN_TOOL);
+            tool_router.remove_route(BROKEN_TASK_TOOL);
         }
         Self { tool_router, tasks: TaskManager::new() }
     }
 }
 
 /// The demo server with its contracts bound: one entry per contracted tool. The broken
-/// tool, when present, is bound to the `fleet_status` contract it claims to honour.
+/// tools, when present, are bound to the contracts they claim to honour.
 ///
 /// # Errors
 ///
 /// A contract that fails to build or names no tool (see [`ContractedServer::new`]).
 pub fn contracted(broken: bool) -> Result<ContractedServer<QeServer>, AdapterError> {
-    let mut set = crate::all_contracts();
+    ContractedServer::new(QeServer::new(broken), contract_set(broken))
+}
+
+/// The contracts of the demo server; with `broken`, also the bindings of the broken
+/// tools: [`BROKEN_TOOL`] to `fleet_status`, [`BROKEN_TASK_TOOL`] to `security_scan`.
+#[must_use]
+pub fn contract_set(broken: bool) -> contract_runtime::ContractSet {
+    let set = crate::all_contracts();
     if broken {
-        set = set.bind::<FleetStatus>(BROKEN_TOOL);
+        set.bind::<FleetStatus>(BROKEN_TOOL).bind::<SecurityScan>(BROKEN_TASK_TOOL)
+    } else {
+        set
     }
-    ContractedServer::new(QeServer::new(broken), set)
 }
 
 /// Serves one client over stdin/stdout until it disconnects.

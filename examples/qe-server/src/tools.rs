@@ -20,6 +20,22 @@ pub const BROKEN_TOOL: &str = "broken_fleet_status";
 /// The name of the uncontracted tool: usable, listed as `qualified: false`.
 pub const UNCONTRACTED_TOOL: &str = "server_version";
 
+/// The name of the deliberately broken long-running tool (served with `--broken`). It
+/// runs as a task like `security_scan`, advertises the `security_scan` contract, but
+/// drops the required `counts` field.
+pub const BROKEN_TASK_TOOL: &str = "broken_security_scan";
+
+/// The tools that are long by nature: a client that declared the tasks extension gets
+/// their calls as tasks. Every other tool answers with its complete result, whatever the
+/// client declared.
+pub const TASK_TOOLS: [&str; 2] = ["security_scan", BROKEN_TASK_TOOL];
+
+/// Whether `tool` runs as a task for a client that declared the tasks extension.
+#[must_use]
+pub fn runs_as_task(tool: &str) -> bool {
+    TASK_TOOLS.contains(&tool)
+}
+
 /// Arguments of `task_status`.
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -66,7 +82,7 @@ pub struct CoverageGapsArgs {
     pub threshold: Option<f64>,
 }
 
-/// Arguments of `search_tickets` (seed 001).
+/// Arguments of `search_tickets`.
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SearchTicketsArgs {
@@ -221,6 +237,19 @@ pub fn broken_fleet_status() -> Value {
     if let Some(obj) = value.as_object_mut() {
         obj.remove("healthy");
         obj.insert("degraded".to_owned(), Value::String(BROKEN_TOOL_SECRET.to_owned()));
+    }
+    value
+}
+
+/// The deliberately broken scan: a security scan whose required `counts` a refactoring
+/// "forgot", and whose `scanned_files` count became a log line holding
+/// [`BROKEN_TOOL_SECRET`]. Served only with `--broken` / `QE_SERVER_BROKEN=1`.
+#[must_use]
+pub fn broken_security_scan() -> Value {
+    let mut value = serde_json::to_value(samples::security_scan()).unwrap_or(Value::Null);
+    if let Some(obj) = value.as_object_mut() {
+        obj.remove("counts");
+        obj.insert("scanned_files".to_owned(), Value::String(BROKEN_TOOL_SECRET.to_owned()));
     }
     value
 }

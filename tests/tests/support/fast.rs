@@ -1,7 +1,8 @@
-//! The differential check of the fast path (issue #12, item 2), shared by the suites
-//! that judge many values: the serde corpus (schema_serde_shapes.rs), the mutation suite
-//! (validate_mutations.rs) and the property tests (validate_properties/). Every value
-//! one of them validates with `jsonschema` is also run through the fast path's
+//! The differential check of the fast path, shared by the suites that judge many values:
+//! the serde corpus (`support/corpus.rs`, run by the `schema_*.rs` corpus files), the
+//! mutation suites (`support/mutations.rs`: validate_mutations.rs,
+//! validate_mutation_generator.rs) and the property tests (validate_properties/). Every
+//! value one of them validates with `jsonschema` is also run through the fast path's
 //! validating serializer; the two must agree, and on a value both accept the fast path's
 //! bytes must be the bytes serde_json writes for it.
 

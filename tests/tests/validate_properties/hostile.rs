@@ -1,6 +1,6 @@
 //! Hostile shapes from outside the demo slice.
 //!
-//! Issue #9, item 2: three shapes from outside the demo slice on which `exact` contracts
+//! Three shapes from outside the demo slice on which `exact` contracts
 //! used to accept payloads serde can never write (a flattened map with integer keys, maps
 //! with `bool`/`char` keys, a flattened `Option<Struct>`). The same runner that proves the
 //! demo contracts proves these closed now: 0 false accepts, 0 false rejects.

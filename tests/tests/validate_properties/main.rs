@@ -1,4 +1,4 @@
-//! Seed 000, experiment 11: the property proof of every demo contract (issue #9, item 1).
+//! The property proof of every demo contract.
 //!
 //! For each contract of `qe_server::all_contracts()` the test draws values of the Rust
 //! result type itself from proptest strategies written here (every shape serde can write:
@@ -36,7 +36,7 @@
 //!
 //! The same runner, pointed at three shapes from outside the demo slice (a flattened map
 //! with `u32` keys, maps keyed by `bool` and `char`, a flattened `Option<Struct>`), finds
-//! the false accepts issue #9 reports under `exact`; those tests assert that they are still
+//! the false accepts schemars' schemas allowed under `exact`; those tests assert that they are still
 //! found, so the fix in the schema generator turns them into proofs (`hostile.rs`).
 //!
 //! Everything is deterministic: one fixed seed per contract and fixed thresholds. The
@@ -202,7 +202,7 @@ trait Judge {
 
 impl Judge for OutputContract {
     fn accepts(&self, payload: &Value) -> bool {
-        // Every payload the contract judges is judged by the fast path too (issue #12):
+        // Every payload the contract judges is judged by the fast path too:
         // a disagreement fails the run on the spot, naming the payload.
         let (valid, disagreement) = fast_path::compare(self, payload);
         if let Some(disagreement) = disagreement {
@@ -468,8 +468,8 @@ fn scrape_page_property() {
 /// (`"+10000-01-01T00:00:00Z"`, `"-0001-…"`) and leap seconds anywhere but the end of a
 /// UTC day (`"…T12:34:60Z"`, which chrono holds for any minute). A handler that returns
 /// such a timestamp gets an `output_contract_violation` for a value its own type allows.
-/// The cause is the generated schema, not the demo types (schema.rs, owned elsewhere);
-/// see RESEARCH.md, "schemars traps". This test asserts that the issue is still there,
+/// The cause is the generated schema (schemars' `DateTime<Utc>` schema), not the demo
+/// types. This test asserts that the issue is still there,
 /// so that the day the schema admits these timestamps it fails and they move into
 /// `time()` above.
 #[test]

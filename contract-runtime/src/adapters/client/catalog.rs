@@ -52,6 +52,10 @@ pub struct ContractInfo {
     pub compatibility: Option<String>,
     /// SHA-256 of the canonical schema.
     pub sha256: Option<String>,
+    /// Instance pointers of the values the contract declares opaque (pass-through, any
+    /// JSON value by design), `*` for any key or index; listed only by tool definitions.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub opaque: Vec<String>,
 }
 
 impl ContractInfo {
@@ -69,6 +73,11 @@ impl ContractInfo {
             version: text("version"),
             compatibility: text("compatibility"),
             sha256: text("sha256"),
+            opaque: entry
+                .get("opaque")
+                .and_then(Value::as_array)
+                .map(|pointers| pointers.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+                .unwrap_or_default(),
         };
         if let Some(id) = info.id.as_deref().and_then(|id| id.parse::<crate::contract::ContractId>().ok()) {
             info.name.get_or_insert_with(|| id.name().to_owned());
@@ -86,6 +95,9 @@ impl ContractInfo {
         if let Some(listed) = listed.filter(|listed| listed.id == self.id) {
             if self.compatibility.is_none() {
                 self.compatibility.clone_from(&listed.compatibility);
+            }
+            if self.opaque.is_empty() {
+                self.opaque.clone_from(&listed.opaque);
             }
         }
         self
@@ -507,8 +519,13 @@ mod tests {
         assert_eq!(result.version.as_deref(), Some("1.2.0"));
         assert_eq!(result.sha256.as_deref(), Some("a".repeat(64).as_str()));
         assert_eq!(result.compatibility, None);
-        let listed = ContractInfo { compatibility: Some("exact".to_owned()), ..result.clone() };
+        let listed = ContractInfo {
+            compatibility: Some("exact".to_owned()),
+            opaque: vec!["/metadata".to_owned()],
+            ..result.clone()
+        };
         assert_eq!(result.clone().or_listed(Some(&listed)).compatibility.as_deref(), Some("exact"));
+        assert_eq!(result.clone().or_listed(Some(&listed)).opaque, ["/metadata"]);
         // Control: a listing of another contract lends nothing.
         let other = ContractInfo { id: Some("other@1.0.0+sha256:b".to_owned()), ..listed };
         assert_eq!(result.or_listed(Some(&other)).compatibility, None);

@@ -39,6 +39,8 @@
 //! let bad = catalog.check_result("count", &json!({"content": [], "structuredContent": -1}));
 //! assert!(matches!(bad, CallOutcome::ContractFailure(_)));
 //! ```
+//!
+#![doc = include_str!("../../../docs/client.md")]
 
 mod catalog;
 mod outcome;

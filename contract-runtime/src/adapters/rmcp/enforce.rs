@@ -190,13 +190,12 @@ impl<H: ServerHandler> Enforcer<H> {
     }
 
     /// Whether a cache hit for `tool` should be served as a task to this request: the
-    /// client declared tasks, and the handler has answered this tool with a task before
-    /// (or, before it has answered one, the server offers tasks at all).
+    /// client declared tasks, and the handler has answered this tool with a task. A tool
+    /// the handler answers completely keeps its complete answer, whatever the client
+    /// declared or the server offers; so does a task tool before its first task.
     fn hit_as_task(&self, tool: &str, context: &RequestContext<RoleServer>) -> bool {
-        if !context.client_capabilities().is_some_and(|caps| caps.supports_tasks()) {
-            return false;
-        }
-        lock(&self.shared.task_tools).contains(tool) || self.inner.get_info().capabilities.supports_tasks()
+        context.client_capabilities().is_some_and(|caps| caps.supports_tasks())
+            && lock(&self.shared.task_tools).contains(tool)
     }
 
     async fn contracted_call(

@@ -27,8 +27,10 @@
 //!   `tasks/result`); every poll sees the same enforced result. A contracted tool's
 //!   `failed` task reads as the complete call's sanitized `isError` result; a task the
 //!   adapter never saw created has its result withheld. A cache hit for a client that
-//!   declared tasks is served as a task (the adapter's own) when the handler has
-//!   answered that tool with a task, or, before it has, when the server offers tasks.
+//!   declared tasks is served as a task (the adapter's own) only when the handler has
+//!   answered that tool with a task; a tool the handler answers completely is served
+//!   complete, whatever the client declared: the adapter never turns a complete answer
+//!   into a task.
 //! - Errors are classified by type: [`ToolError`](crate::serve::wire::ToolError) travels as a `_meta`
 //!   marker (code, message, retryable) that the adapter reads and strips, because a
 //!   marker survives every path — a task's result is stored as JSON in rmcp's
@@ -81,6 +83,8 @@
 //! # Ok(())
 //! # }
 //! ```
+//!
+#![doc = include_str!("../../../docs/rmcp.md")]
 
 mod enforce;
 mod json;

@@ -1,4 +1,4 @@
-//! The fast path: validation fused into the one serialization pass (issue #12).
+//! The fast path: validation fused into the one serialization pass.
 //!
 //! Each contract's canonical schema is compiled once into a plan that a
 //! `serde::Serializer` checks while it writes the wire bytes, so a valid result is

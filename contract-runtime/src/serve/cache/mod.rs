@@ -1,5 +1,6 @@
 //! Result caches. An entry records the contract identity it was validated under; the
-//! pipeline serves it only while that identity is current (seed 000, experiment 5).
+//! pipeline serves it only while that identity is current: a
+//! result validated under another contract version is never served.
 //!
 //! The key of an entry names the tool, the contract identity and a SHA-256 of the
 //! canonical arguments ([`CacheKey::storage_key`]), so a store shared between processes
@@ -7,6 +8,8 @@
 //! arguments of any size make a key of fixed size.
 //!
 //! The in-memory default is bounded: see [`InMemoryCache`].
+//!
+#![doc = include_str!("../../../docs/caching.md")]
 
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -12,17 +12,27 @@ use serde_json::{json, Map, Value};
 use super::{write_json_string, ErrorCode, ToolError, CACHE_META_KEY, META_KEY};
 use crate::contract::OutputContract;
 
-/// The contract identity as it appears under [`META_KEY`].
+/// The contract identity as a tool listing carries it under [`META_KEY`]: `qualified`,
+/// `name`, `version`, `compatibility`, `sha256` and `id`, plus `opaque` when the contract
+/// declares opaque values: their instance pointers into the contract's value, as the
+/// inventory lists them ([`OutputContract::opaque_pointers`]; `*` for any key or index;
+/// under a wrapped root that value is the `result`). A schema alone cannot tell
+/// a declared pass-through value from one that accepts anything by accident; the listing
+/// can.
 #[must_use]
 pub fn contract_meta(contract: &OutputContract) -> Value {
-    json!({
+    let mut meta = json!({
         "qualified": true,
         "name": contract.name(),
         "version": contract.version().to_string(),
         "compatibility": contract.compatibility().as_str(),
         "sha256": contract.sha256(),
         "id": contract.id().to_string(),
-    })
+    });
+    if !contract.opaque_pointers().is_empty() {
+        meta["opaque"] = json!(contract.opaque_pointers());
+    }
+    meta
 }
 
 /// The contract identity as every result of it carries it under [`META_KEY`]:
