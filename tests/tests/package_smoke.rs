@@ -1,10 +1,10 @@
-//! The packaged crates installed in a user workspace: call the slice, compare the live
-//! inventory with the source.
+//! Install the packed crates, call the server, compare the live inventory with the
+//! checked-in one.
 //!
 //! `cargo package` packs contract-derive, contract-runtime and contract-tools into
 //! `.crate` files as crates.io would receive them. The user workspace
-//! `tests/fixtures/user-workspace` (a two-contract rmcp server and the one-line xtask,
-//! outside this workspace) is copied under `target/package-smoke/` and built against the
+//! `tests/fixtures/user-workspace` (an rmcp server with a contract of each root shape and
+//! the one-line xtask, outside this workspace) is copied under `target/package-smoke/` and built against the
 //! unpacked `.crate` contents through `[patch.crates-io]` — never through path
 //! dependencies on this repository's sources. Then, in that workspace:
 //!
@@ -13,7 +13,10 @@
 //! 3. `--format json` prints a review that validates against the review schema checked
 //!    in at `contract-tools/schemas/schemas_review.json`;
 //! 4. the server's live `tools/list` over stdio advertises exactly the checked-in
-//!    schemas, with the identities of the checked-in inventory;
+//!    schemas, with the identities of the checked-in inventory, to a peer on 2026-07-28
+//!    (every root as it is) and to one on 2025-11-25 (a root that is not an object
+//!    wrapped as `{"result": …}`, every other schema as checked in); every tool's call
+//!    passes its contract on both;
 //! 5. `cargo tree` of the server shows no build-time tooling (`similar`, `clap`);
 //! 6. the server's own test (its tools and its contract set agree) passes.
 //!
@@ -21,21 +24,43 @@
 //! so the test neither waits on nor invalidates the main build (support/smoke.rs).
 
 #[path = "support/smoke.rs"]
+#[allow(dead_code)]
 mod smoke;
 
 use serde_json::{json, Value};
-use smoke::{assert_listing_matches, ok, read_json, run, Session, UserWorkspace};
+use smoke::{ok, read_json, run, Session, UserWorkspace};
+
+/// The `{"result": …}` wrapper a peer before 2026-07-28 is shown for a root that is not
+/// an object: `$schema` and `$defs` stay at the top. (The fixture's roots refer to
+/// nothing but `$defs`, so no reference needs rewriting; asserted here.)
+fn wrap(schema: &Value) -> Value {
+    let text = schema.to_string();
+    assert_eq!(text.matches("\"$ref\":\"#").count(), text.matches("\"$ref\":\"#/$defs/").count(), "{text}");
+    let mut inner = schema.as_object().expect("an object schema").clone();
+    let mut outer = serde_json::Map::new();
+    for key in ["$schema", "$defs"] {
+        if let Some(value) = inner.remove(key) {
+            outer.insert(key.to_owned(), value);
+        }
+    }
+    outer.insert("type".to_owned(), json!("object"));
+    outer.insert("properties".to_owned(), json!({ "result": inner }));
+    outer.insert("required".to_owned(), json!(["result"]));
+    outer.insert("additionalProperties".to_owned(), json!(false));
+    Value::Object(outer)
+}
 
 #[test]
 fn packaged_crates_serve_a_user_workspace() {
     let root = smoke::workspace();
+    // The user workspace, copied so that the drift below never touches the repository.
     let ws = UserWorkspace::new("user-workspace", "user-workspace");
     let in_ws = |args: &[&str]| ws.cargo(args);
 
     // 1. The one-line xtask passes on the checked-in schemas.
     let out = ok(in_ws(&["xtask", "schemas", "--check"]), "cargo xtask schemas --check");
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(stdout.contains("is up to date (2 contracts)"), "{stdout}");
+    assert!(stdout.contains("is up to date (6 contracts)"), "{stdout}");
     let help = ok(in_ws(&["xtask", "--help"]), "cargo xtask --help");
     assert!(String::from_utf8_lossy(&help.stdout).contains("schemas"), "--help names the command");
 
@@ -50,17 +75,63 @@ fn packaged_crates_serve_a_user_workspace() {
         assert!(!tree.lines().any(|l| l.starts_with(tooling)), "the server links `{tooling}`:\n{tree}");
     }
 
-    // 4. The live tools/list equals the checked-in schemas and inventory.
+    // 4. The live tools/list equals the checked-in schemas and inventory, on each era.
     ok(in_ws(&["build", "--quiet", "-p", "weather-server"]), "cargo build -p weather-server");
-    let mut server = Session::start(&ws.exe("weather-server"), &[]);
-    assert_listing_matches(&mut server, 2, &ws.dir.join("schemas"));
-    // A call goes through the contract.
-    server.send(&json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
-        "params": {"name": "forecast", "arguments": {"city": "Oslo", "days": 2}}}));
-    let call = server.answer(3);
-    assert_eq!(call["result"]["isError"], false, "{call}");
-    assert_eq!(call["result"]["structuredContent"]["days"].as_array().map(Vec::len), Some(2), "{call}");
-    drop(server);
+    let exe = ws.exe("weather-server");
+    let inventory = read_json(&ws.dir.join("schemas/inventory.json"));
+    let entries = inventory["contracts"].as_array().expect("inventory contracts");
+    let mut wrapped_tools = Vec::new();
+    for protocol in ["2026-07-28", "2025-11-25"] {
+        let mut server = Session::start(&exe, &[], protocol);
+        let listed = server.request(2, "tools/list", json!({}));
+        let tools = listed["result"]["tools"].as_array().unwrap_or_else(|| panic!("tools/list: {listed}"));
+        assert_eq!(tools.len(), entries.len(), "{protocol}: one tool per contract: {listed}");
+        for (n, entry) in (10..).zip(entries) {
+            let name = entry["name"].as_str().expect("a name");
+            let tool =
+                tools.iter().find(|t| t["name"] == name).unwrap_or_else(|| panic!("tool `{name}` is not listed"));
+            let file = read_json(&ws.dir.join("schemas").join(entry["file"].as_str().expect("a file")));
+            let object_root = file["type"] == "object";
+            let expected = if protocol == "2026-07-28" || object_root { file.clone() } else { wrap(&file) };
+            assert_eq!(
+                tool["outputSchema"], expected,
+                "{protocol} {name}: the live outputSchema is the checked-in schema"
+            );
+            if !object_root && protocol != "2026-07-28" {
+                wrapped_tools.push(name.to_owned());
+            }
+            let identity = &tool["_meta"]["tool-contracts.dev/contract"];
+            assert_eq!(identity["qualified"], true, "{name}: contract identity in _meta: {tool}");
+            assert_eq!(identity["sha256"], entry["sha256"], "{name}: live sha256 = inventory");
+            assert_eq!(identity["version"], entry["version"], "{name}: live version = inventory");
+            // Each tool's call goes through its contract, in the advertised shape.
+            let arguments =
+                if name == "forecast" { json!({"city": "Oslo", "days": 2}) } else { json!({"city": "Oslo"}) };
+            let call = server.request(n, "tools/call", json!({"name": name, "arguments": arguments}));
+            assert_eq!(call["result"]["isError"], false, "{protocol} {name}: {call}");
+            let structured = &call["result"]["structuredContent"];
+            let validator = jsonschema::validator_for(&expected).expect("the advertised schema compiles");
+            assert!(
+                validator.is_valid(structured),
+                "{protocol} {name}: the result matches what was advertised: {call}"
+            );
+            if name == "forecast" {
+                assert_eq!(structured["days"].as_array().map(Vec::len), Some(2), "{call}");
+            }
+        }
+    }
+    // Every root shape is there: only the array root is not an object.
+    assert_eq!(wrapped_tools, ["readings"], "the roots that old peers see wrapped");
+    let roots: Vec<Value> = entries
+        .iter()
+        .map(|e| {
+            let file = read_json(&ws.dir.join("schemas").join(e["file"].as_str().expect("a file")));
+            json!([e["name"], file.get("$ref").is_some(), file.get("oneOf").is_some()])
+        })
+        .collect();
+    for shape in [json!(["station", true, false]), json!(["region", true, false]), json!(["alert", false, true])] {
+        assert!(roots.contains(&shape), "{shape} among {roots:?}");
+    }
 
     // 3. The JSON review validates against the checked-in review schema.
     let out = ok(in_ws(&["xtask", "schemas", "--check", "--format", "json"]), "--format json");

@@ -7,6 +7,7 @@
 //!   form and its SHA-256, and the helpers for shapes schemars cannot express.
 //! - [`validate`]: compiled validators and violation reports built from structure,
 //!   never from values.
+//! - `arguments`: the `invalid_arguments` message, naming only declared arguments.
 //! - [`fast`]: validation fused into the one serialization pass.
 //! - [`finite`]: the pass before conversion: NaN/±inf, depth and size limits.
 //! - [`redact`]: masking by structure and sanitizing of free text.
@@ -19,6 +20,7 @@
 
 mod output;
 
+pub(crate) mod arguments;
 pub mod completeness;
 pub(crate) mod escape;
 pub mod fast;

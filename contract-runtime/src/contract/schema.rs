@@ -270,6 +270,9 @@ pub(crate) fn finish(spec: &ContractSpec, mut schema: Value) -> Result<Generated
         close_objects(&mut schema, &opaque_defs);
     }
     strip_marks(&mut schema);
+    // After closing: `type` beside a bare `$ref` would otherwise read as an object of
+    // its own and be closed empty.
+    type_object_root(&mut schema);
     Ok(Generated {
         schema,
         sensitive: marks.sensitive.into_iter().collect(),
@@ -562,6 +565,39 @@ fn flattened_map_owner(schema: &Value, pointer: &str, root_type: &str) -> Option
         None => root_type.to_owned(),
     };
     Some(owner)
+}
+
+/// Writes `"type": "object"` at the root when every instance is an object but the root
+/// says so only through `$ref`, `oneOf` or `anyOf` (a transparent newtype of a struct,
+/// an internally tagged enum, a root hoisted into `$defs`). The checked-in schema is then
+/// the one every peer is shown: peers before 2026-07-28 accept only an `outputSchema`
+/// whose root has `type: object`, and a schema that has it needs no rewriting for them.
+fn type_object_root(schema: &mut Value) {
+    if schema.get("type").is_none() && always_object(schema, schema, 0) {
+        if let Some(obj) = schema.as_object_mut() {
+            obj.insert("type".to_owned(), Value::String("object".to_owned()));
+        }
+    }
+}
+
+/// Whether every instance `node` (a part of `root`) accepts is an object: it says
+/// `type: object`, or refers to a schema that does, or each of its `oneOf`/`anyOf`
+/// branches does.
+pub(crate) fn always_object(root: &Value, node: &Value, depth: usize) -> bool {
+    if depth > 32 {
+        return false;
+    }
+    if node.get("type").and_then(Value::as_str) == Some("object") {
+        return true;
+    }
+    if let Some(target) = node.get("$ref").and_then(Value::as_str).and_then(|r| resolve(root, r)) {
+        return always_object(root, target, depth + 1);
+    }
+    ["oneOf", "anyOf"].iter().any(|k| {
+        node.get(*k)
+            .and_then(Value::as_array)
+            .is_some_and(|branches| !branches.is_empty() && branches.iter().all(|b| always_object(root, b, depth + 1)))
+    })
 }
 
 /// Follows a local `$ref` such as `#/$defs/Agent`.

@@ -89,7 +89,7 @@ fn plural(n: impl Into<u64>, one: &str, many: &str) -> String {
 }
 
 /// The message of one error kind, from structured data only.
-fn describe(kind: &jsonschema::error::ValidationErrorKind) -> String {
+pub(crate) fn describe(kind: &jsonschema::error::ValidationErrorKind) -> String {
     use jsonschema::error::{TypeKind, ValidationErrorKind as K};
     let count = |n: usize| u64::try_from(n).unwrap_or(u64::MAX);
     match kind {

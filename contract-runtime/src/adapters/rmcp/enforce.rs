@@ -169,7 +169,8 @@ impl<H: ServerHandler> Enforcer<H> {
     }
 
     /// Checks the arguments of a call against the tool's `inputSchema`; the message
-    /// names each failing pointer and keyword, never the values.
+    /// names each failing argument and keyword, never a value nor a name the schema
+    /// does not declare.
     fn check_arguments(&self, tool: &Tool, arguments: &Value) -> Result<(), String> {
         // A broken input schema is the server's problem, not the caller's; let the
         // handler's own deserialization decide.
@@ -177,16 +178,8 @@ impl<H: ServerHandler> Enforcer<H> {
         if validator.is_valid(arguments) {
             return Ok(());
         }
-        let problems: Vec<String> = validator
-            .iter_errors(arguments)
-            .map(|err| {
-                let at = err.instance_path().to_string();
-                let path = err.schema_path().to_string();
-                let keyword = keyword_of(&path);
-                format!("`{}` breaks `{keyword}`", if at.is_empty() { "/" } else { at.as_str() })
-            })
-            .collect();
-        Err(format!("the arguments do not match the tool's inputSchema: {}", problems.join(", ")))
+        let schema = Value::Object(JsonObject::clone(&tool.input_schema));
+        crate::contract::arguments::message(&schema, &validator, arguments).map_or(Ok(()), Err)
     }
 
     /// Whether a cache hit for `tool` should be served as a task to this request: the
@@ -457,11 +450,6 @@ impl<H: ServerHandler> ServerHandler for Enforcer<H> {
         }
         self.inner.cancel_task(request, context).await
     }
-}
-
-/// The failed keyword at the end of a schema path such as `/properties/query/minLength`.
-fn keyword_of(schema_path: &str) -> &str {
-    schema_path.rsplit('/').next().filter(|k| !k.is_empty()).unwrap_or("schema")
 }
 
 /// A handler's protocol error, classified by its JSON-RPC code: rmcp reports arguments

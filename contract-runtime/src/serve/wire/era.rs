@@ -62,6 +62,8 @@ pub enum RootShape {
     Natural,
     /// The root is an object for every instance but the schema does not say
     /// `type: object` at the top (a `oneOf` of objects): old peers need the type added.
+    /// A contract's own schema never takes this shape: its canonical form writes the
+    /// type at such a root, so what is advertised is what is checked in.
     ObjectByComposition,
     /// Wrapped as `{"result": …}` for peers before 2026-07-28.
     Wrapped,
@@ -76,30 +78,11 @@ pub fn root_shape(contract: &OutputContract, protocol: &ProtocolVersion) -> Root
     let schema = contract.schema();
     if schema.get("type").and_then(Value::as_str) == Some("object") {
         RootShape::Natural
-    } else if always_object(schema, schema, 0) {
+    } else if crate::contract::schema::always_object(schema, schema, 0) {
         RootShape::ObjectByComposition
     } else {
         RootShape::Wrapped
     }
-}
-
-fn always_object(root: &Value, node: &Value, depth: usize) -> bool {
-    if depth > 32 {
-        return false;
-    }
-    if node.get("type").and_then(Value::as_str) == Some("object") {
-        return true;
-    }
-    if let Some(target) =
-        node.get("$ref").and_then(Value::as_str).and_then(|r| r.strip_prefix('#')).and_then(|p| root.pointer(p))
-    {
-        return always_object(root, target, depth + 1);
-    }
-    ["oneOf", "anyOf"].iter().any(|k| {
-        node.get(*k)
-            .and_then(Value::as_array)
-            .is_some_and(|branches| !branches.is_empty() && branches.iter().all(|b| always_object(root, b, depth + 1)))
-    })
 }
 
 /// The `outputSchema` to advertise to a peer on `protocol`: the contract's schema, or
