@@ -37,6 +37,9 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 use smoke::{assert_listing_matches, ok, read_json, Session, UserWorkspace};
 
+/// The protocol of the peer the tests speak as.
+const PROTOCOL: &str = "2026-07-28";
+
 /// The contracts of the fixture server, one per tool.
 const TOOLS: [&str; 5] = ["goal", "plan", "lookup", "get_document", "list_issues"];
 
@@ -116,9 +119,7 @@ fn serde_writes(exe: &Path, tool: &str, arguments: &Value) -> String {
 /// `tools/call` of `tool` with `arguments`; returns the result.
 fn call(server: &mut Session, id: &mut i64, tool: &str, arguments: &Value) -> Value {
     *id += 1;
-    server.send(&json!({"jsonrpc": "2.0", "id": *id, "method": "tools/call",
-        "params": {"name": tool, "arguments": arguments}}));
-    let answer = server.answer(*id);
+    let answer = server.request(*id, "tools/call", json!({"name": tool, "arguments": arguments}));
     answer.get("result").cloned().unwrap_or_else(|| panic!("{tool} {arguments}: no result: {answer}"))
 }
 
@@ -181,7 +182,7 @@ fn check(ws: &UserWorkspace, compatibility: &str) {
     // 3. The live listing is the checked-in folder.
     ok(with(&["build", "--quiet", "-p", "shapes-server"], &[]), "cargo build -p shapes-server");
     let exe = ws.exe("shapes-server");
-    let mut server = Session::start(&exe, &[]);
+    let mut server = Session::start(&exe, &[], PROTOCOL);
     let tools = assert_listing_matches(&mut server, 2, &written);
     let mut listed: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
     listed.sort_unstable();
@@ -230,7 +231,7 @@ fn check(ws: &UserWorkspace, compatibility: &str) {
     drop(server);
 
     // 6. A broken value is refused; the same server's untouched tools still pass.
-    let mut broken = Session::start(&exe, &["--broken"]);
+    let mut broken = Session::start(&exe, &["--broken"], PROTOCOL);
     let mut id = 1;
     for (tool, arguments) in valid_calls() {
         let result = call(&mut broken, &mut id, tool, &arguments);

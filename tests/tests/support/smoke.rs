@@ -154,11 +154,15 @@ impl UserWorkspace {
 pub(crate) struct Session {
     child: std::process::Child,
     reader: BufReader<std::process::ChildStdout>,
+    /// The `_meta` of every request from a 2026-07-28 peer.
+    meta: Option<Value>,
 }
 
 impl Session {
-    /// Starts `exe` with `args` and initializes the session (protocol 2026-07-28).
-    pub(crate) fn start(exe: &Path, args: &[&str]) -> Self {
+    /// Starts `exe` with `args`, for a peer on `protocol`: a peer before 2026-07-28
+    /// initializes the session; one on 2026-07-28 skips the handshake and sends its
+    /// version, capabilities and identity in each request's `_meta`.
+    pub(crate) fn start(exe: &Path, args: &[&str], protocol: &str) -> Self {
         let mut child = Command::new(exe)
             .args(args)
             .stdin(Stdio::piped())
@@ -167,14 +171,31 @@ impl Session {
             .spawn()
             .unwrap_or_else(|err| panic!("{}: {err}", exe.display()));
         let reader = BufReader::new(child.stdout.take().expect("piped stdout"));
-        let mut session = Self { child, reader };
+        let mut session = Self { child, reader, meta: None };
+        if protocol >= "2026-07-28" {
+            session.meta = Some(json!({
+                "io.modelcontextprotocol/protocolVersion": protocol,
+                "io.modelcontextprotocol/clientCapabilities": {},
+                "io.modelcontextprotocol/clientInfo": {"name": "package-smoke", "version": "0"}
+            }));
+            return session;
+        }
         session.send(&json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2026-07-28", "capabilities": {},
+            "protocolVersion": protocol, "capabilities": {},
             "clientInfo": {"name": "package-smoke", "version": "0"}}}));
         let init = session.answer(1);
-        assert!(init.get("result").is_some(), "initialize: {init}");
+        assert_eq!(init["result"]["protocolVersion"], protocol, "initialize: {init}");
         session.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
         session
+    }
+
+    /// Sends request `id` and returns its answer.
+    pub(crate) fn request(&mut self, id: i64, method: &str, mut params: Value) -> Value {
+        if let (Some(meta), Some(params)) = (&self.meta, params.as_object_mut()) {
+            params.insert("_meta".to_owned(), meta.clone());
+        }
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        self.answer(id)
     }
 
     pub(crate) fn send(&mut self, message: &Value) {
@@ -211,8 +232,7 @@ pub(crate) fn read_json(path: &Path) -> Value {
 /// Asserts that the live `tools/list` of `session` advertises exactly the schemas and
 /// the identities of the checked-in `schemas` folder; returns the listed tools.
 pub(crate) fn assert_listing_matches(session: &mut Session, id: i64, schemas: &Path) -> Vec<Value> {
-    session.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/list"}));
-    let listed = session.answer(id);
+    let listed = session.request(id, "tools/list", json!({}));
     let tools = listed["result"]["tools"].as_array().unwrap_or_else(|| panic!("tools/list: {listed}")).clone();
     let inventory = read_json(&schemas.join("inventory.json"));
     let entries = inventory["contracts"].as_array().expect("inventory contracts");
