@@ -137,10 +137,11 @@ impl UserWorkspace {
         Self { dir, target }
     }
 
-    /// `cargo ARGS` in the workspace, with its target directory.
+    /// `cargo ARGS` in the workspace, with its target directory (not incremental: its
+    /// crates are built once per change, and incremental state would only take disk).
     pub(crate) fn cargo(&self, args: &[&str]) -> Command {
         let mut command = cargo();
-        command.current_dir(&self.dir).env("CARGO_TARGET_DIR", &self.target).args(args);
+        command.current_dir(&self.dir).env("CARGO_TARGET_DIR", &self.target).env("CARGO_INCREMENTAL", "0").args(args);
         command
     }
 
