@@ -62,7 +62,7 @@ fn valid_calls() -> Vec<(&'static str, Value)> {
             json!({ "goals": [
                 { "name": "docs", "scores": [0.2, 0.4] },
                 { "name": "tests", "scores": [0.9, 0.7, 0.8] },
-                { "name": "perf", "scores": [0.3333333333333333] }
+                { "name": "perf", "scores": [0.25] }
             ] }),
         ),
         // No goals: `ok: false`, `data: null`, an error text.
@@ -163,9 +163,9 @@ fn check(ws: &UserWorkspace, compatibility: &str) {
     std::fs::remove_dir_all(&written).unwrap();
     ok(with(&["run", "--quiet", "-p", "xtask"], &["--", "schemas", "--dir", &folder]), "xtask schemas");
     for entry in std::fs::read_dir(&checked_in).unwrap() {
-        let name = entry.unwrap().file_name();
-        let fresh = std::fs::read(written.join(&name)).unwrap_or_else(|e| panic!("{folder}/{name:?} not written: {e}"));
-        assert!(fresh == std::fs::read(checked_in.join(&name)).unwrap(), "{folder}/{name:?}: written = checked in");
+        let name = entry.unwrap().file_name().into_string().expect("a UTF-8 file name");
+        let fresh = std::fs::read(written.join(&name)).unwrap_or_else(|e| panic!("{folder}/{name} not written: {e}"));
+        assert!(fresh == std::fs::read(checked_in.join(&name)).unwrap(), "{folder}/{name}: written = checked in");
     }
     assert_eq!(std::fs::read_dir(&written).unwrap().count(), TOOLS.len() + 1, "one schema per tool and the inventory");
     let out = ok(with(&["run", "--quiet", "-p", "xtask"], &["--", "schemas", "--check", "--dir", &folder]), "--check");
