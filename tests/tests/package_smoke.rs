@@ -21,158 +21,14 @@
 //! 6. the server's own test (its tools and its contract set agree) passes.
 //!
 //! Everything builds in `target/package-smoke/target`, a target directory of its own,
-//! so the test neither waits on nor invalidates the main build.
+//! so the test neither waits on nor invalidates the main build (support/smoke.rs).
 
-use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+#[path = "support/smoke.rs"]
+#[allow(dead_code)]
+mod smoke;
 
 use serde_json::{json, Value};
-
-const PACKAGES: [&str; 3] = ["contract-derive", "contract-runtime", "contract-tools"];
-
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("the tests crate sits in the workspace").to_path_buf()
-}
-
-fn cargo() -> Command {
-    Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
-}
-
-fn run(mut command: Command, what: &str) -> Output {
-    command.output().unwrap_or_else(|err| panic!("{what}: cannot start: {err}"))
-}
-
-fn ok(command: Command, what: &str) -> Output {
-    let output = run(command, what);
-    assert!(
-        output.status.success(),
-        "{what} failed ({}):\n--- stdout\n{}\n--- stderr\n{}",
-        output.status,
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    output
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap_or_else(|err| panic!("{}: {err}", to.display()));
-    for entry in std::fs::read_dir(from).unwrap_or_else(|err| panic!("{}: {err}", from.display())) {
-        let entry = entry.expect("a directory entry");
-        let name = entry.file_name();
-        if name == "target" || name == ".cargo" || name == "Cargo.lock" {
-            continue;
-        }
-        let path = entry.path();
-        if path.is_dir() {
-            copy_dir(&path, &to.join(&name));
-        } else {
-            std::fs::copy(&path, to.join(&name)).unwrap_or_else(|err| panic!("{}: {err}", path.display()));
-        }
-    }
-}
-
-/// Packs the crates and unpacks them under `dir/crates`; returns each crate's folder.
-fn pack(dir: &Path, target: &Path) -> Vec<(String, PathBuf)> {
-    let root = workspace();
-    let mut pack = cargo();
-    pack.current_dir(&root).args(["package", "--no-verify", "--allow-dirty", "--quiet", "--target-dir"]).arg(target);
-    for package in PACKAGES {
-        pack.args(["-p", package]);
-    }
-    ok(pack, "cargo package");
-    let crates = dir.join("crates");
-    let _ = std::fs::remove_dir_all(&crates);
-    std::fs::create_dir_all(&crates).expect("creates the crates folder");
-    let version = env!("CARGO_PKG_VERSION");
-    PACKAGES
-        .iter()
-        .map(|package| {
-            let file = target.join("package").join(format!("{package}-{version}.crate"));
-            assert!(file.is_file(), "cargo package wrote no {}", file.display());
-            let mut untar = Command::new("tar");
-            untar.arg("-xzf").arg(&file).arg("-C").arg(&crates);
-            ok(untar, "tar");
-            let unpacked = crates.join(format!("{package}-{version}"));
-            let manifest = std::fs::read_to_string(unpacked.join("Cargo.toml")).expect("a packaged manifest");
-            assert!(!manifest.contains("path = \"../"), "{package}: the packaged manifest still has a path dependency");
-            ((*package).to_owned(), unpacked)
-        })
-        .collect()
-}
-
-/// A JSON-RPC session with the server over its stdin/stdout.
-struct Stdio_ {
-    child: std::process::Child,
-    reader: BufReader<std::process::ChildStdout>,
-    /// The `_meta` of every request from a 2026-07-28 peer.
-    meta: Option<Value>,
-}
-
-impl Stdio_ {
-    /// Sends request `id` and returns its answer.
-    fn request(&mut self, id: i64, method: &str, mut params: Value) -> Value {
-        if let (Some(meta), Some(params)) = (&self.meta, params.as_object_mut()) {
-            params.insert("_meta".to_owned(), meta.clone());
-        }
-        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-        self.answer(id)
-    }
-
-    fn send(&mut self, message: &Value) {
-        let stdin = self.child.stdin.as_mut().expect("piped stdin");
-        writeln!(stdin, "{message}").expect("writes to the server");
-        stdin.flush().expect("flushes");
-    }
-
-    fn answer(&mut self, id: i64) -> Value {
-        loop {
-            let mut line = String::new();
-            let read = self.reader.read_line(&mut line).expect("reads from the server");
-            assert!(read > 0, "the server closed stdout before answering request {id}");
-            let message: Value = serde_json::from_str(&line).unwrap_or_else(|err| panic!("not JSON ({err}): {line}"));
-            if message["id"] == id {
-                return message;
-            }
-        }
-    }
-}
-
-impl Drop for Stdio_ {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// The server at `exe`, for a peer on `protocol`: a peer before 2026-07-28 initializes
-/// the session; one on 2026-07-28 skips the handshake and sends its version, capabilities
-/// and identity in each request's `_meta`.
-fn start(exe: &Path, protocol: &str) -> Stdio_ {
-    let mut child = Command::new(exe)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .unwrap_or_else(|err| panic!("{}: {err}", exe.display()));
-    let reader = BufReader::new(child.stdout.take().expect("piped stdout"));
-    let mut server = Stdio_ { child, reader, meta: None };
-    if protocol >= "2026-07-28" {
-        server.meta = Some(json!({
-            "io.modelcontextprotocol/protocolVersion": protocol,
-            "io.modelcontextprotocol/clientCapabilities": {},
-            "io.modelcontextprotocol/clientInfo": {"name": "package-smoke", "version": "0"}
-        }));
-        return server;
-    }
-    server.send(&json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": protocol, "capabilities": {},
-        "clientInfo": {"name": "package-smoke", "version": "0"}}}));
-    let init = server.answer(1);
-    assert_eq!(init["result"]["protocolVersion"], protocol, "initialize: {init}");
-    server.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-    server
-}
+use smoke::{ok, read_json, run, Session, UserWorkspace};
 
 /// The `{"result": …}` wrapper a peer before 2026-07-28 is shown for a root that is not
 /// an object: `$schema` and `$defs` stay at the top. (The fixture's roots refer to
@@ -194,37 +50,12 @@ fn wrap(schema: &Value) -> Value {
     Value::Object(outer)
 }
 
-fn read_json(path: &Path) -> Value {
-    let text = std::fs::read_to_string(path).unwrap_or_else(|err| panic!("{}: {err}", path.display()));
-    serde_json::from_str(&text).unwrap_or_else(|err| panic!("{}: {err}", path.display()))
-}
-
 #[test]
 fn packaged_crates_serve_a_user_workspace() {
-    let root = workspace();
-    let dir = root.join("target/package-smoke");
-    let target = dir.join("target");
-    let crates = pack(&dir, &target);
-
+    let root = smoke::workspace();
     // The user workspace, copied so that the drift below never touches the repository.
-    let ws = dir.join("ws");
-    let _ = std::fs::remove_dir_all(&ws);
-    copy_dir(&root.join("tests/fixtures/user-workspace"), &ws);
-    let patches: Vec<String> = crates
-        .iter()
-        .map(|(package, path)| format!("{package} = {{ path = {:?} }}\n", path.display().to_string()))
-        .collect();
-    let config =
-        format!("[alias]\nxtask = \"run --quiet --package xtask --\"\n\n[patch.crates-io]\n{}", patches.concat());
-    std::fs::create_dir_all(ws.join(".cargo")).unwrap();
-    std::fs::write(ws.join(".cargo/config.toml"), config).unwrap();
-    // The workspace lock pins shared dependencies to the versions this repository tests.
-    std::fs::copy(root.join("Cargo.lock"), ws.join("Cargo.lock")).unwrap();
-    let in_ws = |args: &[&str]| {
-        let mut command = cargo();
-        command.current_dir(&ws).env("CARGO_TARGET_DIR", &target).args(args);
-        command
-    };
+    let ws = UserWorkspace::new("user-workspace", "user-workspace");
+    let in_ws = |args: &[&str]| ws.cargo(args);
 
     // 1. The one-line xtask passes on the checked-in schemas.
     let out = ok(in_ws(&["xtask", "schemas", "--check"]), "cargo xtask schemas --check");
@@ -246,12 +77,12 @@ fn packaged_crates_serve_a_user_workspace() {
 
     // 4. The live tools/list equals the checked-in schemas and inventory, on each era.
     ok(in_ws(&["build", "--quiet", "-p", "weather-server"]), "cargo build -p weather-server");
-    let exe = target.join("debug").join(format!("weather-server{}", std::env::consts::EXE_SUFFIX));
-    let inventory = read_json(&ws.join("schemas/inventory.json"));
+    let exe = ws.exe("weather-server");
+    let inventory = read_json(&ws.dir.join("schemas/inventory.json"));
     let entries = inventory["contracts"].as_array().expect("inventory contracts");
     let mut wrapped_tools = Vec::new();
     for protocol in ["2026-07-28", "2025-11-25"] {
-        let mut server = start(&exe, protocol);
+        let mut server = Session::start(&exe, &[], protocol);
         let listed = server.request(2, "tools/list", json!({}));
         let tools = listed["result"]["tools"].as_array().unwrap_or_else(|| panic!("tools/list: {listed}"));
         assert_eq!(tools.len(), entries.len(), "{protocol}: one tool per contract: {listed}");
@@ -259,7 +90,7 @@ fn packaged_crates_serve_a_user_workspace() {
             let name = entry["name"].as_str().expect("a name");
             let tool =
                 tools.iter().find(|t| t["name"] == name).unwrap_or_else(|| panic!("tool `{name}` is not listed"));
-            let file = read_json(&ws.join("schemas").join(entry["file"].as_str().expect("a file")));
+            let file = read_json(&ws.dir.join("schemas").join(entry["file"].as_str().expect("a file")));
             let object_root = file["type"] == "object";
             let expected = if protocol == "2026-07-28" || object_root { file.clone() } else { wrap(&file) };
             assert_eq!(
@@ -294,7 +125,7 @@ fn packaged_crates_serve_a_user_workspace() {
     let roots: Vec<Value> = entries
         .iter()
         .map(|e| {
-            let file = read_json(&ws.join("schemas").join(e["file"].as_str().expect("a file")));
+            let file = read_json(&ws.dir.join("schemas").join(e["file"].as_str().expect("a file")));
             json!([e["name"], file.get("$ref").is_some(), file.get("oneOf").is_some()])
         })
         .collect();
@@ -312,7 +143,7 @@ fn packaged_crates_serve_a_user_workspace() {
 
     // 2. A drift fails with the classified line (an enum value the checked-in schema
     // lacks is breaking for exact `weather` 1.0.0).
-    let weather = ws.join("schemas/weather.json");
+    let weather = ws.dir.join("schemas/weather.json");
     let text = std::fs::read_to_string(&weather).unwrap();
     let drifted = text.replacen("\"cloudy\",\n", "", 1);
     assert_ne!(drifted, text, "the fixture's weather schema lists `cloudy`");

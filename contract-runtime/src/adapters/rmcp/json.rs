@@ -53,6 +53,15 @@ pub(crate) const ERROR_KEY: &str = "tool-contracts.dev/error";
 /// let Ok(CallToolResponse::Complete(nan)) = Json(Score { score: Some(f64::NAN) }).into_call_tool_result() else { panic!() };
 /// assert_eq!(nan.is_error, Some(true));
 /// assert_eq!(nan.structured_content, None);
+///
+/// // An `f32` arrives with the digits serde writes for it, in `structuredContent` as in
+/// // the text block.
+/// #[derive(serde::Serialize)]
+/// struct Confidence { confidence: f32 }
+///
+/// let Ok(CallToolResponse::Complete(ok)) = Json(Confidence { confidence: 0.8 }).into_call_tool_result() else { panic!() };
+/// assert_eq!(ok.structured_content, Some(serde_json::json!({ "confidence": 0.8 })));
+/// assert_eq!(ok.content[0].as_text().map(|t| t.text.as_str()), Some(r#"{"confidence":0.8}"#));
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Json<T>(pub T);
@@ -82,9 +91,10 @@ fn checked_result<T: Serialize + ?Sized>(output: &T) -> CallToolResult {
             Err(err) => return error_result(&crate::serve::pipeline::serialization_error(&err.to_string())),
         }
     };
-    // The tree for validation and `structuredContent`; the text above is cheaper from
-    // the typed value than from the tree, which rmcp's `Json` walks a second time.
-    let value = match serde_json::to_value(output) {
+    // The tree for validation and `structuredContent`, read from the text so that both
+    // carry the same numbers: `serde_json::to_value` widens an `f32` to the nearest
+    // `f64` (0.8 becomes 0.800000011920929) where the text has the `f32`'s own digits.
+    let value = match serde_json::from_str::<Value>(&text) {
         Ok(value) => value,
         Err(err) => return error_result(&crate::serve::pipeline::serialization_error(&err.to_string())),
     };
