@@ -306,14 +306,12 @@ impl HttpSession {
 
     /// The headers of one request: the session's, or the 2026-07-28 standard ones.
     fn headers<'a>(&'a self, method: &'a str, name: Option<&'a str>) -> Vec<(&'a str, &'a str)> {
-        match &self.id {
-            Some(id) => vec![("Mcp-Session-Id", id.as_str()), ("MCP-Protocol-Version", LEGACY)],
-            None => {
-                let mut headers = vec![("MCP-Protocol-Version", MODERN), ("Mcp-Method", method)];
-                headers.extend(name.map(|name| ("Mcp-Name", name)));
-                headers
-            }
+        if let Some(id) = &self.id {
+            return vec![("Mcp-Session-Id", id.as_str()), ("MCP-Protocol-Version", LEGACY)];
         }
+        let mut headers = vec![("MCP-Protocol-Version", MODERN), ("Mcp-Method", method)];
+        headers.extend(name.map(|name| ("Mcp-Name", name)));
+        headers
     }
 }
 
