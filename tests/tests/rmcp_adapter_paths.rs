@@ -59,7 +59,11 @@ fn capabilities(tasks: bool) -> Value {
 
 /// `initialize` params of a 2025-11-25 client.
 fn initialize_params(tasks: bool) -> Value {
-    json!({ "protocolVersion": LEGACY, "capabilities": capabilities(tasks), "clientInfo": { "name": "paths", "version": "1" } })
+    json!({
+        "protocolVersion": LEGACY,
+        "capabilities": capabilities(tasks),
+        "clientInfo": { "name": "paths", "version": "1" }
+    })
 }
 
 /// The request `_meta` of a 2026-07-28 client, which skips `initialize`: every request
