@@ -1,6 +1,8 @@
 // Drives qe-server with the MCP Inspector's CLI (`@modelcontextprotocol/inspector`, pinned in
 // package.json), which runs the official TypeScript SDK v2 client inside and declares the
-// tasks extension at `initialize`.
+// tasks extension in both protocol eras (at `initialize` in the legacy one, in every
+// request's `_meta` in the modern one). qe-server answers it with a task only in the modern
+// era, which the Inspector settles; in the legacy era every result is complete.
 //
 //   node inspector_client.mjs stdio <server-binary> [server args...] [--era legacy|modern]
 //   node inspector_client.mjs http <url> [--era legacy|modern]

@@ -1,10 +1,10 @@
-//! The demo server driven by clients nobody on this project wrote (issue 4; seed 000
-//! experiments 7, 8 and 10; seed 001's harness), transport parity, and bad input.
+//! The demo server driven by clients nobody on this project wrote, transport parity, and
+//! bad input.
 //!
 //! - The official TypeScript SDK clients, v1 (draft-07 Ajv, validates after `listTools`)
 //!   and v2 (`@modelcontextprotocol/client`), the official Python SDK client
 //!   (`jsonschema` 2020-12), and the MCP Inspector's CLI (its own v2 client, which
-//!   declares the tasks extension) connect over stdio and streamable HTTP, in both
+//!   declares the tasks extension in both eras) connect over stdio and streamable HTTP, in both
 //!   protocol eras where the client has two (`auto`/`modern` adopts 2026-07-28,
 //!   `legacy` keeps the 2025 handshake), list the tools and make every call in
 //!   `tests/interop/calls.json`, with no warning or error printed but the error of
@@ -642,16 +642,6 @@ fn assert_parity(protocol: &str, runs: &[(&str, Vec<Value>)]) {
     }
 }
 
-/// What the Inspector's CLI prints when a `tools/call` in its legacy era (the 2025
-/// handshake, its default for a command line target) is answered with a task: that path
-/// takes the task route only for a tool marked `execution.taskSupport: "required"`, and
-/// rmcp 3.11's `Tool` has no field for that marker. Its modern era takes every task.
-fn inspector_legacy_task_gap(tool: &str) -> String {
-    format!(
-        r#"{{"error":{{"code":"error","message":"Tool \"{tool}\" declares an output schema but returned no structured content"}}}}"#
-    )
-}
-
 /// Every check an Inspector CLI summary must pass (one Inspector process per request);
 /// returns the essence of each call for the cross-transport comparison.
 #[allow(clippy::too_many_lines)] // One client's whole run, checked in order.
@@ -739,12 +729,6 @@ fn check_inspector(summary: &Value, protocol: &str) -> Vec<Value> {
         let name = call.name.as_str();
         let stderr: Vec<&str> = run["stderr"].as_array().expect("stderr").iter().filter_map(Value::as_str).collect();
         let result = &run["result"];
-        if era == "legacy" && tools::runs_as_task(name) {
-            assert_eq!(run["exit"], 1, "{at}: {run}");
-            assert_eq!(stderr, [inspector_legacy_task_gap(name)], "{at}");
-            essences.push(json!({ "name": name, "arguments": call.arguments, "essence": Value::Null }));
-            continue;
-        }
         match call.expect.as_str() {
             "success" => {
                 assert_eq!(run["exit"], 0, "{at}: {run}");
@@ -839,8 +823,13 @@ fn mcp_inspector_cli_lists_and_calls_every_tool_in_both_protocol_eras() {
     let _one_at_a_time = CLIENTS.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     let bin = bins::qe_server().to_str().expect("utf-8 path").to_owned();
     let mut server = HttpServer::start();
-    // The Inspector declares the tasks extension: only the long-running tools come back
-    // as tasks, which its modern era settles; every other tool answers complete.
+    // The Inspector declares the tasks extension in both eras. Its modern era gets the
+    // long-running tools as tasks and settles them; its legacy era (2025-11-25, which
+    // reads a task handle as the result unless the tool is marked
+    // `execution.taskSupport: "required"`, a field rmcp 3.11's `Tool` lacks) gets every
+    // result complete, as the server answers every client before 2026-07-28. Every call
+    // passes in both: a success exits 0 with nothing on stderr, a call that must fail
+    // fails as the tool error it is.
     for (era, protocol) in [("legacy", LEGACY), ("modern", MODERN)] {
         let (stdio, _) = inspector_client("stdio", &bin, era);
         let stdio = check_inspector(&stdio, protocol);

@@ -1,10 +1,11 @@
-//! Every path a tool result can take out of an rmcp server goes through the contract
-//! (issue 8): task-augmented calls (over stdio and streamable HTTP, against the real
-//! `qe-server` process, whose long-running tools run as tasks and whose other tools
-//! answer complete whatever the client declared), non-finite floats, a wrong `Json`
+//! Every path a tool result can take out of an rmcp server goes through the contract:
+//! task-augmented calls (over stdio and streamable HTTP, against the real `qe-server`
+//! process, whose long-running tools run as tasks for a 2026-07-28 client that declared
+//! the tasks extension, and answer complete for a 2025-11-25 client whatever it declared,
+//! while its other tools answer complete for everyone), non-finite floats, a wrong `Json`
 //! import, typed error classification, cache hits served as tasks only for a tool the
-//! handler answers with one, and parity with the in-process pipeline. Each rejection
-//! has a clean control that must pass.
+//! handler answers with one on the client's protocol version, and parity with the
+//! in-process pipeline. Each rejection has a clean control that must pass.
 
 use std::fmt::Write as _;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -43,13 +44,54 @@ mod bins;
 
 const WAIT: Duration = Duration::from_secs(20);
 const LEGACY: &str = "2025-11-25";
+const MODERN: &str = "2026-07-28";
 const TASKS: &str = "io.modelcontextprotocol/tasks";
 const MARKERS: [&str; 2] = ["tool-contracts.dev/checked", "tool-contracts.dev/error"];
 
-/// `initialize` params; `tasks` declares the tasks extension (SEP-2663).
+/// Client capabilities; `tasks` declares the tasks extension (SEP-2663).
+fn capabilities(tasks: bool) -> Value {
+    if tasks {
+        json!({ "extensions": { TASKS: {} } })
+    } else {
+        json!({})
+    }
+}
+
+/// `initialize` params of a 2025-11-25 client.
 fn initialize_params(tasks: bool) -> Value {
-    let capabilities = if tasks { json!({ "extensions": { TASKS: {} } }) } else { json!({}) };
-    json!({ "protocolVersion": LEGACY, "capabilities": capabilities, "clientInfo": { "name": "paths", "version": "1" } })
+    json!({
+        "protocolVersion": LEGACY,
+        "capabilities": capabilities(tasks),
+        "clientInfo": { "name": "paths", "version": "1" }
+    })
+}
+
+/// The request `_meta` of a 2026-07-28 client, which skips `initialize`: every request
+/// carries its protocol version, capabilities and identity.
+fn modern_meta(tasks: bool) -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": MODERN,
+        "io.modelcontextprotocol/clientCapabilities": capabilities(tasks),
+        "io.modelcontextprotocol/clientInfo": { "name": "paths", "version": "1" }
+    })
+}
+
+/// `params` with the request `_meta` of a 2026-07-28 client, when there is one.
+fn with_meta(params: &Value, meta: Option<&Value>) -> Value {
+    let mut params = params.clone();
+    if let (Some(meta), Some(object)) = (meta, params.as_object_mut()) {
+        object.insert("_meta".to_owned(), meta.clone());
+    }
+    params
+}
+
+/// Which client talks to the real server.
+#[derive(Clone, Copy, Debug)]
+enum Era {
+    /// 2025-11-25: an `initialize` handshake; `tasks` declares the extension in it.
+    Legacy { tasks: bool },
+    /// 2026-07-28: no handshake; every request's `_meta` declares the tasks extension.
+    Modern,
 }
 
 /// The `{"error": …}` body of an `isError` result, checked for the error shape.
@@ -103,10 +145,12 @@ struct StdioServer {
     child: Child,
     stdin: ChildStdin,
     lines: mpsc::Receiver<String>,
+    /// The request `_meta` of a 2026-07-28 client.
+    meta: Option<Value>,
 }
 
 impl StdioServer {
-    fn start(tasks: bool) -> Self {
+    fn start(era: Era) -> Self {
         let mut child = Command::new(bins::qe_server())
             .arg("--broken")
             .stdin(Stdio::piped())
@@ -124,10 +168,15 @@ impl StdioServer {
             }
         });
         let stdin = child.stdin.take().expect("piped stdin");
-        let mut server = Self { child, stdin, lines: rx };
-        let init = server.request(0, "initialize", &initialize_params(tasks));
-        assert_eq!(init["result"]["protocolVersion"], LEGACY, "{init}");
-        server.send(&json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }));
+        let mut server = Self { child, stdin, lines: rx, meta: None };
+        match era {
+            Era::Legacy { tasks } => {
+                let init = server.request(0, "initialize", &initialize_params(tasks));
+                assert_eq!(init["result"]["protocolVersion"], LEGACY, "{init}");
+                server.send(&json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }));
+            }
+            Era::Modern => server.meta = Some(modern_meta(true)),
+        }
         server
     }
 
@@ -139,6 +188,7 @@ impl StdioServer {
 
 impl Peer for StdioServer {
     fn request(&mut self, id: u64, method: &str, params: &Value) -> Value {
+        let params = with_meta(params, self.meta.as_ref());
         self.send(&json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }));
         let deadline = Instant::now() + WAIT;
         while let Some(left) = deadline.checked_duration_since(Instant::now()) {
@@ -194,9 +244,9 @@ impl Drop for HttpServer {
     }
 }
 
-/// One POST on a fresh connection; the JSON-RPC messages of the body (JSON or SSE) and
-/// the session id header, if any.
-fn post(addr: SocketAddr, session: Option<&str>, message: &Value) -> (u16, Vec<Value>, Option<String>) {
+/// One POST on a fresh connection with `headers`; the JSON-RPC messages of the body
+/// (JSON or SSE) and the session id header, if any.
+fn post(addr: SocketAddr, headers: &[(&str, &str)], message: &Value) -> (u16, Vec<Value>, Option<String>) {
     let mut stream = TcpStream::connect_timeout(&addr, WAIT).expect("connect");
     stream.set_read_timeout(Some(WAIT)).expect("read timeout");
     let body = message.to_string();
@@ -205,8 +255,8 @@ fn post(addr: SocketAddr, session: Option<&str>, message: &Value) -> (u16, Vec<V
          Accept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n",
         body.len()
     );
-    if let Some(id) = session {
-        let _ = write!(head, "Mcp-Session-Id: {id}\r\nMCP-Protocol-Version: {LEGACY}\r\n");
+    for (name, value) in headers {
+        let _ = write!(head, "{name}: {value}\r\n");
     }
     head.push_str("\r\n");
     stream.write_all(format!("{head}{body}").as_bytes()).expect("write");
@@ -233,31 +283,56 @@ fn post(addr: SocketAddr, session: Option<&str>, message: &Value) -> (u16, Vec<V
     (status, messages, session)
 }
 
+/// A client of the HTTP server: a 2025-11-25 session, or a 2026-07-28 client whose every
+/// POST stands alone (its `_meta` and the standard `Mcp-*` headers, no session).
 struct HttpSession {
     addr: SocketAddr,
-    id: String,
+    /// The session id of a 2025-11-25 client.
+    id: Option<String>,
+    /// The request `_meta` of a 2026-07-28 client.
+    meta: Option<Value>,
 }
 
 impl HttpSession {
-    fn open(server: &HttpServer, tasks: bool) -> Self {
+    fn open(server: &HttpServer, era: Era) -> Self {
+        let Era::Legacy { tasks } = era else {
+            return Self { addr: server.addr, id: None, meta: Some(modern_meta(true)) };
+        };
         let init = json!({ "jsonrpc": "2.0", "id": 0, "method": "initialize", "params": initialize_params(tasks) });
-        let (status, _, id) = post(server.addr, None, &init);
+        let (status, _, id) = post(server.addr, &[], &init);
         assert_eq!(status, 200);
-        let session = Self { addr: server.addr, id: id.expect("a session id") };
-        let (status, _, _) =
-            post(session.addr, Some(&session.id), &json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }));
+        let session = Self { addr: server.addr, id: Some(id.expect("a session id")), meta: None };
+        let initialized = json!({ "jsonrpc": "2.0", "method": "notifications/initialized" });
+        let (status, _, _) = post(session.addr, &session.headers("notifications/initialized", None), &initialized);
         assert_eq!(status, 202);
         session
+    }
+
+    /// The headers of one request: the session's, or the 2026-07-28 standard ones.
+    fn headers<'a>(&'a self, method: &'a str, name: Option<&'a str>) -> Vec<(&'a str, &'a str)> {
+        if let Some(id) = &self.id {
+            return vec![("Mcp-Session-Id", id.as_str()), ("MCP-Protocol-Version", LEGACY)];
+        }
+        let mut headers = vec![("MCP-Protocol-Version", MODERN), ("Mcp-Method", method)];
+        headers.extend(name.map(|name| ("Mcp-Name", name)));
+        headers
     }
 }
 
 impl Peer for HttpSession {
     fn request(&mut self, id: u64, method: &str, params: &Value) -> Value {
+        let params = with_meta(params, self.meta.as_ref());
+        let name = params.get("name").or_else(|| params.get("taskId")).and_then(Value::as_str);
         let message = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params });
-        let (status, messages, _) = post(self.addr, Some(&self.id), &message);
+        let (status, messages, _) = post(self.addr, &self.headers(method, name), &message);
         assert_eq!(status, 200, "{messages:?}");
         messages.into_iter().find(|m| m["id"] == json!(id)).expect("a response with the request's id")
     }
+}
+
+/// One client of `era` over stdio (its own server process) and one over `http`.
+fn peers(http: &HttpServer, era: Era) -> Vec<(&'static str, Box<dyn Peer>)> {
+    vec![("stdio", Box::new(StdioServer::start(era))), ("http", Box::new(HttpSession::open(http, era)))]
 }
 
 /// The in-process pipeline's result for the same handler, as the wire shows it.
@@ -310,9 +385,7 @@ fn check_clean_task(task: &Value, contract: &OutputContract) -> Value {
 #[test]
 fn a_task_of_the_broken_long_running_tool_is_a_violation_over_stdio_and_http_and_matches_the_pipeline() {
     let http = HttpServer::start();
-    let mut peers: Vec<(&str, Box<dyn Peer>)> =
-        vec![("stdio", Box::new(StdioServer::start(true))), ("http", Box::new(HttpSession::open(&http, true)))];
-    for (transport, peer) in &mut peers {
+    for (transport, mut peer) in peers(&http, Era::Modern) {
         let broken = check_broken_task(&peer.call_as_task(1, BROKEN_TASK_TOOL, &json!({})), SecurityScan::contract());
         let clean = check_clean_task(&peer.call_as_task(2, "security_scan", &json!({})), SecurityScan::contract());
         // The same handler in process, through the pipeline, says the same.
@@ -331,9 +404,7 @@ fn a_task_of_the_broken_long_running_tool_is_a_violation_over_stdio_and_http_and
 #[test]
 fn a_client_that_declared_tasks_gets_complete_results_from_the_tools_that_answer_completely() {
     let http = HttpServer::start();
-    let mut peers: Vec<(&str, Box<dyn Peer>)> =
-        vec![("stdio", Box::new(StdioServer::start(true))), ("http", Box::new(HttpSession::open(&http, true)))];
-    for (transport, peer) in &mut peers {
+    for (transport, mut peer) in peers(&http, Era::Modern) {
         // The broken quick tool: its violation comes back complete, not as a task.
         let broken = peer.call(1, BROKEN_TOOL, &json!({}));
         assert!(broken.get("taskId").is_none(), "{transport}: {broken}");
@@ -361,9 +432,7 @@ fn a_client_that_declared_tasks_gets_complete_results_from_the_tools_that_answer
 #[test]
 fn without_the_tasks_extension_the_broken_tool_is_a_complete_violation_over_stdio_and_http() {
     let http = HttpServer::start();
-    let mut peers: Vec<(&str, Box<dyn Peer>)> =
-        vec![("stdio", Box::new(StdioServer::start(false))), ("http", Box::new(HttpSession::open(&http, false)))];
-    for (transport, peer) in &mut peers {
+    for (transport, mut peer) in peers(&http, Era::Legacy { tasks: false }) {
         let broken = peer.call(1, BROKEN_TOOL, &json!({}));
         assert!(broken.get("taskId").is_none(), "{transport}: {broken}");
         let error = error_body(&broken);
@@ -387,6 +456,36 @@ fn without_the_tasks_extension_the_broken_tool_is_a_complete_violation_over_stdi
         // A task id nobody created is a JSON-RPC error, not a result.
         let unknown = peer.request(3, "tasks/get", &json!({ "taskId": "no-such-task" }));
         assert!(unknown.get("error").is_some(), "{transport}: {unknown}");
+    }
+}
+
+#[test]
+fn a_2025_11_25_client_that_declared_tasks_gets_the_long_running_tools_complete_over_stdio_and_http() {
+    let http = HttpServer::start();
+    for (transport, mut peer) in peers(&http, Era::Legacy { tasks: true }) {
+        // The extension is declared, but not part of this client's protocol: complete.
+        let scan = peer.call(1, "security_scan", &json!({}));
+        assert!(scan.get("taskId").is_none(), "{transport}: {scan}");
+        assert_ne!(scan["resultType"], "task", "{transport}: {scan}");
+        assert_eq!(scan["isError"], false, "{transport}: {scan}");
+        assert_no_markers(&scan);
+        assert_eq!(essence(&scan), essence(&in_process("security_scan")), "{transport}");
+        // The broken twin: a complete violation, the secret withheld.
+        let broken = peer.call(2, BROKEN_TASK_TOOL, &json!({}));
+        assert!(broken.get("taskId").is_none(), "{transport}: {broken}");
+        assert_eq!(error_body(&broken)["code"], "output_contract_violation", "{transport}: {broken}");
+        let text = broken.to_string();
+        assert!(!text.contains("hunter2") && !text.contains(BROKEN_TOOL_SECRET), "{transport}: {text}");
+        assert_no_markers(&broken);
+        assert_eq!(essence(&broken), essence(&in_process(BROKEN_TASK_TOOL)), "{transport}");
+    }
+    // Control: a 2026-07-28 client that declared the extension gets both as tasks, on the
+    // same HTTP server, with the same enforced results once they complete.
+    for (transport, mut peer) in peers(&http, Era::Modern) {
+        let scan = check_clean_task(&peer.call_as_task(1, "security_scan", &json!({})), SecurityScan::contract());
+        assert_eq!(essence(&scan), essence(&in_process("security_scan")), "{transport}");
+        let broken = check_broken_task(&peer.call_as_task(2, BROKEN_TASK_TOOL, &json!({})), SecurityScan::contract());
+        assert_eq!(essence(&broken), essence(&in_process(BROKEN_TASK_TOOL)), "{transport}");
     }
 }
 
@@ -448,6 +547,8 @@ struct Probe {
     runs: Arc<AtomicU32>,
     /// The tools answered with a task for a client that declared tasks; `None`: every tool.
     task_tools: Option<&'static [&'static str]>,
+    /// The first protocol version whose clients get tasks; `None`: every version.
+    tasks_since: Option<&'static str>,
 }
 
 #[tool_router]
@@ -502,7 +603,8 @@ impl ServerHandler for Probe {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let as_task = self.task_tools.is_none_or(|tools| tools.contains(&request.name.as_ref()));
+        let as_task = self.task_tools.is_none_or(|tools| tools.contains(&request.name.as_ref()))
+            && self.tasks_since.is_none_or(|since| context.protocol_version().is_some_and(|v| v.as_str() >= since));
         if !as_task || !context.client_capabilities().is_some_and(|caps| caps.supports_tasks()) {
             return self.tool_router.call(ToolCallContext::new(self, request, context)).await;
         }
@@ -534,6 +636,7 @@ fn probe() -> Probe {
         tasks: TaskManager::new(),
         runs: Arc::new(AtomicU32::new(0)),
         task_tools: None,
+        tasks_since: None,
     }
 }
 
@@ -565,14 +668,11 @@ impl Wire {
         wire
     }
 
-    /// A 2026-07-28 client: no handshake, every request carries its `_meta`.
-    fn modern(server: ContractedServer<Probe>) -> Self {
+    /// A 2026-07-28 client: no handshake, every request carries its `_meta`; `tasks`
+    /// declares the tasks extension there.
+    fn modern(server: ContractedServer<Probe>, tasks: bool) -> Self {
         let mut wire = Self::open(server);
-        wire.meta = Some(json!({
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities": {},
-            "io.modelcontextprotocol/clientInfo": { "name": "paths", "version": "1" }
-        }));
+        wire.meta = Some(modern_meta(tasks));
         wire
     }
 
@@ -593,10 +693,8 @@ impl Wire {
         self.to_server.write_all(line.as_bytes()).await.expect("write");
     }
 
-    async fn request(&mut self, method: &str, mut params: Value) -> Value {
-        if let (Some(meta), Some(params)) = (&self.meta, params.as_object_mut()) {
-            params.insert("_meta".to_owned(), meta.clone());
-        }
+    async fn request(&mut self, method: &str, params: Value) -> Value {
+        let params = with_meta(&params, self.meta.as_ref());
         self.next += 1;
         let id = self.next;
         self.send(&json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params })).await;
@@ -803,11 +901,50 @@ fn a_cache_hit_is_a_task_only_for_a_tool_the_handler_answers_with_a_task() {
 }
 
 #[test]
+fn a_cache_hit_is_a_task_only_for_a_protocol_version_the_handler_answers_with_a_task() {
+    runtime().block_on(async {
+        let cache = Arc::new(InMemoryCache::new());
+        let mut probe = probe();
+        // Tasks only for 2026-07-28 clients; a 2025-11-25 client gets complete results
+        // even when it declared the extension.
+        probe.tasks_since = Some(MODERN);
+        let runs = Arc::clone(&probe.runs);
+        let server = bound(probe, Some(Pipeline::builder().cache(cache.clone()).build()));
+        let arguments = json!({ "field": "score", "value": "0.75" });
+
+        let mut modern = Wire::modern(server.clone(), true);
+        let created = modern.call("score", arguments.clone()).await;
+        assert_eq!(created["resultType"], "task", "{created}");
+        let computed = modern.outcome("score", arguments.clone()).await;
+        assert_eq!(computed["isError"], false, "{computed}");
+        let before = runs.load(Ordering::SeqCst);
+
+        // The hit for a 2025-11-25 client that declared tasks: complete, as the handler
+        // answers that client, and served from the cache.
+        let hits = cache.stats().hits;
+        let mut legacy = Wire::connect(server.clone(), true).await;
+        let complete = legacy.call("score", arguments.clone()).await;
+        assert!(complete.get("taskId").is_none(), "a legacy client got a task from the cache: {complete}");
+        assert_ne!(complete["resultType"], "task", "{complete}");
+        assert_eq!(complete["structuredContent"], computed["structuredContent"], "{complete}");
+        assert_eq!(cache.stats().hits, hits + 1, "served from the cache: {:?}", cache.stats());
+        assert_eq!(runs.load(Ordering::SeqCst), before, "a hit ran the handler");
+
+        // Control: the hit for a 2026-07-28 client that declared tasks is a task.
+        let again = modern.call("score", arguments.clone()).await;
+        assert_eq!(again["resultType"], "task", "{again}");
+        let from_cache = modern.outcome("score", arguments).await;
+        assert_eq!(from_cache["structuredContent"], computed["structuredContent"], "{from_cache}");
+        assert_eq!(runs.load(Ordering::SeqCst), before, "a hit ran the handler");
+    });
+}
+
+#[test]
 fn an_input_required_call_passes_and_its_retry_is_enforced_and_never_cached() {
     runtime().block_on(async {
         let cache = Arc::new(InMemoryCache::new());
         let server = bound(probe(), Some(Pipeline::builder().cache(cache.clone()).build()));
-        let mut wire = Wire::modern(server);
+        let mut wire = Wire::modern(server, false);
         for value in ["nan", "0.5"] {
             let arguments = json!({ "field": "confidence", "value": value });
             // The first round asks for input: no output yet, nothing to enforce.

@@ -1,8 +1,10 @@
 //! The MCP server (feature `server`): the demo tools as rmcp `#[tool]` methods, wrapped
 //! in a [`ContractedServer`], served over stdio or streamable HTTP. The tools that are
-//! long by nature ([`TASK_TOOLS`]) run as tasks for a client that declared the tasks
-//! extension (SEP-2663); every other tool answers with its complete result, whatever the
-//! client declared.
+//! long by nature ([`TASK_TOOLS`]) run as tasks for a client whose negotiated protocol
+//! version is 2026-07-28 or later ([`TASKS_SINCE`]) and that declared the tasks extension
+//! (`io.modelcontextprotocol/tasks`, SEP-2663). Every other call answers with its complete
+//! result: every tool for a client on an older revision, extension declared or not, and
+//! the quick tools for every client.
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -16,7 +18,7 @@ use rmcp::handler::server::tool::ToolCallContext;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CancelTaskParams, CreateTaskResult, GetTaskParams, GetTaskResult,
-    Implementation, ServerCapabilities, ServerConfig, UpdateTaskParams,
+    Implementation, ProtocolVersion, ServerCapabilities, ServerConfig, UpdateTaskParams,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::task_manager::{TaskExit, TaskManager, TaskOptions};
@@ -28,12 +30,12 @@ use crate::contracts::{
     CoverageGaps, FleetStatus, PipelineStatus, QualityAssess, ScrapePage, SearchTickets, SecurityScan, TaskStatus,
     TicketPage,
 };
-#[cfg(doc)]
-use crate::tools::TASK_TOOLS;
 use crate::tools::{
     self, CoverageGapsArgs, PipelineStatusArgs, QualityAssessArgs, ScrapePageArgs, SearchTicketsArgs,
     SearchTicketsPageArgs, SecurityScanArgs, TaskStatusArgs, BROKEN_TASK_TOOL, BROKEN_TOOL,
 };
+#[cfg(doc)]
+use crate::tools::{TASKS_SINCE, TASK_TOOLS};
 
 /// The largest request body the HTTP transport accepts (the SDK default is 4 MiB; tool
 /// arguments here are a few hundred bytes).
@@ -81,8 +83,8 @@ impl QeServer {
         tools::quality_assess(&args).map(Json)
     }
 
-    #[tool(description = "Findings of a static security scan of a repository revision. Long-running: a client that \
-                       declared the tasks extension gets the call as a task.")]
+    #[tool(description = "Findings of a static security scan of a repository revision. Long-running: a 2026-07-28 \
+                       client that declared the tasks extension gets the call as a task.")]
     async fn security_scan(
         &self,
         Parameters(args): Parameters<SecurityScanArgs>,
@@ -156,10 +158,13 @@ impl ServerHandler for QeServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        // A task only for work that is long by nature, and only for a client that can
-        // take one; a declared extension alone never turns a quick answer into a task.
-        let wants_task = context.client_capabilities().is_some_and(|caps| caps.supports_tasks());
-        if !wants_task || !tools::runs_as_task(&request.name) || self.tool_router.get(&request.name).is_none() {
+        // A task only for work that is long by nature, and only for a client of the
+        // protocol that defines tasks which declared it can take one: the request's
+        // `_meta` says both for a 2026-07-28 client, the handshake for a session.
+        let protocol = context.protocol_version();
+        let declared = context.client_capabilities().is_some_and(|caps| caps.supports_tasks());
+        let as_task = tools::runs_as_task(&request.name, protocol.as_ref().map(ProtocolVersion::as_str), declared);
+        if !as_task || self.tool_router.get(&request.name).is_none() {
             return self.tool_router.call(ToolCallContext::new(self, request, context)).await;
         }
         // The same route runs inside the task, so a task's result is exactly what the

@@ -21,19 +21,32 @@ pub const BROKEN_TOOL: &str = "broken_fleet_status";
 pub const UNCONTRACTED_TOOL: &str = "server_version";
 
 /// The name of the deliberately broken long-running tool (served with `--broken`). It
-/// runs as a task like `security_scan`, advertises the `security_scan` contract, but
+/// runs as a task like `security_scan` (see [`runs_as_task`]), advertises the `security_scan` contract, but
 /// drops the required `counts` field.
 pub const BROKEN_TASK_TOOL: &str = "broken_security_scan";
 
-/// The tools that are long by nature: a client that declared the tasks extension gets
-/// their calls as tasks. Every other tool answers with its complete result, whatever the
-/// client declared.
+/// The tools that are long by nature: a client of [`TASKS_SINCE`] or later that declared
+/// the tasks extension gets their calls as tasks. Every other tool answers with its
+/// complete result, whatever the client declared.
 pub const TASK_TOOLS: [&str; 2] = ["security_scan", BROKEN_TASK_TOOL];
 
-/// Whether `tool` runs as a task for a client that declared the tasks extension.
+/// The first protocol revision that defines the tasks extension
+/// (`io.modelcontextprotocol/tasks`, SEP-2663). Versions are dates, so they compare as
+/// strings.
+pub const TASKS_SINCE: &str = "2026-07-28";
+
+/// Whether a call of `tool` runs as a task for a client whose negotiated protocol version
+/// is `protocol` (`None` when unknown) and that did or did not declare the tasks
+/// extension (`declared_tasks`): only a [`TASK_TOOLS`] tool, and only for a client on
+/// [`TASKS_SINCE`] or later that declared the extension.
+///
+/// A client on an older revision gets every result complete, extension declared or not:
+/// the extension is not part of its protocol, and such a client may read a task handle as
+/// the tool's result (the MCP Inspector CLI does, in its 2025-11-25 era). A server may
+/// always answer complete.
 #[must_use]
-pub fn runs_as_task(tool: &str) -> bool {
-    TASK_TOOLS.contains(&tool)
+pub fn runs_as_task(tool: &str, protocol: Option<&str>, declared_tasks: bool) -> bool {
+    declared_tasks && protocol.is_some_and(|version| version >= TASKS_SINCE) && TASK_TOOLS.contains(&tool)
 }
 
 /// Arguments of `task_status`.

@@ -47,9 +47,10 @@ pub(super) struct Shared {
     tasks: Mutex<TaskBook>,
     /// Tasks made by the adapter itself, for cache hits a task-capable client asked for.
     hits: TaskManager,
-    /// Tools the handler has answered with a task: a cache hit for a client that
+    /// Tools the handler has answered with a task, each with the protocol versions of
+    /// the clients it did so for: a cache hit for a client on one of those versions that
     /// declared tasks is served as one.
-    task_tools: Mutex<std::collections::HashSet<String>>,
+    task_tools: Mutex<HashMap<String, std::collections::HashSet<ProtocolVersion>>>,
 }
 
 impl Shared {
@@ -61,7 +62,7 @@ impl Shared {
             portable: Mutex::new(HashMap::new()),
             tasks: Mutex::new(TaskBook::default()),
             hits: TaskManager::new(),
-            task_tools: Mutex::new(std::collections::HashSet::new()),
+            task_tools: Mutex::new(HashMap::new()),
         }
     }
 }
@@ -182,13 +183,15 @@ impl<H: ServerHandler> Enforcer<H> {
         crate::contract::arguments::message(&schema, &validator, arguments).map_or(Ok(()), Err)
     }
 
-    /// Whether a cache hit for `tool` should be served as a task to this request: the
-    /// client declared tasks, and the handler has answered this tool with a task. A tool
-    /// the handler answers completely keeps its complete answer, whatever the client
-    /// declared or the server offers; so does a task tool before its first task.
-    fn hit_as_task(&self, tool: &str, context: &RequestContext<RoleServer>) -> bool {
+    /// Whether a cache hit should be served as a task to this request: the client
+    /// declared tasks, and the handler has answered this tool with a task for a client on
+    /// the same protocol version. A tool the handler answers completely keeps its complete
+    /// answer, whatever the client declared or the server offers; so does a task tool
+    /// before its first task, and a task tool for a protocol version the handler answers
+    /// completely.
+    fn hit_as_task(&self, ctx: &CallContext, context: &RequestContext<RoleServer>) -> bool {
         context.client_capabilities().is_some_and(|caps| caps.supports_tasks())
-            && lock(&self.shared.task_tools).contains(tool)
+            && lock(&self.shared.task_tools).get(ctx.tool()).is_some_and(|versions| versions.contains(ctx.protocol()))
     }
 
     async fn contracted_call(
@@ -202,7 +205,7 @@ impl<H: ServerHandler> Enforcer<H> {
         // shape the client would have got from the handler.
         if let Some(hit) = self.shared.pipeline.cached(&ctx, contract) {
             let result = to_rmcp(hit);
-            if self.hit_as_task(ctx.tool(), &context) {
+            if self.hit_as_task(&ctx, &context) {
                 let task = self.shared.hits.spawn(TaskOptions::new(), move |_| Box::pin(async move { Ok(result) }));
                 return Ok(CallToolResponse::Task(CreateTaskResult::new(task)));
             }
@@ -227,8 +230,11 @@ impl<H: ServerHandler> Enforcer<H> {
         match response {
             CallToolResponse::Complete(result) => Ok(self.enforce(contract, &ctx, result).into()),
             CallToolResponse::Task(create) => {
-                if !lock(&self.shared.task_tools).contains(ctx.tool()) {
-                    lock(&self.shared.task_tools).insert(ctx.tool().to_owned());
+                {
+                    let mut task_tools = lock(&self.shared.task_tools);
+                    if !task_tools.get(ctx.tool()).is_some_and(|versions| versions.contains(ctx.protocol())) {
+                        task_tools.entry(ctx.tool().to_owned()).or_default().insert(ctx.protocol().clone());
+                    }
                 }
                 let record = TaskRecord { contract: Some(contract), ctx, enforced: None };
                 lock(&self.shared.tasks).insert(create.task.task_id.clone(), record);
