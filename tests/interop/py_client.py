@@ -66,7 +66,7 @@ async def run(transport: str, target: str, server_args: list[str], mode: str) ->
             for t in listed.tools
         ]
         # A clean control for the validator class the SDK uses (validator_for + check_schema):
-        # the listed search_tickets schema must reject the seed-001 bad payloads.
+        # the listed search_tickets schema must reject bad ticket payloads.
         search = next((t for t in listed.tools if t.name == "search_tickets"), None)
         if search is not None and search.output_schema is not None:
             schema = search.output_schema

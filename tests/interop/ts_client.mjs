@@ -81,7 +81,7 @@ try {
     validatorCompiled: Boolean(client.getToolOutputValidator(t.name)),
   }));
 
-  // A clean control for the client's validator itself: the seed-001 payload with an
+  // A clean control for the client's validator itself: the extra-key ticket payload with an
   // extra key must be rejected by the compiled search_tickets validator.
   const search = client.getToolOutputValidator('search_tickets');
   if (search) {

@@ -521,14 +521,14 @@ fn check_summary(summary: &Value, stderr: &str, protocol: &str) -> Vec<Value> {
     assert!(loud.is_empty(), "{who} logged warnings or errors: {loud:?}");
 
     // The client's validator is live: it accepts the clean control and rejects the two
-    // seed-001 faults.
+    // faulty ticket payloads (an extra key, an unknown status).
     assert_eq!(
         summary["validatorControl"],
         json!({ "good": true, "extraKey": false, "badEnum": false }),
         "{who}: validator control"
     );
 
-    // tools/list: what is served is what was reviewed (experiment 8).
+    // tools/list: what is served is what was reviewed.
     let version = ProtocolVersion::new(protocol);
     let listed = summary["tools"].as_array().expect("tools");
     for tool in listed {
@@ -624,7 +624,7 @@ fn check_summary(summary: &Value, stderr: &str, protocol: &str) -> Vec<Value> {
 }
 
 /// Asserts the essences from several transports agree with each other and, for
-/// replayable calls, with the in-process pipeline (experiment 7).
+/// replayable calls, with the in-process pipeline.
 fn assert_parity(protocol: &str, runs: &[(&str, Vec<Value>)]) {
     let (first_name, first) = &runs[0];
     for (name, run) in &runs[1..] {

@@ -67,7 +67,11 @@ fn citation(line: &str) -> Option<&'static str> {
             return Some("a planning document");
         }
     }
-    if lower.contains(&format!("{}/", "seeds")) || word_then_number(&lower, "seed ", 3) {
+    if lower.contains(&format!("{}/", "seeds"))
+        || word_then_number(&lower, "seed ", 3)
+        || word_then_number(&lower, "seed-", 3)
+        || lower.contains(&format!("{} documents", "seed"))
+    {
         return Some("a numbered source document");
     }
     if word_then_number(&lower, "issue #", 1) || word_then_number(&lower, "issue ", 1) {
@@ -102,6 +106,8 @@ mod tests {
             format!("the {} 8 order", "decision"),
             format!("../shared/{}/001.txt", "seeds"),
             format!("as {} 21 says", "Issue"),
+            format!("the {}-001 payload", "seed"),
+            format!("the demo ({} documents 000, 001)", "seed"),
         ];
         for line in &cited {
             assert!(citation(line).is_some(), "not found: {line}");

@@ -1,8 +1,7 @@
 //! A quality-engineering MCP server whose tool results are enforced output contracts.
 //!
-//! This crate holds the contracted result types of the demo slice (seed documents 000,
-//! 001 and 004): fleet, task and pipeline status, quality and security assessments, a
-//! slash-named coverage tool, an array-rooted ticket search and a scrape result that
+//! This crate holds the contracted result types of the demo slice: fleet, task and
+//! pipeline status, quality and security assessments, a slash-named coverage tool, an array-rooted ticket search and a scrape result that
 //! carries pass-through data. [`tools`] holds the tool logic over in-memory data; the
 //! `server` feature adds the runnable rmcp server (`cargo run -p qe-server --features server`).
 
