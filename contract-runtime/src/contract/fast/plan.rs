@@ -166,7 +166,13 @@ impl Compiler<'_> {
             Value::Object(obj) => obj,
             _ => return Err(format!("{at}: a schema that is neither an object nor a boolean")),
         };
-        let constraining: Vec<&str> = obj.keys().map(String::as_str).filter(|k| !ignorable(k)).collect();
+        // The canonical form writes `"type": "object"` beside a root `$ref` or union whose
+        // instances are all objects: it adds nothing the target does not say, so the plan
+        // reads the target and checks that it is objects only.
+        let object_marker = obj.get("type").is_some_and(|t| t == "object")
+            && ["$ref", "anyOf", "oneOf"].iter().any(|k| obj.contains_key(*k));
+        let constraining: Vec<&str> =
+            obj.keys().map(String::as_str).filter(|k| !ignorable(k) && !(object_marker && *k == "type")).collect();
         if constraining.is_empty() {
             return Ok(ANY);
         }
@@ -174,19 +180,30 @@ impl Compiler<'_> {
             if constraining.len() > 1 {
                 return Err(format!("{at}: $ref beside other keywords"));
             }
-            return self.reference(reference, at);
+            let id = self.reference(reference, at)?;
+            return self.objects_only(id, object_marker, at);
         }
         for key in ["anyOf", "oneOf"] {
             if let Some(branches) = obj.get(key) {
                 if constraining.len() > 1 {
                     return Err(format!("{at}: {key} beside other keywords"));
                 }
-                return self.union(branches, &format!("{at}/{key}"));
+                let id = self.union(branches, &format!("{at}/{key}"))?;
+                return self.objects_only(id, object_marker, at);
             }
         }
         let id = self.push(Node::Any);
         let typed = self.typed(obj, at)?;
         self.nodes[id] = Node::Typed(Box::new(typed));
+        Ok(id)
+    }
+
+    /// `id`, when no `"type": "object"` stands beside it or every instance it allows is an
+    /// object; otherwise that `type` would constrain, and the plan does not judge it.
+    fn objects_only(&self, id: usize, object_marker: bool, at: &str) -> Result<usize, String> {
+        if object_marker && self.types_of(id, 0) != Some(OBJECT) {
+            return Err(format!("{at}: `type` beside a $ref or union that is not objects only"));
+        }
         Ok(id)
     }
 
