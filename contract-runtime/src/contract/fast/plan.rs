@@ -172,7 +172,7 @@ impl Compiler<'_> {
         let object_marker = obj.get("type").is_some_and(|t| t == "object")
             && ["$ref", "anyOf", "oneOf"].iter().any(|k| obj.contains_key(*k));
         let constraining: Vec<&str> =
-            obj.keys().map(String::as_str).filter(|k| !ignorable(k) && !(object_marker && *k == "type")).collect();
+            obj.keys().map(String::as_str).filter(|k| !(ignorable(k) || (object_marker && *k == "type"))).collect();
         if constraining.is_empty() {
             return Ok(ANY);
         }
