@@ -256,6 +256,35 @@ pub fn diff(old: &Value, new: &Value) -> Vec<Change> {
     .unwrap_or_else(walk)
 }
 
+/// Which way a schema's values travel, which decides what a change breaks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Direction {
+    /// The server writes, clients read (`outputSchema`, `structuredContent`): a change
+    /// is safe when the new schema allows no value the old one rejected.
+    Response,
+    /// Clients write, the server reads (`inputSchema`, the arguments of `tools/call`): a
+    /// change is safe when every value the old schema accepted is still accepted.
+    Request,
+}
+
+/// Classifies every difference between two canonical schemas whose values travel in
+/// `direction`. [`diff`] is `diff_in(Direction::Response, …)`.
+#[must_use]
+pub fn diff_in(direction: Direction, old: &Value, new: &Value) -> Vec<Change> {
+    let mut changes = diff(old, new);
+    if direction == Direction::Request {
+        for change in &mut changes {
+            change.verdict = match (change.kind, change.verdict) {
+                (ChangeKind::Unclassified | ChangeKind::ContractRemoved, verdict) => verdict,
+                (_, Verdict::Breaking) => Verdict::Additive,
+                (_, Verdict::Additive) => Verdict::Breaking,
+                (_, Verdict::Cosmetic) => Verdict::Cosmetic,
+            };
+        }
+    }
+    changes
+}
+
 /// The verdict of a set of changes: the worst one, or `None` when there are none.
 #[must_use]
 pub fn verdict(changes: &[Change]) -> Option<Verdict> {
