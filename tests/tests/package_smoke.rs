@@ -185,6 +185,11 @@ fn packaged_contract_audit_installs_and_audits() {
         &["contract-derive", "contract-runtime", "contract-audit"],
     );
     let folder = |name: &str| &crates.iter().find(|(package, _)| package == name).expect("packed").1;
+    // crates.io shows the crate's README.
+    let manifest = std::fs::read_to_string(folder("contract-audit").join("Cargo.toml")).expect("a packed manifest");
+    assert!(manifest.contains("readme = \"README.md\""), "{manifest}");
+    let readme = std::fs::read_to_string(folder("contract-audit").join("README.md")).expect("a packed README.md");
+    assert!(readme.contains("cargo install contract-audit"), "{readme}");
     let root = own.join("root");
     let _ = std::fs::remove_dir_all(&root);
     let mut install = smoke::cargo();
