@@ -23,6 +23,9 @@
 //! Everything builds in `target/package-smoke/target`, a target directory of its own,
 //! so the test neither waits on nor invalidates the main build (support/smoke.rs).
 
+#[path = "support/bins.rs"]
+#[allow(dead_code)]
+mod bins;
 #[path = "support/smoke.rs"]
 #[allow(dead_code)]
 mod smoke;
@@ -161,4 +164,83 @@ fn packaged_crates_serve_a_user_workspace() {
     let review: Value = serde_json::from_slice(&out.stdout).expect("the review is JSON");
     assert!(validator.is_valid(&review), "a failing review still matches its schema: {review}");
     assert_eq!(review["ok"], false);
+}
+
+/// `cargo install` of the packed contract-audit gives a working binary.
+///
+/// contract-derive, contract-runtime and contract-audit are packed as crates.io would
+/// receive them; the unpacked contract-audit is installed with `cargo install --path`
+/// into a fresh root, resolved by the lock file it ships (`--locked`) and offline, with
+/// the packed contract-runtime and contract-derive patched in for the crates.io versions
+/// it names (`--config patch.crates-io…` on the command line). It
+/// builds with the dev profile (`--debug`) in the smoke's target directory, so a rerun
+/// rebuilds only what changed. The installed binary prints its help and audits the demo
+/// server: clean, and with its deliberately broken tool, reported with exit status 1.
+#[test]
+fn packaged_contract_audit_installs_and_audits() {
+    let own = smoke::smoke_dir().join("contract-audit");
+    let crates = smoke::pack(
+        &own.join("crates"),
+        &smoke::smoke_dir().join("target"),
+        &["contract-derive", "contract-runtime", "contract-audit"],
+    );
+    let folder = |name: &str| &crates.iter().find(|(package, _)| package == name).expect("packed").1;
+    // crates.io shows the crate's README.
+    let manifest = std::fs::read_to_string(folder("contract-audit").join("Cargo.toml")).expect("a packed manifest");
+    assert!(manifest.contains("readme = \"README.md\""), "{manifest}");
+    let readme = std::fs::read_to_string(folder("contract-audit").join("README.md")).expect("a packed README.md");
+    assert!(readme.contains("cargo install contract-audit"), "{readme}");
+    let root = own.join("root");
+    let _ = std::fs::remove_dir_all(&root);
+    let mut install = smoke::cargo();
+    install
+        .current_dir(&own)
+        .env("CARGO_INCREMENTAL", "0")
+        .args(["install", "--quiet", "--locked", "--offline", "--debug", "--path"])
+        .arg(folder("contract-audit"))
+        .arg("--root")
+        .arg(&root)
+        .arg("--target-dir")
+        .arg(smoke::smoke_dir().join("target"));
+    for package in ["contract-derive", "contract-runtime"] {
+        let path = folder(package).to_str().expect("a UTF-8 path");
+        install.arg("--config").arg(format!("patch.crates-io.{package}.path={path:?}"));
+    }
+    ok(install, "cargo install --path contract-audit");
+    let exe = root.join("bin").join(format!("contract-audit{}", std::env::consts::EXE_SUFFIX));
+    assert!(exe.is_file(), "cargo install put no binary at {}", exe.display());
+
+    let mut help = std::process::Command::new(&exe);
+    help.arg("--help");
+    let help = ok(help, "contract-audit --help");
+    let help = String::from_utf8_lossy(&help.stdout);
+    assert!(help.contains("Usage: contract-audit [OPTIONS] [URL] [-- <COMMAND>...]"), "{help}");
+    assert!(help.contains("call-server-reported-violation"), "--help lists the findings: {help}");
+
+    // The demo server, clean: every listed tool, no error.
+    let server = bins::qe_server().to_str().expect("a UTF-8 path");
+    let audit = |args: &[&str]| {
+        bins::run_to_end(std::process::Command::new(&exe).args(args), std::time::Duration::from_secs(120))
+    };
+    let clean = audit(&["--format", "json", "--", server]);
+    assert_eq!(clean.status.code(), Some(0), "{}\n{}", clean.stdout, clean.stderr);
+    let report: Value = serde_json::from_str(&clean.stdout)
+        .unwrap_or_else(|e| panic!("a JSON report ({e}):\n{}\n{}", clean.stdout, clean.stderr));
+    assert_eq!(report["server"]["name"], "qe-server", "{report:#}");
+    assert_eq!(report["summary"]["errors"], 0, "{report:#}");
+    let tickets = report["tools"].as_array().and_then(|t| t.iter().find(|t| t["name"] == "search_tickets"));
+    assert_eq!(tickets.map(|t| &t["contract"]["qualified"]), Some(&json!(true)), "{report:#}");
+
+    // With its broken tool called: the violation reported, the sound tool valid.
+    let args = own.join("args.json");
+    std::fs::write(&args, r#"{"broken_fleet_status": {}, "fleet_status": {}}"#).unwrap();
+    let broken = audit(&["--args", args.to_str().expect("a UTF-8 path"), "--", server, "--broken"]);
+    assert_eq!(broken.status.code(), Some(1), "{}\n{}", broken.stdout, broken.stderr);
+    let row = |tool: &str| {
+        let line = broken.stdout.lines().find(|l| l.split_whitespace().next() == Some(tool));
+        line.unwrap_or_else(|| panic!("a row for {tool}:\n{}", broken.stdout)).split_whitespace().collect::<Vec<_>>()
+    };
+    assert_eq!(row("broken_fleet_status")[3..], ["declared-error", "error:call-server-reported-violation"]);
+    assert_eq!(row("fleet_status")[3..], ["valid", "ok"]);
+    assert!(broken.stdout.contains("error broken_fleet_status: call-server-reported-violation"), "{}", broken.stdout);
 }

@@ -62,7 +62,7 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
-/// Packs the crates into `target` and unpacks them under `crates`; returns each crate's
+/// Packs `packages` into `target` and unpacks them under `crates`; returns each crate's
 /// folder.
 ///
 /// `cargo package` gives every file of a `.crate` the same fixed mtime, and cargo judges
@@ -70,18 +70,18 @@ fn copy_dir(from: &Path, to: &Path) {
 /// archived mtimes would never be rebuilt. So a crate whose `.crate` changed is unpacked
 /// afresh with the current time on its files (`tar -m`), and one that did not change is
 /// left as it is, so its build stays fresh.
-fn pack(crates: &Path, target: &Path) -> Vec<(String, PathBuf)> {
+pub(crate) fn pack(crates: &Path, target: &Path, packages: &[&str]) -> Vec<(String, PathBuf)> {
     let mut pack = cargo();
     pack.current_dir(workspace())
         .args(["package", "--no-verify", "--allow-dirty", "--quiet", "--target-dir"])
         .arg(target);
-    for package in PACKAGES {
+    for package in packages {
         pack.args(["-p", package]);
     }
     ok(pack, "cargo package");
     std::fs::create_dir_all(crates).expect("creates the crates folder");
     let version = env!("CARGO_PKG_VERSION");
-    PACKAGES
+    packages
         .iter()
         .map(|package| {
             let file = target.join("package").join(format!("{package}-{version}.crate"));
@@ -121,7 +121,7 @@ impl UserWorkspace {
         let root = workspace();
         let target = smoke_dir().join("target");
         let own = smoke_dir().join(name);
-        let crates = pack(&own.join("crates"), &target);
+        let crates = pack(&own.join("crates"), &target, &PACKAGES);
         let dir = own.join("ws");
         let _ = std::fs::remove_dir_all(&dir);
         copy_dir(&root.join("tests/fixtures").join(fixture), &dir);
