@@ -172,6 +172,7 @@ mod node;
 mod policy;
 mod rules;
 mod shape;
+pub mod text;
 mod walk;
 
 pub use change::{Bump, Change, ChangeKind, Op, Side, Verdict};
@@ -183,7 +184,7 @@ use node::{
 pub use policy::{decreased, minimum_version, satisfies, version_policy, Policy};
 use shape::kind_of;
 pub use shape::{check_schema, SchemaProblem};
-use walk::{Closed, Walker};
+use walk::{Closed, Effect, Walker};
 
 /// Classifies every difference between two canonical schemas, for outputs.
 ///
@@ -209,9 +210,33 @@ use walk::{Closed, Walker};
 /// ```
 #[must_use]
 pub fn diff(old: &Value, new: &Value) -> Vec<Change> {
+    diff_in(Direction::Response, old, new)
+}
+
+/// Which way a schema's values travel, which decides what a change breaks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Direction {
+    /// The server writes, clients read (`outputSchema`, `structuredContent`): a change
+    /// is safe when the new schema allows no value the old one rejected.
+    Response,
+    /// Clients write, the server reads (`inputSchema`, the arguments of `tools/call`): a
+    /// change is safe when every value the old schema accepted is still accepted.
+    Request,
+}
+
+/// Classifies every difference between two canonical schemas whose values travel in
+/// `direction`. [`diff`] is `diff_in(Direction::Response, …)`.
+#[must_use]
+pub fn diff_in(direction: Direction, old: &Value, new: &Value) -> Vec<Change> {
     let walk = || {
-        let mut walker =
-            Walker { old_root: old, new_root: new, changes: Vec::new(), pairs: Vec::new(), moved: Vec::new() };
+        let mut walker = Walker {
+            direction,
+            old_root: old,
+            new_root: new,
+            changes: Vec::new(),
+            pairs: Vec::new(),
+            moved: Vec::new(),
+        };
         walker.walk(old, new, "", Closed::default(), 0);
         let mut changes = walker.changes;
         // `old != new` is the cheap test; the canonical text settles key order.
@@ -221,6 +246,7 @@ pub fn diff(old: &Value, new: &Value) -> Vec<Change> {
                 kind: ChangeKind::TextOnly,
                 op: Op::Changed,
                 verdict: Verdict::Cosmetic,
+                direction,
                 detail: "text only: no value changes meaning ($defs renamed or reordered)".to_owned(),
                 old: None,
                 new: None,
@@ -254,35 +280,6 @@ pub fn diff(old: &Value, new: &Value) -> Vec<Change> {
             .map(|handle| handle.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
     })
     .unwrap_or_else(walk)
-}
-
-/// Which way a schema's values travel, which decides what a change breaks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Direction {
-    /// The server writes, clients read (`outputSchema`, `structuredContent`): a change
-    /// is safe when the new schema allows no value the old one rejected.
-    Response,
-    /// Clients write, the server reads (`inputSchema`, the arguments of `tools/call`): a
-    /// change is safe when every value the old schema accepted is still accepted.
-    Request,
-}
-
-/// Classifies every difference between two canonical schemas whose values travel in
-/// `direction`. [`diff`] is `diff_in(Direction::Response, …)`.
-#[must_use]
-pub fn diff_in(direction: Direction, old: &Value, new: &Value) -> Vec<Change> {
-    let mut changes = diff(old, new);
-    if direction == Direction::Request {
-        for change in &mut changes {
-            change.verdict = match (change.kind, change.verdict) {
-                (ChangeKind::Unclassified | ChangeKind::ContractRemoved, verdict) => verdict,
-                (_, Verdict::Breaking) => Verdict::Additive,
-                (_, Verdict::Additive) => Verdict::Breaking,
-                (_, Verdict::Cosmetic) => Verdict::Cosmetic,
-            };
-        }
-    }
-    changes
 }
 
 /// The verdict of a set of changes: the worst one, or `None` when there are none.

@@ -19,7 +19,42 @@ pub(super) enum ListMode {
     AllOf,
 }
 
+/// What a change does to the set of values a schema accepts. The walk's [`Direction`]
+/// turns it into a verdict ([`Effect::verdict`]): the rules are written once, for both.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Effect {
+    /// More values pass, none fails that passed: breaking for responses, additive for requests.
+    Widens,
+    /// Fewer values pass, none passes that failed: additive for responses, breaking for requests.
+    Narrows,
+    /// Values pass that failed and others fail that passed, or the walk cannot tell:
+    /// breaking both ways.
+    Unsafe,
+    /// Safe both ways by what writers and readers do, not by the sets alone (an optional
+    /// property added to an open object): additive both ways.
+    Compatible,
+    /// No value changes meaning: cosmetic both ways.
+    Cosmetic,
+}
+
+impl Effect {
+    /// The verdict of this effect for values that travel in `direction`.
+    pub(super) fn verdict(self, direction: Direction) -> Verdict {
+        match (self, direction) {
+            (Effect::Cosmetic, _) => Verdict::Cosmetic,
+            (Effect::Compatible, _) | (Effect::Narrows, Direction::Response) | (Effect::Widens, Direction::Request) => {
+                Verdict::Additive
+            }
+            (Effect::Unsafe, _) | (Effect::Widens, Direction::Response) | (Effect::Narrows, Direction::Request) => {
+                Verdict::Breaking
+            }
+        }
+    }
+}
+
 pub(super) struct Walker<'a> {
+    /// Which way the values travel: decides each change's verdict.
+    pub(super) direction: Direction,
     pub(super) old_root: &'a Value,
     pub(super) new_root: &'a Value,
     pub(super) changes: Vec<Change>,
@@ -38,13 +73,14 @@ impl Walker<'_> {
         pointer: String,
         kind: ChangeKind,
         op: Op,
-        verdict: Verdict,
+        effect: Effect,
         detail: impl Into<String>,
     ) {
         self.changes.push(Change {
             kind,
             op,
-            verdict,
+            verdict: effect.verdict(self.direction),
+            direction: self.direction,
             detail: detail.into(),
             old: None,
             new: None,
@@ -57,7 +93,7 @@ impl Walker<'_> {
     pub(super) fn push_values(
         &mut self,
         pointer: String,
-        (kind, op, verdict): (ChangeKind, Op, Verdict),
+        (kind, op, effect): (ChangeKind, Op, Effect),
         detail: impl Into<String>,
         old: Option<&Value>,
         new: Option<&Value>,
@@ -65,7 +101,8 @@ impl Walker<'_> {
         self.changes.push(Change {
             kind,
             op,
-            verdict,
+            verdict: effect.verdict(self.direction),
+            direction: self.direction,
             detail: detail.into(),
             old: old.cloned(),
             new: new.cloned(),
@@ -112,6 +149,7 @@ impl Walker<'_> {
     /// Whether two subschemas compare without any change.
     pub(super) fn equivalent(&self, old: &Value, new: &Value, outer: Closed, depth: usize) -> bool {
         let mut probe = Walker {
+            direction: self.direction,
             old_root: self.old_root,
             new_root: self.new_root,
             changes: Vec::new(),
@@ -131,7 +169,7 @@ impl Walker<'_> {
                 path.to_owned(),
                 ChangeKind::Unclassified,
                 Op::Changed,
-                Verdict::Breaking,
+                Effect::Unsafe,
                 format!("differs where the schema is {why}: not classified, so treated as breaking"),
             );
         }
@@ -153,7 +191,7 @@ impl Walker<'_> {
                     path.to_owned(),
                     ChangeKind::ConstraintRemoved,
                     Op::Changed,
-                    Verdict::Breaking,
+                    Effect::Widens,
                     "was `false` (no value allowed), now allows values",
                 );
                 return;
@@ -163,7 +201,7 @@ impl Walker<'_> {
                     path.to_owned(),
                     ChangeKind::ConstraintAdded,
                     Op::Changed,
-                    Verdict::Additive,
+                    Effect::Narrows,
                     "now `false`: no value allowed",
                 );
                 return;
@@ -211,12 +249,12 @@ impl Walker<'_> {
         match (ou, nu) {
             (Some(ok), Some(nk)) => {
                 if ok != nk {
-                    let (verdict, detail) = if nk == "anyOf" {
-                        (Verdict::Breaking, "`oneOf` → `anyOf`: values matching several branches now pass")
+                    let (effect, detail) = if nk == "anyOf" {
+                        (Effect::Widens, "`oneOf` → `anyOf`: values matching several branches now pass")
                     } else {
-                        (Verdict::Additive, "`anyOf` → `oneOf`: values matching several branches now fail")
+                        (Effect::Narrows, "`anyOf` → `oneOf`: values matching several branches now fail")
                     };
-                    self.push(format!("{path}/{nk}"), ChangeKind::CompositionChanged, Op::Changed, verdict, detail);
+                    self.push(format!("{path}/{nk}"), ChangeKind::CompositionChanged, Op::Changed, effect, detail);
                 }
                 self.list(&indexed(&o, ok, path), &indexed(&n, nk, path), inner, depth, ListMode::Union);
             }
@@ -225,7 +263,7 @@ impl Walker<'_> {
                     format!("{path}/{nk}"),
                     ChangeKind::ConstraintAdded,
                     Op::Added,
-                    Verdict::Additive,
+                    Effect::Narrows,
                     format!("`{nk}` added: every value must match its branches"),
                 );
                 for (pointer, branch) in indexed(&n, nk, path) {
@@ -237,7 +275,7 @@ impl Walker<'_> {
                     format!("{path}/{ok}"),
                     ChangeKind::ConstraintRemoved,
                     Op::Removed,
-                    Verdict::Breaking,
+                    Effect::Widens,
                     format!("`{ok}` removed: values need not match its branches"),
                 );
                 for (pointer, branch) in indexed(&o, ok, path) {
@@ -316,18 +354,16 @@ impl Walker<'_> {
                 }
                 None => {
                     let label = &new_shapes[j].label;
-                    let (kind, verdict, detail) = match mode {
-                        ListMode::Union if is_null_schema(self.new_root, new) => (
-                            ChangeKind::BecameNullable,
-                            Verdict::Breaking,
-                            "null branch added: now nullable".to_owned(),
-                        ),
-                        ListMode::Union => (ChangeKind::BranchAdded, Verdict::Breaking, format!("branch {label}")),
+                    let (kind, effect, detail) = match mode {
+                        ListMode::Union if is_null_schema(self.new_root, new) => {
+                            (ChangeKind::BecameNullable, Effect::Widens, "null branch added: now nullable".to_owned())
+                        }
+                        ListMode::Union => (ChangeKind::BranchAdded, Effect::Widens, format!("branch {label}")),
                         ListMode::AllOf => {
-                            (ChangeKind::ConstraintAdded, Verdict::Additive, format!("`allOf` entry {label}"))
+                            (ChangeKind::ConstraintAdded, Effect::Narrows, format!("`allOf` entry {label}"))
                         }
                     };
-                    self.push(pointer.clone(), kind, Op::Added, verdict, detail);
+                    self.push(pointer.clone(), kind, Op::Added, effect, detail);
                 }
             }
         }
@@ -336,16 +372,16 @@ impl Walker<'_> {
                 continue;
             }
             let label = &old_shapes[i].label;
-            let (kind, verdict, detail) = match mode {
+            let (kind, effect, detail) = match mode {
                 ListMode::Union if is_null_schema(self.old_root, old) => (
                     ChangeKind::NoLongerNullable,
-                    Verdict::Additive,
+                    Effect::Narrows,
                     "null branch removed: no longer nullable".to_owned(),
                 ),
-                ListMode::Union => (ChangeKind::BranchRemoved, Verdict::Additive, format!("branch {label}")),
-                ListMode::AllOf => (ChangeKind::ConstraintRemoved, Verdict::Breaking, format!("`allOf` entry {label}")),
+                ListMode::Union => (ChangeKind::BranchRemoved, Effect::Narrows, format!("branch {label}")),
+                ListMode::AllOf => (ChangeKind::ConstraintRemoved, Effect::Widens, format!("`allOf` entry {label}")),
             };
-            self.push(pointer.clone(), kind, Op::Removed, verdict, detail);
+            self.push(pointer.clone(), kind, Op::Removed, effect, detail);
         }
     }
 
@@ -366,7 +402,7 @@ impl Walker<'_> {
             list.to_owned(),
             ChangeKind::Reordered,
             Op::Changed,
-            Verdict::Cosmetic,
+            Effect::Cosmetic,
             format!("{what} reordered, old → new index: {}", moved.join(", ")),
         );
     }
@@ -409,7 +445,7 @@ impl Walker<'_> {
                 pointer,
                 ChangeKind::Unclassified,
                 op,
-                Verdict::Breaking,
+                Effect::Unsafe,
                 format!("`{keyword}` {}: not classified, so treated as breaking", op.as_str()),
             );
         }

@@ -1,0 +1,1 @@
+//! Instruction-like text in tool descriptions.
