@@ -13,8 +13,11 @@ pub(super) struct Closed {
 /// How unmatched entries of a schema list are judged.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum ListMode {
-    /// `anyOf`/`oneOf`: a new branch widens, a dropped branch narrows.
+    /// `anyOf`: a new branch widens, a dropped branch narrows.
     Union,
+    /// `oneOf`: as `anyOf`, except that a new branch that a value can match together with
+    /// another branch also refuses that value (it matches two).
+    OneOf,
     /// `allOf`: a new entry narrows, a dropped entry widens.
     AllOf,
 }
@@ -50,6 +53,43 @@ impl Effect {
             }
         }
     }
+}
+
+impl ListMode {
+    /// The mode of the union keyword `keyword` (`anyOf` or `oneOf`).
+    fn of(keyword: &str) -> Self {
+        if keyword == "oneOf" {
+            ListMode::OneOf
+        } else {
+            ListMode::Union
+        }
+    }
+}
+
+/// Whether no value can match both branches, as far as their types and tags tell: no
+/// type in common, or a property both require with `const`/`enum` values that share
+/// none. `false` means they may overlap.
+fn exclusive(root: &Value, a: &Value, b: &Value) -> bool {
+    let (a, b) = (node::resolve(root, a), node::resolve(root, b));
+    let (Some(a), Some(b)) = (a.as_object(), b.as_object()) else { return false };
+    if let (Some(x), Some(y)) = (type_set(a), type_set(b)) {
+        if !x.iter().any(|t| accepts(&y, t)) && !y.iter().any(|t| accepts(&x, t)) {
+            return true;
+        }
+    }
+    let tags = |map: &Map<String, Value>, name: &str| -> Option<Vec<Value>> {
+        let prop = node::resolve(root, map.get("properties")?.get(name)?);
+        match (prop.get("const"), prop.get("enum").and_then(Value::as_array)) {
+            (Some(c), _) => Some(vec![c.clone()]),
+            (None, Some(list)) => Some(list.clone()),
+            (None, None) => None,
+        }
+    };
+    let (ra, rb) = (required_set(a), required_set(b));
+    ra.intersection(&rb).any(|name| match (tags(a, name), tags(b, name)) {
+        (Some(x), Some(y)) => !x.iter().any(|v| y.contains(v)),
+        _ => false,
+    })
 }
 
 pub(super) struct Walker<'a> {
@@ -220,14 +260,14 @@ impl Walker<'_> {
                 self.annotations(&own_annotations(old_raw), &n, path);
                 let single = strip_annotations(old_raw);
                 let olds = [(path.to_owned(), &single)];
-                self.list(&olds, &indexed(&n, nk, path), outer, depth, ListMode::Union);
+                self.list(&olds, &indexed(&n, nk, path), outer, depth, ListMode::of(nk));
                 return;
             }
             (Some(ok), None) if only_union(&o, ok) && !constrains_nothing(&n) => {
                 self.annotations(&o, &own_annotations(new_raw), path);
                 let single = strip_annotations(new_raw);
                 let news = [(path.to_owned(), &single)];
-                self.list(&indexed(&o, ok, path), &news, outer, depth, ListMode::Union);
+                self.list(&indexed(&o, ok, path), &news, outer, depth, ListMode::of(ok));
                 return;
             }
             _ => {}
@@ -256,7 +296,7 @@ impl Walker<'_> {
                     };
                     self.push(format!("{path}/{nk}"), ChangeKind::CompositionChanged, Op::Changed, effect, detail);
                 }
-                self.list(&indexed(&o, ok, path), &indexed(&n, nk, path), inner, depth, ListMode::Union);
+                self.list(&indexed(&o, ok, path), &indexed(&n, nk, path), inner, depth, ListMode::of(nk));
             }
             (None, Some(nk)) => {
                 self.push(
@@ -354,11 +394,25 @@ impl Walker<'_> {
                 }
                 None => {
                     let label = &new_shapes[j].label;
+                    // A new `oneOf` branch that overlaps another refuses the old values in
+                    // the overlap: they match two branches now.
+                    let overlaps = mode == ListMode::OneOf
+                        && news
+                            .iter()
+                            .enumerate()
+                            .any(|(k, (_, other))| k != j && !exclusive(self.new_root, new, other));
                     let (kind, effect, detail) = match mode {
-                        ListMode::Union if is_null_schema(self.new_root, new) => {
+                        ListMode::OneOf if overlaps => (
+                            ChangeKind::BranchAdded,
+                            Effect::Unsafe,
+                            format!("branch {label}, which a value can match together with another branch: such values are now refused"),
+                        ),
+                        ListMode::Union | ListMode::OneOf if is_null_schema(self.new_root, new) => {
                             (ChangeKind::BecameNullable, Effect::Widens, "null branch added: now nullable".to_owned())
                         }
-                        ListMode::Union => (ChangeKind::BranchAdded, Effect::Widens, format!("branch {label}")),
+                        ListMode::Union | ListMode::OneOf => {
+                            (ChangeKind::BranchAdded, Effect::Widens, format!("branch {label}"))
+                        }
                         ListMode::AllOf => {
                             (ChangeKind::ConstraintAdded, Effect::Narrows, format!("`allOf` entry {label}"))
                         }
@@ -372,13 +426,26 @@ impl Walker<'_> {
                 continue;
             }
             let label = &old_shapes[i].label;
+            // A `oneOf` branch that overlapped another: the values in the overlap matched
+            // two branches and failed; now they pass.
+            let overlapped = mode == ListMode::OneOf
+                && olds.iter().enumerate().any(|(k, (_, other))| k != i && !exclusive(self.old_root, old, other));
             let (kind, effect, detail) = match mode {
-                ListMode::Union if is_null_schema(self.old_root, old) => (
+                ListMode::OneOf if overlapped => (
+                    ChangeKind::BranchRemoved,
+                    Effect::Unsafe,
+                    format!(
+                        "branch {label}, which a value could match together with another branch: such values now pass"
+                    ),
+                ),
+                ListMode::Union | ListMode::OneOf if is_null_schema(self.old_root, old) => (
                     ChangeKind::NoLongerNullable,
                     Effect::Narrows,
                     "null branch removed: no longer nullable".to_owned(),
                 ),
-                ListMode::Union => (ChangeKind::BranchRemoved, Effect::Narrows, format!("branch {label}")),
+                ListMode::Union | ListMode::OneOf => {
+                    (ChangeKind::BranchRemoved, Effect::Narrows, format!("branch {label}"))
+                }
                 ListMode::AllOf => (ChangeKind::ConstraintRemoved, Effect::Widens, format!("`allOf` entry {label}")),
             };
             self.push(pointer.clone(), kind, Op::Removed, effect, detail);
