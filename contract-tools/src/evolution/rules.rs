@@ -219,7 +219,7 @@ impl Walker<'_> {
                     // Every multiple of 10 is a multiple of 5: `multipleOf` 5 → 10 narrows,
                     // 10 → 5 widens. Any other change lets values in and out (a pattern
                     // or format is not compared by the language it accepts).
-                    let divides = |a: &Value, b: &Value| matches!((a.as_f64(), b.as_f64()), (Some(a), Some(b)) if a > 0.0 && (b / a).fract().abs() < 1e-9);
+                    let divides = |by: &Value, of: &Value| matches!((by.as_f64(), of.as_f64()), (Some(by), Some(of)) if by > 0.0 && (of / by).fract().abs() < 1e-9);
                     let kind = ChangeKind::ConstraintChanged;
                     if keyword == "multipleOf" && divides(x, y) {
                         (kind, Op::Changed, Effect::Narrows, format!("{x} → {y}, narrowed"))
@@ -230,8 +230,8 @@ impl Walker<'_> {
                     }
                 }
             };
-            let (kind, op, verdict, detail) = entry;
-            self.push_values(pointer, (kind, op, verdict), detail, before.as_ref(), after.as_ref());
+            let (kind, op, effect, detail) = entry;
+            self.push_values(pointer, (kind, op, effect), detail, before.as_ref(), after.as_ref());
         }
     }
 
