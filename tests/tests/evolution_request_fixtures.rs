@@ -173,7 +173,7 @@ fn request_verdicts_of_every_fixture_pair_match_the_table_and_the_oracle() {
                 }
                 (false, true) | (true, false) => {}
                 (true, true) => {
-                    wrong.push(format!("{rule} {direction:?} {ahead}: listed as a departure, but the oracle agrees"))
+                    wrong.push(format!("{rule} {direction:?} {ahead}: listed as a departure, but the oracle agrees"));
                 }
                 (false, false) if found.is_empty() => {
                     if !UNDECIDED.iter().any(|(r, d, f, _)| *r == rule && *d == direction && *f == ahead) {
@@ -181,7 +181,11 @@ fn request_verdicts_of_every_fixture_pair_match_the_table_and_the_oracle() {
                     }
                 }
                 (false, false) => {
-                    wrong.push(format!("{rule} {direction:?} {ahead}: engine {}, oracle found {}", show(got), found[0]))
+                    wrong.push(format!(
+                        "{rule} {direction:?} {ahead}: engine {}, oracle found {}",
+                        show(got),
+                        found[0]
+                    ));
                 }
             }
         }

@@ -17,7 +17,7 @@ use support::{show, A, B};
 /// The arguments schema, its branches written in `$defs` and reached through two `$ref`s
 /// (root → `Args` → each branch). `extra` adds branches; `search` replaces the search
 /// branch's definition.
-fn args(extra: &[&str], search: Value) -> Value {
+fn args(extra: &[&str], search: &Value) -> Value {
     let mut branches = vec![json!({ "$ref": "#/$defs/ById" }), json!({ "$ref": "#/$defs/Search" })];
     branches.extend(extra.iter().map(|name| json!({ "$ref": format!("#/$defs/{name}") })));
     json!({
@@ -52,16 +52,16 @@ fn search(required: &[&str]) -> Value {
 }
 
 fn base() -> Value {
-    args(&[], search(&["mode", "query"]))
+    args(&[], &search(&["mode", "query"]))
 }
 
 /// Name, old, new, verdicts: request old → new, request new → old, response old → new,
 /// response new → old.
 fn cases() -> Vec<(&'static str, Value, Value, [Option<Verdict>; 4])> {
     vec![
-        ("branch_added", base(), args(&["Recent"], search(&["mode", "query"])), [A, B, B, A]),
-        ("branch_removed", args(&["Recent"], search(&["mode", "query"])), base(), [B, A, A, B]),
-        ("required_field_added_inside_a_branch", base(), args(&[], search(&["mode", "query", "limit"])), [B, A, A, B]),
+        ("branch_added", base(), args(&["Recent"], &search(&["mode", "query"])), [A, B, B, A]),
+        ("branch_removed", args(&["Recent"], &search(&["mode", "query"])), base(), [B, A, A, B]),
+        ("required_field_added_inside_a_branch", base(), args(&[], &search(&["mode", "query", "limit"])), [B, A, A, B]),
     ]
 }
 
@@ -101,13 +101,13 @@ fn tagged_argument_unions_through_ref_both_ways_both_directions() {
 
 #[test]
 fn pointers_and_details_of_union_changes() {
-    let added = evolution::diff_in(Direction::Request, &base(), &args(&["Recent"], search(&["mode", "query"])));
+    let added = evolution::diff_in(Direction::Request, &base(), &args(&["Recent"], &search(&["mode", "query"])));
     assert_eq!(added.len(), 1, "{added:?}");
     assert_eq!(added[0].kind(), ChangeKind::BranchAdded);
     assert_eq!(added[0].pointer(), "/oneOf/2");
     assert_eq!(added[0].verdict(), Verdict::Additive);
 
-    let inside = evolution::diff_in(Direction::Request, &base(), &args(&[], search(&["mode", "query", "limit"])));
+    let inside = evolution::diff_in(Direction::Request, &base(), &args(&[], &search(&["mode", "query", "limit"])));
     assert_eq!(inside.len(), 1, "{inside:?}");
     assert_eq!(inside[0].kind(), ChangeKind::BecameRequired);
     assert_eq!(inside[0].pointer(), "/oneOf/1/properties/limit");
@@ -131,7 +131,7 @@ fn an_overlapping_one_of_branch_is_breaking_for_requests() {
     let witness = arguments::witnesses(&old, &new);
     assert!(witness.contains(&json!({ "mode": "by_id", "id": "a" })), "{witness:?}");
     // The clean control: the tagged branch above is additive, and the oracle agrees.
-    let tagged = args(&["Recent"], search(&["mode", "query"]));
+    let tagged = args(&["Recent"], &search(&["mode", "query"]));
     assert_eq!(evolution::verdict(&evolution::diff_in(Direction::Request, &old, &tagged)), A);
     assert!(arguments::witnesses(&old, &tagged).is_empty());
 }

@@ -158,7 +158,7 @@ impl Generator<'_> {
             }
         }
         if let Some(m) = map.get("multipleOf").and_then(Value::as_f64) {
-            out.extend([m, 2.0 * m, 3.0 * m, m / 2.0].into_iter().flat_map(number));
+            out.extend([m, 2.0 * m, 3.0 * m, m / 2.0].into_iter().filter_map(number));
         }
         for bound in ["minLength", "maxLength"] {
             if let Some(v) = map.get(bound).and_then(Value::as_u64) {
