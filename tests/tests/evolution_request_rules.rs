@@ -232,6 +232,13 @@ fn pairs() -> Vec<Pair> {
             ),
             [B, B, B, B],
         ),
+        // An argument named in a map: the value it may have is now narrower.
+        pair(
+            "optional_argument_added_to_a_map",
+            json!({ "type": "object", "additionalProperties": s() }),
+            json!({ "type": "object", "properties": { "x": { "type": "string", "maxLength": 3 } }, "additionalProperties": s() }),
+            [B, A, A, B],
+        ),
         // A property's schema narrowed below the root.
         pair(
             "item_schema_narrowed",

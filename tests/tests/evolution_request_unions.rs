@@ -136,6 +136,33 @@ fn an_overlapping_one_of_branch_is_breaking_for_requests() {
     assert!(arguments::witnesses(&old, &tagged).is_empty());
 }
 
+/// The shapes schemars writes for an enum of arguments: externally tagged variants (one
+/// required property each, closed) and unit variants (`const`). A variant added is
+/// additive for requests: the branches exclude each other, so no old value now matches
+/// two. The oracle agrees, and a variant removed is breaking.
+#[test]
+fn an_enum_variant_added_to_arguments_is_additive() {
+    let variant = |name: &str| {
+        json!({
+            "type": "object",
+            "properties": { name: { "type": "string" } },
+            "required": [name],
+            "additionalProperties": false
+        })
+    };
+    let unit = |name: &str| json!({ "type": "string", "const": name });
+    let schema = |branches: Vec<Value>| json!({ "type": "object", "properties": { "action": { "oneOf": branches } }, "required": ["action"] });
+    let old = schema(vec![variant("ById"), variant("ByName"), unit("All")]);
+    let new = schema(vec![variant("ById"), variant("ByName"), unit("All"), variant("ByTag"), unit("None")]);
+    let added = evolution::diff_in(Direction::Request, &old, &new);
+    assert_eq!(evolution::verdict(&added), A, "{added:?}");
+    assert!(added.iter().all(|c| c.kind() == ChangeKind::BranchAdded), "{added:?}");
+    assert!(arguments::witnesses(&old, &new).is_empty());
+    let removed = evolution::diff_in(Direction::Request, &new, &old);
+    assert_eq!(evolution::verdict(&removed), B, "{removed:?}");
+    assert!(!arguments::witnesses(&new, &old).is_empty());
+}
+
 /// The oracle finds the value a required argument refuses, and nothing between a schema
 /// and itself.
 #[test]

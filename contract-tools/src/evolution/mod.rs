@@ -27,7 +27,7 @@
 //! | became nullable (`"null"` in `type`, or a `{"type":"null"}` branch) | breaking | additive |
 //! | type narrowed (`number` → `integer`, a type removed, `type` added), no longer nullable | additive | breaking |
 //! | `anyOf`/`oneOf` branch added; `oneOf` → `anyOf` | breaking | additive |
-//! | `oneOf` branch added or removed that a value can match together with another branch (no type in common and no required tag with different values tell them apart) | breaking | breaking |
+//! | `oneOf` branch added or removed that a value can match together with another branch (nothing tells them apart: no type in common, different `const`/`enum` values, a required tag with different values, or a required property the other branch, closed, refuses) | breaking | breaking |
 //! | `anyOf`/`oneOf` branch removed; `anyOf` → `oneOf` | additive | breaking |
 //! | `anyOf`/`oneOf` branches or `allOf` entries reordered (the same ones, another order) | cosmetic | cosmetic |
 //! | bound relaxed (`maximum`/`maxLength`/`maxItems`/… up or removed, `minimum`/`minLength`/`minItems`/… down or removed) | breaking | additive |

@@ -66,9 +66,10 @@ impl ListMode {
     }
 }
 
-/// Whether no value can match both branches, as far as their types and tags tell: no
-/// type in common, or a property both require with `const`/`enum` values that share
-/// none. `false` means they may overlap.
+/// Whether no value can match both branches, as far as their shapes tell: no type in
+/// common; `const`/`enum` values that share none; a property both require with such
+/// values (a tag); or a property one requires that the other, closed, does not describe
+/// (an externally tagged variant). `false` means they may overlap.
 fn exclusive(root: &Value, a: &Value, b: &Value) -> bool {
     let (a, b) = (node::resolve(root, a), node::resolve(root, b));
     let (Some(a), Some(b)) = (a.as_object(), b.as_object()) else { return false };
@@ -77,19 +78,35 @@ fn exclusive(root: &Value, a: &Value, b: &Value) -> bool {
             return true;
         }
     }
-    let tags = |map: &Map<String, Value>, name: &str| -> Option<Vec<Value>> {
-        let prop = node::resolve(root, map.get("properties")?.get(name)?);
-        match (prop.get("const"), prop.get("enum").and_then(Value::as_array)) {
+    let values = |schema: &Map<String, Value>| -> Option<Vec<Value>> {
+        match (schema.get("const"), schema.get("enum").and_then(Value::as_array)) {
             (Some(c), _) => Some(vec![c.clone()]),
             (None, Some(list)) => Some(list.clone()),
             (None, None) => None,
         }
     };
-    let (ra, rb) = (required_set(a), required_set(b));
-    ra.intersection(&rb).any(|name| match (tags(a, name), tags(b, name)) {
+    let disjoint = |x: Option<Vec<Value>>, y: Option<Vec<Value>>| match (x, y) {
         (Some(x), Some(y)) => !x.iter().any(|v| y.contains(v)),
         _ => false,
-    })
+    };
+    if disjoint(values(a), values(b)) {
+        return true;
+    }
+    let tag = |map: &Map<String, Value>, name: &str| {
+        let prop = node::resolve(root, map.get("properties")?.get(name)?);
+        values(prop.as_object()?)
+    };
+    let (ra, rb) = (required_set(a), required_set(b));
+    if ra.intersection(&rb).any(|name| disjoint(tag(a, name), tag(b, name))) {
+        return true;
+    }
+    // Closed by `additionalProperties: false`, which sees only its own `properties`.
+    let refuses = |map: &Map<String, Value>, name: &str| {
+        map.get("additionalProperties") == Some(&Value::Bool(false))
+            && map.get("properties").is_none_or(|p| p.get(name).is_none())
+            && !map.contains_key("patternProperties")
+    };
+    ra.iter().any(|name| refuses(b, name)) || rb.iter().any(|name| refuses(a, name))
 }
 
 pub(super) struct Walker<'a> {
