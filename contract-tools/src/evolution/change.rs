@@ -111,8 +111,10 @@ impl Op {
     }
 }
 
-/// What kind of change was found. The verdict of a few kinds depends on context (see
-/// [`Change::verdict`]); the module documentation has the full table.
+/// What kind of change was found. The verdicts named below are those for outputs
+/// ([`Direction::Response`]); for arguments ([`Direction::Request`]) most are mirrored,
+/// and the module documentation's table has both columns. The verdict of a few kinds
+/// depends on context (see [`Change::verdict`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum ChangeKind {
