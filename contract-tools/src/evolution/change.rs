@@ -3,16 +3,20 @@
 #[allow(clippy::wildcard_imports)] // One unit split by concern: the parent holds the shared vocabulary.
 use super::*;
 
-/// What a change means for clients that read outputs, from harmless to harmful.
+/// What a change means for the readers of the values, from harmless to harmful.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Verdict {
     /// Only annotations or the text changed: every value keeps its meaning.
     Cosmetic,
-    /// The new schema allows no value the old one rejected (it narrows or adds
-    /// optional information to an open object): older clients keep working.
+    /// Older peers keep working. For outputs: the new schema allows no value the old one
+    /// rejected (it narrows or adds optional information to an open object). For
+    /// arguments: every value the old schema accepted is still accepted (it widens or
+    /// adds an optional argument).
     Additive,
-    /// The new schema allows a value the old one rejected: an older client that
-    /// validates (or relies on the old shape) can fail.
+    /// An older peer can fail. For outputs: the new schema allows a value the old one
+    /// rejected, so a client that validates (or relies on the old shape) can fail. For
+    /// arguments: the new schema refuses a value the old one accepted, so an old call
+    /// can be refused.
     Breaking,
 }
 
@@ -107,8 +111,10 @@ impl Op {
     }
 }
 
-/// What kind of change was found. The verdict of a few kinds depends on context (see
-/// [`Change::verdict`]); the module documentation has the full table.
+/// What kind of change was found. The verdicts named below are those for outputs
+/// ([`Direction::Response`]); for arguments ([`Direction::Request`]) most are mirrored,
+/// and the module documentation's table has both columns. The verdict of a few kinds
+/// depends on context (see [`Change::verdict`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum ChangeKind {
@@ -271,6 +277,7 @@ pub struct Change {
     pub(super) kind: ChangeKind,
     pub(super) op: Op,
     pub(super) verdict: Verdict,
+    pub(super) direction: Direction,
     pub(super) detail: String,
     pub(super) old: Option<Value>,
     pub(super) new: Option<Value>,
@@ -300,10 +307,18 @@ impl Change {
         self.op
     }
 
-    /// What the change means for clients that read outputs.
+    /// What the change means for the readers of the values: clients that read outputs
+    /// ([`Direction::Response`]), or the server that reads arguments
+    /// ([`Direction::Request`]); see [`Change::direction`].
     #[must_use]
     pub fn verdict(&self) -> Verdict {
         self.verdict
+    }
+
+    /// The direction the change was classified for: which way the schema's values travel.
+    #[must_use]
+    pub fn direction(&self) -> Direction {
+        self.direction
     }
 
     /// A short explanation, such as `optional, open object` or `255 → 1000, relaxed`;
@@ -354,6 +369,7 @@ impl Change {
             kind: ChangeKind::ContractRemoved,
             op: Op::Removed,
             verdict: Verdict::Breaking,
+            direction: Direction::Response,
             detail: format!("contract `{name}` removed: its clients lose the tool and its output"),
             old: None,
             new: None,

@@ -1,51 +1,72 @@
-//! Semantic diff of two output schemas, and the version policy that follows from it.
+//! Semantic diff of two schemas, and the version policy that follows from it.
 //!
-//! An output schema is written by the server and read by clients built against an older
+//! Which changes are safe depends on which way the values travel ([`Direction`]). An
+//! output schema is written by the server and read by clients built against an older
 //! version, so a change is safe only when every value the new schema allows was already
-//! allowed by the old one. [`diff`] walks two canonical schemas side by side and
-//! classifies every difference for OUTPUTS (tools that judge request schemas, such as
-//! json-schema-diff, must be read inverted):
+//! allowed by the old one ([`Direction::Response`], what [`diff`] judges). An input schema
+//! is written by clients built against an older version and read by the server, so a
+//! change is safe only when every argument object the old schema accepted is still
+//! accepted ([`Direction::Request`], [`diff_in`]). It is one walk: each rule states what a
+//! change does to the values that pass (more pass, fewer pass, some in and some out), and
+//! the direction turns that into a verdict, so most request verdicts are the response
+//! verdicts mirrored; the rows where they are not say why.
 //!
-//! | change (old → new) | verdict |
-//! |---|---|
-//! | required property removed; property renamed (removal + addition) | breaking |
-//! | required → optional | breaking |
-//! | optional → required | additive |
-//! | `enum` value added, `enum` removed | breaking |
-//! | `enum` value removed, `enum` added | additive |
-//! | `const` changed or removed | breaking |
-//! | `const` added | additive |
-//! | type widened (new type in the list, `integer` → `number`, `type` removed) or changed | breaking |
-//! | became nullable (`"null"` in `type`, or a `{"type":"null"}` branch) | breaking |
-//! | type narrowed, no longer nullable | additive |
-//! | `anyOf`/`oneOf` branch added; `oneOf` → `anyOf` | breaking |
-//! | `anyOf`/`oneOf` branch removed; `anyOf` → `oneOf` | additive |
-//! | `anyOf`/`oneOf` branches or `allOf` entries reordered (the same ones, another order) | cosmetic |
-//! | bound relaxed (`maximum`/`maxLength`/`maxItems`/… up or removed, `minimum`/`minLength`/`minItems`/… down or removed) | breaking |
-//! | bound tightened or added | additive |
-//! | `pattern`/`format`/`multipleOf`/`uniqueItems` removed or changed | breaking |
-//! | `pattern`/`format`/`multipleOf`/`uniqueItems` added | additive |
-//! | closed object opened (`additionalProperties: false` / `unevaluatedProperties: false` removed) | breaking |
-//! | object closed | additive |
-//! | property (optional or required) added to a CLOSED object | breaking |
-//! | property (optional or required) added to an OPEN object | additive |
-//! | optional property removed from an open object | breaking (any value may now appear under that name) |
-//! | optional property removed from a closed object | additive, with a warning: readers of that field lose it |
-//! | `title`, `description`, `default`, `examples`, `deprecated`, `readOnly`, `writeOnly`, `$comment` | cosmetic |
-//! | only the text changed (`$defs` renamed or reordered) | cosmetic |
-//! | any other keyword added, removed or changed | breaking (not classified, so assumed unsafe) |
-//! | a difference the walk cannot judge: nested deeper than 256 levels, behind a `$ref` chain longer than 64 or a `$ref` that does not resolve, more than 16 property levels inside an unclassified keyword, a classified keyword of the wrong JSON type | breaking (`unclassified`, naming the pointer and the limit) |
-//! | a contract removed (checked in, no longer produced; see [`crate::snapshot`]) | breaking (`contract_removed`) |
+//! | change (old → new) | response (outputs) | request (arguments) |
+//! |---|---|---|
+//! | required property removed from an open object; property renamed (removal + addition) | breaking | additive (the server ignores it now); a rename adds a required argument: breaking |
+//! | required property removed from a closed object | breaking | breaking (every old call sends it and is refused) |
+//! | required → optional | breaking | additive |
+//! | optional → required | additive | breaking |
+//! | `enum` value added, `enum` removed | breaking | additive |
+//! | `enum` value removed, `enum` added | additive | breaking |
+//! | `const` changed | breaking | breaking |
+//! | `const` removed | breaking | additive |
+//! | `const` added | additive | breaking |
+//! | type widened (new type in the list, `integer` → `number`, `type` removed) | breaking | additive |
+//! | type changed (replaced by an unrelated one) | breaking | breaking |
+//! | became nullable (`"null"` in `type`, or a `{"type":"null"}` branch) | breaking | additive |
+//! | type narrowed (`number` → `integer`, a type removed, `type` added), no longer nullable | additive | breaking |
+//! | `anyOf`/`oneOf` branch added; `oneOf` → `anyOf` | breaking | additive |
+//! | `oneOf` branch added or removed that a value can match together with another branch (nothing tells them apart: no type in common, different `const`/`enum` values, a required tag with different values, or a required property the other branch, closed, refuses) | breaking | breaking |
+//! | `anyOf`/`oneOf` branch removed; `anyOf` → `oneOf` | additive | breaking |
+//! | `anyOf`/`oneOf` branches or `allOf` entries reordered (the same ones, another order) | cosmetic | cosmetic |
+//! | bound relaxed (`maximum`/`maxLength`/`maxItems`/… up or removed, `minimum`/`minLength`/`minItems`/… down or removed) | breaking | additive |
+//! | bound tightened or added | additive | breaking |
+//! | `pattern`/`format`/`multipleOf`/`uniqueItems` removed; `multipleOf` changed to a divisor (10 → 5) | breaking | additive |
+//! | `pattern`/`format`/`multipleOf`/`uniqueItems` added; `multipleOf` changed to a multiple (5 → 10) | additive | breaking |
+//! | `pattern`/`format` changed, `multipleOf` changed otherwise | breaking | breaking |
+//! | closed object opened (`additionalProperties: false` / `unevaluatedProperties: false` removed) | breaking | additive |
+//! | object closed | additive | breaking |
+//! | closed by `unevaluatedProperties` instead of `additionalProperties` (draft-07 validators ignore it) | breaking | additive |
+//! | optional property added to a CLOSED object | breaking | additive |
+//! | required property added to a CLOSED object | breaking | breaking |
+//! | optional property added to an OPEN object | additive | additive (callers built against the old schema do not send it) |
+//! | required property added to an OPEN object | additive | breaking (old calls lack it) |
+//! | optional property removed from an open object | breaking (any value may now appear under that name) | additive (the server ignores it now) |
+//! | optional property removed from a closed object | additive, with a warning: readers of that field lose it | breaking (old calls that send it are refused) |
+//! | `title`, `description`, `default`, `examples`, `deprecated`, `readOnly`, `writeOnly`, `$comment` | cosmetic | cosmetic |
+//! | only the text changed (`$defs` renamed or reordered) | cosmetic | cosmetic |
+//! | any other keyword added, removed or changed | breaking (not classified, so assumed unsafe) | breaking |
+//! | a difference the walk cannot judge: nested deeper than 256 levels, behind a `$ref` chain longer than 64 or a `$ref` that does not resolve, more than 16 property levels inside an unclassified keyword, a classified keyword of the wrong JSON type | breaking (`unclassified`, naming the pointer and the limit) | breaking |
+//! | a contract removed (checked in, no longer produced; see [`crate::snapshot`]) | breaking (`contract_removed`) | — |
+//!
+//! An optional argument added to an open object is additive for requests although a
+//! strict reading calls it unsafe: an old caller might have sent that name (an open
+//! object accepts any) with a value the new schema refuses. The rule follows what
+//! callers do: a caller built against the old schema does not send a name the schema
+//! did not describe. Each [`Change`] says which direction it was classified for
+//! ([`Change::direction`]), and its detail reads for that direction ("required argument
+//! added: calls without it are refused").
 //!
 //! The walk fails closed: where it stops (a limit reached, a keyword it does not
 //! understand), it compares what is left as plain text, `$ref` targets included, and any
 //! difference there is an `unclassified` breaking change, never a cosmetic one.
 //!
-//! RESEARCH lists "optional property removed" as a warning. A verdict must map to a bump,
-//! so the warning is resolved by what the new schema provably allows: in an open object
-//! the name is no longer described, so values the old schema rejected may appear
-//! (breaking); in a closed object the name can no longer appear at all (additive, and the
-//! change's detail says that readers lose the field).
+//! Schema-diff tools often list "optional property removed" as a warning. A verdict must
+//! map to a bump, so for outputs the warning is resolved by what the new schema provably
+//! allows: in an open object the name is no longer described, so values the old schema
+//! rejected may appear (breaking); in a closed object the name can no longer appear at
+//! all (additive, and the change's detail says that readers lose the field).
 //!
 //! # Pointers
 //!
@@ -172,6 +193,7 @@ mod node;
 mod policy;
 mod rules;
 mod shape;
+pub mod text;
 mod walk;
 
 pub use change::{Bump, Change, ChangeKind, Op, Side, Verdict};
@@ -183,7 +205,7 @@ use node::{
 pub use policy::{decreased, minimum_version, satisfies, version_policy, Policy};
 use shape::kind_of;
 pub use shape::{check_schema, SchemaProblem};
-use walk::{Closed, Walker};
+use walk::{Closed, Effect, Walker};
 
 /// Classifies every difference between two canonical schemas, for outputs.
 ///
@@ -209,9 +231,33 @@ use walk::{Closed, Walker};
 /// ```
 #[must_use]
 pub fn diff(old: &Value, new: &Value) -> Vec<Change> {
+    diff_in(Direction::Response, old, new)
+}
+
+/// Which way a schema's values travel, which decides what a change breaks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Direction {
+    /// The server writes, clients read (`outputSchema`, `structuredContent`): a change
+    /// is safe when the new schema allows no value the old one rejected.
+    Response,
+    /// Clients write, the server reads (`inputSchema`, the arguments of `tools/call`): a
+    /// change is safe when every value the old schema accepted is still accepted.
+    Request,
+}
+
+/// Classifies every difference between two canonical schemas whose values travel in
+/// `direction`. [`diff`] is `diff_in(Direction::Response, …)`.
+#[must_use]
+pub fn diff_in(direction: Direction, old: &Value, new: &Value) -> Vec<Change> {
     let walk = || {
-        let mut walker =
-            Walker { old_root: old, new_root: new, changes: Vec::new(), pairs: Vec::new(), moved: Vec::new() };
+        let mut walker = Walker {
+            direction,
+            old_root: old,
+            new_root: new,
+            changes: Vec::new(),
+            pairs: Vec::new(),
+            moved: Vec::new(),
+        };
         walker.walk(old, new, "", Closed::default(), 0);
         let mut changes = walker.changes;
         // `old != new` is the cheap test; the canonical text settles key order.
@@ -221,6 +267,7 @@ pub fn diff(old: &Value, new: &Value) -> Vec<Change> {
                 kind: ChangeKind::TextOnly,
                 op: Op::Changed,
                 verdict: Verdict::Cosmetic,
+                direction,
                 detail: "text only: no value changes meaning ($defs renamed or reordered)".to_owned(),
                 old: None,
                 new: None,
@@ -254,35 +301,6 @@ pub fn diff(old: &Value, new: &Value) -> Vec<Change> {
             .map(|handle| handle.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
     })
     .unwrap_or_else(walk)
-}
-
-/// Which way a schema's values travel, which decides what a change breaks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Direction {
-    /// The server writes, clients read (`outputSchema`, `structuredContent`): a change
-    /// is safe when the new schema allows no value the old one rejected.
-    Response,
-    /// Clients write, the server reads (`inputSchema`, the arguments of `tools/call`): a
-    /// change is safe when every value the old schema accepted is still accepted.
-    Request,
-}
-
-/// Classifies every difference between two canonical schemas whose values travel in
-/// `direction`. [`diff`] is `diff_in(Direction::Response, …)`.
-#[must_use]
-pub fn diff_in(direction: Direction, old: &Value, new: &Value) -> Vec<Change> {
-    let mut changes = diff(old, new);
-    if direction == Direction::Request {
-        for change in &mut changes {
-            change.verdict = match (change.kind, change.verdict) {
-                (ChangeKind::Unclassified | ChangeKind::ContractRemoved, verdict) => verdict,
-                (_, Verdict::Breaking) => Verdict::Additive,
-                (_, Verdict::Additive) => Verdict::Breaking,
-                (_, Verdict::Cosmetic) => Verdict::Cosmetic,
-            };
-        }
-    }
-    changes
 }
 
 /// The verdict of a set of changes: the worst one, or `None` when there are none.

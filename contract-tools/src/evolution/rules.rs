@@ -1,4 +1,4 @@
-//! The rules: how each keyword's change is classified for outputs.
+//! The rules: how each keyword's change is classified, by what it does to the values that pass.
 
 #[allow(clippy::wildcard_imports)] // One unit split by concern: the parent holds the shared vocabulary.
 use super::*;
@@ -16,7 +16,7 @@ impl Walker<'_> {
             };
             self.push_values(
                 format!("{path}/{keyword}"),
-                (ChangeKind::AnnotationChanged, op, Verdict::Cosmetic),
+                (ChangeKind::AnnotationChanged, op, Effect::Cosmetic),
                 "",
                 a,
                 b,
@@ -32,14 +32,14 @@ impl Walker<'_> {
             (None, None) => {}
             (None, Some(_)) => self.push_values(
                 pointer,
-                (ChangeKind::TypeNarrowed, Op::Added, Verdict::Additive),
+                (ChangeKind::TypeNarrowed, Op::Added, Effect::Narrows),
                 format!("{} added", show(b.unwrap_or(&Value::Null))),
                 None,
                 b,
             ),
             (Some(_), None) => self.push_values(
                 pointer,
-                (ChangeKind::TypeWidened, Op::Removed, Verdict::Breaking),
+                (ChangeKind::TypeWidened, Op::Removed, Effect::Widens),
                 format!("{} removed: any type passes", show(a.unwrap_or(&Value::Null))),
                 a,
                 None,
@@ -59,25 +59,26 @@ impl Walker<'_> {
                 if only_null(&added) {
                     self.push_values(
                         pointer.clone(),
-                        (ChangeKind::BecameNullable, Op::Changed, Verdict::Breaking),
+                        (ChangeKind::BecameNullable, Op::Changed, Effect::Widens),
                         detail("now nullable"),
                         a,
                         b,
                     );
                     if !removed.is_empty() {
                         let (kind, what) = narrowed;
-                        self.push_values(pointer, (kind, Op::Changed, Verdict::Additive), detail(what), a, b);
+                        self.push_values(pointer, (kind, Op::Changed, Effect::Narrows), detail(what), a, b);
                     }
                 } else if !added.is_empty() {
-                    let (kind, what) = if removed.is_empty() {
-                        (ChangeKind::TypeWidened, "widened")
+                    // A type replaced by an unrelated one lets new values in and old ones out.
+                    let (kind, effect, what) = if removed.is_empty() {
+                        (ChangeKind::TypeWidened, Effect::Widens, "widened")
                     } else {
-                        (ChangeKind::TypeChanged, "changed")
+                        (ChangeKind::TypeChanged, Effect::Unsafe, "changed")
                     };
-                    self.push_values(pointer, (kind, Op::Changed, Verdict::Breaking), detail(what), a, b);
+                    self.push_values(pointer, (kind, Op::Changed, effect), detail(what), a, b);
                 } else if !removed.is_empty() {
                     let (kind, what) = narrowed;
-                    self.push_values(pointer, (kind, Op::Changed, Verdict::Additive), detail(what), a, b);
+                    self.push_values(pointer, (kind, Op::Changed, Effect::Narrows), detail(what), a, b);
                 }
             }
         }
@@ -91,21 +92,21 @@ impl Walker<'_> {
             match (oc, nc) {
                 (Some(a), Some(b)) if a != b => self.push_values(
                     pointer,
-                    (ChangeKind::ConstChanged, Op::Changed, Verdict::Breaking),
+                    (ChangeKind::ConstChanged, Op::Changed, Effect::Unsafe),
                     format!("{a} → {b}"),
                     oc,
                     nc,
                 ),
                 (Some(a), None) => self.push_values(
                     pointer,
-                    (ChangeKind::ConstRemoved, Op::Removed, Verdict::Breaking),
+                    (ChangeKind::ConstRemoved, Op::Removed, Effect::Widens),
                     format!("{a}"),
                     oc,
                     None,
                 ),
                 (None, Some(b)) => self.push_values(
                     pointer,
-                    (ChangeKind::ConstAdded, Op::Added, Verdict::Additive),
+                    (ChangeKind::ConstAdded, Op::Added, Effect::Narrows),
                     format!("{b}"),
                     None,
                     nc,
@@ -127,7 +128,7 @@ impl Walker<'_> {
                 for value in new.iter().filter(|v| !old.contains(v)) {
                     self.push_values(
                         format!("{path}/{}", keyword(n)),
-                        (ChangeKind::EnumValueAdded, Op::Added, Verdict::Breaking),
+                        (ChangeKind::EnumValueAdded, Op::Added, Effect::Widens),
                         format!("value {value}"),
                         None,
                         Some(value),
@@ -136,7 +137,7 @@ impl Walker<'_> {
                 for value in old.iter().filter(|v| !new.contains(v)) {
                     self.push_values(
                         format!("{path}/{}", keyword(o)),
-                        (ChangeKind::EnumValueRemoved, Op::Removed, Verdict::Additive),
+                        (ChangeKind::EnumValueRemoved, Op::Removed, Effect::Narrows),
                         format!("value {value}"),
                         Some(value),
                         None,
@@ -145,14 +146,14 @@ impl Walker<'_> {
             }
             (None, Some(_)) => self.push_values(
                 format!("{path}/{}", keyword(n)),
-                (ChangeKind::EnumAdded, Op::Added, Verdict::Additive),
+                (ChangeKind::EnumAdded, Op::Added, Effect::Narrows),
                 "only the listed values pass",
                 None,
                 n.get(keyword(n)),
             ),
             (Some(_), None) => self.push_values(
                 format!("{path}/{}", keyword(o)),
-                (ChangeKind::EnumRemoved, Op::Removed, Verdict::Breaking),
+                (ChangeKind::EnumRemoved, Op::Removed, Effect::Widens),
                 "any value of the type passes",
                 o.get(keyword(o)),
                 None,
@@ -171,8 +172,8 @@ impl Walker<'_> {
     ) {
         let (before, after) = (o.get(keyword), n.get(keyword));
         let pointer = format!("{path}/{keyword}");
-        let relaxed = (ChangeKind::BoundRelaxed, Verdict::Breaking);
-        let tightened = (ChangeKind::BoundTightened, Verdict::Additive);
+        let relaxed = (ChangeKind::BoundRelaxed, Effect::Widens);
+        let tightened = (ChangeKind::BoundTightened, Effect::Narrows);
         let ((kind, verdict), op, detail) = match (before.and_then(Value::as_f64), after.and_then(Value::as_f64)) {
             (Some(_), None) => (relaxed, Op::Removed, format!("{} removed, relaxed", before.unwrap_or(&Value::Null))),
             (None, Some(_)) => (tightened, Op::Added, format!("{} added, tightened", after.unwrap_or(&Value::Null))),
@@ -183,7 +184,7 @@ impl Walker<'_> {
                     // beyond 2^53): not classified, so breaking.
                     self.push_values(
                         pointer,
-                        (ChangeKind::Unclassified, Op::Changed, Verdict::Breaking),
+                        (ChangeKind::Unclassified, Op::Changed, Effect::Unsafe),
                         format!("{show}: too close to compare exactly, so treated as breaking"),
                         before,
                         after,
@@ -212,23 +213,25 @@ impl Walker<'_> {
             let entry = match (&before, &after) {
                 (Some(x), Some(y)) if x == y => continue,
                 (None, None) => continue,
-                (None, Some(y)) => (ChangeKind::ConstraintAdded, Op::Added, Verdict::Additive, format!("{y} added")),
-                (Some(x), None) => {
-                    (ChangeKind::ConstraintRemoved, Op::Removed, Verdict::Breaking, format!("{x} removed"))
-                }
+                (None, Some(y)) => (ChangeKind::ConstraintAdded, Op::Added, Effect::Narrows, format!("{y} added")),
+                (Some(x), None) => (ChangeKind::ConstraintRemoved, Op::Removed, Effect::Widens, format!("{x} removed")),
                 (Some(x), Some(y)) => {
-                    // Every multiple of 10 is a multiple of 5: `multipleOf` 5 → 10 narrows.
-                    let narrower = keyword == "multipleOf"
-                        && matches!((x.as_f64(), y.as_f64()), (Some(x), Some(y)) if x > 0.0 && (y / x).fract().abs() < 1e-9);
-                    if narrower {
-                        (ChangeKind::ConstraintChanged, Op::Changed, Verdict::Additive, format!("{x} → {y}, narrowed"))
+                    // Every multiple of 10 is a multiple of 5: `multipleOf` 5 → 10 narrows,
+                    // 10 → 5 widens. Any other change lets values in and out (a pattern
+                    // or format is not compared by the language it accepts).
+                    let divides = |by: &Value, of: &Value| matches!((by.as_f64(), of.as_f64()), (Some(by), Some(of)) if by > 0.0 && (of / by).fract().abs() < 1e-9);
+                    let kind = ChangeKind::ConstraintChanged;
+                    if keyword == "multipleOf" && divides(x, y) {
+                        (kind, Op::Changed, Effect::Narrows, format!("{x} → {y}, narrowed"))
+                    } else if keyword == "multipleOf" && divides(y, x) {
+                        (kind, Op::Changed, Effect::Widens, format!("{x} → {y}, widened"))
                     } else {
-                        (ChangeKind::ConstraintChanged, Op::Changed, Verdict::Breaking, format!("{x} → {y}"))
+                        (kind, Op::Changed, Effect::Unsafe, format!("{x} → {y}"))
                     }
                 }
             };
-            let (kind, op, verdict, detail) = entry;
-            self.push_values(pointer, (kind, op, verdict), detail, before.as_ref(), after.as_ref());
+            let (kind, op, effect, detail) = entry;
+            self.push_values(pointer, (kind, op, effect), detail, before.as_ref(), after.as_ref());
         }
     }
 
@@ -248,26 +251,26 @@ impl Walker<'_> {
                 format!("{path}/{kw}"),
                 ChangeKind::ObjectOpened,
                 Op::Removed,
-                Verdict::Breaking,
+                Effect::Widens,
                 format!("`{kw}: false` removed: closed object opened"),
             ),
             (None, Some(kw)) if !closed_old => self.push(
                 format!("{path}/{kw}"),
                 ChangeKind::ObjectClosed,
                 Op::Added,
-                Verdict::Additive,
+                Effect::Narrows,
                 format!("`{kw}: false` added: object closed"),
             ),
             (Some(a), Some(b)) if a != b => {
-                let (verdict, detail) = if b == "unevaluatedProperties" {
+                let (effect, detail) = if b == "unevaluatedProperties" {
                     (
-                        Verdict::Breaking,
+                        Effect::Widens,
                         "closed by `unevaluatedProperties` instead of `additionalProperties`: draft-07 validators ignore it, so the object opened for them",
                     )
                 } else {
-                    (Verdict::Additive, "closed by `additionalProperties` instead of `unevaluatedProperties`")
+                    (Effect::Narrows, "closed by `additionalProperties` instead of `unevaluatedProperties`")
                 };
-                self.push(format!("{path}/{b}"), ChangeKind::ClosingKeywordChanged, Op::Changed, verdict, detail);
+                self.push(format!("{path}/{b}"), ChangeKind::ClosingKeywordChanged, Op::Changed, effect, detail);
             }
             _ => {}
         }
@@ -308,60 +311,94 @@ impl Walker<'_> {
                     self.walk(a, b, &pointer, Closed::default(), depth + 1);
                 }
                 (None, Some(b)) => {
-                    let how = if is_required { "required" } else { "optional" };
-                    if closed_old {
-                        self.push(
-                            pointer,
-                            ChangeKind::PropertyAddedToClosedObject,
-                            Op::Added,
-                            Verdict::Breaking,
-                            format!("{how}, closed object"),
-                        );
-                    } else {
-                        self.push(
-                            pointer.clone(),
-                            ChangeKind::PropertyAdded,
-                            Op::Added,
-                            Verdict::Additive,
-                            format!("{how}, open object"),
-                        );
-                        // Old values under this name had to match the member schema.
-                        if let Some(members) = member_schema(o) {
-                            self.walk(&members, b, &pointer, Closed::default(), depth + 1);
-                        }
+                    let (kind, effect, detail) = self.added(is_required, closed_old);
+                    let open = kind == ChangeKind::PropertyAdded;
+                    self.push(pointer.clone(), kind, Op::Added, effect, detail);
+                    // Old values under this name had to match the member schema.
+                    if let Some(members) = member_schema(o).filter(|_| open) {
+                        self.walk(&members, b, &pointer, Closed::default(), depth + 1);
                     }
                 }
                 (Some(a), None) => {
-                    if was_required {
-                        self.push(pointer, ChangeKind::RequiredPropertyRemoved, Op::Removed, Verdict::Breaking, "");
-                    } else if closed_new {
-                        self.push(
-                            pointer,
-                            ChangeKind::OptionalPropertyRemoved,
-                            Op::Removed,
-                            Verdict::Additive,
-                            "optional, closed object; warning: no longer written, readers of it lose it",
-                        );
-                    } else if let Some(members) = member_schema(n) {
-                        self.push(
-                            pointer.clone(),
-                            ChangeKind::OptionalPropertyRemoved,
-                            Op::Removed,
-                            Verdict::Additive,
-                            "optional; now described by `additionalProperties`",
-                        );
-                        self.walk(a, &members, &pointer, Closed::default(), depth + 1);
+                    let members = member_schema(n).filter(|_| !closed_new);
+                    let (effect, detail) = self.removed(was_required, closed_new, members.is_some());
+                    let kind = if was_required {
+                        ChangeKind::RequiredPropertyRemoved
                     } else {
-                        self.push(
-                            pointer,
-                            ChangeKind::OptionalPropertyRemoved,
-                            Op::Removed,
-                            Verdict::Breaking,
-                            "optional, open object: any value may now appear under this name",
-                        );
+                        ChangeKind::OptionalPropertyRemoved
+                    };
+                    self.push(pointer.clone(), kind, Op::Removed, effect, detail);
+                    // A required property's removal is breaking for responses whatever the
+                    // member schema says; for requests the old values must pass it.
+                    let compare = !was_required || self.direction == Direction::Request;
+                    if let Some(members) = members.filter(|_| compare) {
+                        self.walk(a, &members, &pointer, Closed::default(), depth + 1);
                     }
                 }
                 (None, None) => self.requiredness(&pointer, was_required, is_required),
+            }
+        }
+    }
+
+    /// A property only the new object has: its kind, effect and detail. Responses: added
+    /// to an open object it narrows what passes (values could carry any value under that
+    /// name), added to a closed one it widens. Requests: a required argument refuses every
+    /// old call; an optional one is compatible, because callers built against the old
+    /// schema do not send it (a strict reading calls the open-object case unsafe, since an
+    /// old caller might have sent that name with any value; the rule follows what callers
+    /// do).
+    fn added(&self, required: bool, closed_old: bool) -> (ChangeKind, Effect, &'static str) {
+        let kind = if closed_old { ChangeKind::PropertyAddedToClosedObject } else { ChangeKind::PropertyAdded };
+        let (effect, detail) = match (self.direction, required, closed_old) {
+            (Direction::Response, true, false) => (Effect::Narrows, "required, open object"),
+            (Direction::Response, false, false) => (Effect::Compatible, "optional, open object"),
+            (Direction::Response, true, true) => (Effect::Unsafe, "required, closed object"),
+            (Direction::Response, false, true) => (Effect::Widens, "optional, closed object"),
+            (Direction::Request, true, false) => {
+                (Effect::Narrows, "required argument added: calls without it are refused")
+            }
+            (Direction::Request, false, false) => {
+                (Effect::Compatible, "optional argument added: callers of the old schema do not send it")
+            }
+            (Direction::Request, true, true) => {
+                (Effect::Unsafe, "required argument added to a closed object: calls without it are refused")
+            }
+            (Direction::Request, false, true) => (Effect::Widens, "optional argument added to a closed object"),
+        };
+        (kind, effect, detail)
+    }
+
+    /// A property only the old object has: its effect and detail. Removed from an open
+    /// object, any value may appear under that name (widens; a required one was in every
+    /// old value, and those still pass). Removed from a closed object, the name can no
+    /// longer appear: an optional one narrows, a required one lets no old value through.
+    /// With a member schema (`additionalProperties: {…}`) the name is now described by it,
+    /// and the walk compares the two schemas.
+    fn removed(&self, required: bool, closed_new: bool, members: bool) -> (Effect, &'static str) {
+        match (self.direction, required, closed_new) {
+            (Direction::Response, true, false) => (Effect::Widens, ""),
+            (Direction::Response, true, true) => (Effect::Unsafe, ""),
+            (Direction::Response, false, true) => {
+                (Effect::Narrows, "optional, closed object; warning: no longer written, readers of it lose it")
+            }
+            (Direction::Response, false, false) if members => {
+                (Effect::Compatible, "optional; now described by `additionalProperties`")
+            }
+            (Direction::Response, false, false) => {
+                (Effect::Widens, "optional, open object: any value may now appear under this name")
+            }
+            (Direction::Request, _, false) if members => {
+                (Effect::Compatible, "argument removed; now described by `additionalProperties`")
+            }
+            (Direction::Request, _, false) => {
+                (Effect::Widens, "argument removed from an open object: the server ignores it now")
+            }
+            (Direction::Request, true, true) => (
+                Effect::Unsafe,
+                "required argument removed from a closed object: every old call sends it and is refused",
+            ),
+            (Direction::Request, false, true) => {
+                (Effect::Narrows, "argument removed from a closed object: old calls that send it are refused")
             }
         }
     }
@@ -372,7 +409,7 @@ impl Walker<'_> {
                 pointer.to_owned(),
                 ChangeKind::BecameOptional,
                 Op::Changed,
-                Verdict::Breaking,
+                Effect::Widens,
                 "required → optional",
             );
         } else if !was_required && is_required {
@@ -380,8 +417,11 @@ impl Walker<'_> {
                 pointer.to_owned(),
                 ChangeKind::BecameRequired,
                 Op::Changed,
-                Verdict::Additive,
-                "optional → required",
+                Effect::Narrows,
+                match self.direction {
+                    Direction::Response => "optional → required",
+                    Direction::Request => "optional → required: calls without it are refused",
+                },
             );
         }
     }
@@ -400,14 +440,14 @@ impl Walker<'_> {
                     pointer,
                     ChangeKind::ConstraintAdded,
                     Op::Added,
-                    Verdict::Additive,
+                    Effect::Narrows,
                     "tuple position described",
                 ),
                 (Some(_), None) => self.push(
                     pointer,
                     ChangeKind::ConstraintRemoved,
                     Op::Removed,
-                    Verdict::Breaking,
+                    Effect::Widens,
                     "tuple position no longer described",
                 ),
                 (None, None) => {}

@@ -13,13 +13,105 @@ pub(super) struct Closed {
 /// How unmatched entries of a schema list are judged.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum ListMode {
-    /// `anyOf`/`oneOf`: a new branch widens, a dropped branch narrows.
+    /// `anyOf`: a new branch widens, a dropped branch narrows.
     Union,
+    /// `oneOf`: as `anyOf`, except that a new branch that a value can match together with
+    /// another branch also refuses that value (it matches two).
+    OneOf,
     /// `allOf`: a new entry narrows, a dropped entry widens.
     AllOf,
 }
 
+/// What a change does to the set of values a schema accepts. The walk's [`Direction`]
+/// turns it into a verdict ([`Effect::verdict`]): the rules are written once, for both.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Effect {
+    /// More values pass, none fails that passed: breaking for responses, additive for requests.
+    Widens,
+    /// Fewer values pass, none passes that failed: additive for responses, breaking for requests.
+    Narrows,
+    /// Values pass that failed and others fail that passed, or the walk cannot tell:
+    /// breaking both ways.
+    Unsafe,
+    /// Safe both ways by what writers and readers do, not by the sets alone (an optional
+    /// property added to an open object): additive both ways.
+    Compatible,
+    /// No value changes meaning: cosmetic both ways.
+    Cosmetic,
+}
+
+impl Effect {
+    /// The verdict of this effect for values that travel in `direction`.
+    pub(super) fn verdict(self, direction: Direction) -> Verdict {
+        match (self, direction) {
+            (Effect::Cosmetic, _) => Verdict::Cosmetic,
+            (Effect::Compatible, _) | (Effect::Narrows, Direction::Response) | (Effect::Widens, Direction::Request) => {
+                Verdict::Additive
+            }
+            (Effect::Unsafe, _) | (Effect::Widens, Direction::Response) | (Effect::Narrows, Direction::Request) => {
+                Verdict::Breaking
+            }
+        }
+    }
+}
+
+impl ListMode {
+    /// The mode of the union keyword `keyword` (`anyOf` or `oneOf`).
+    fn of(keyword: &str) -> Self {
+        if keyword == "oneOf" {
+            ListMode::OneOf
+        } else {
+            ListMode::Union
+        }
+    }
+}
+
+/// Whether no value can match both branches, as far as their shapes tell: no type in
+/// common; `const`/`enum` values that share none; a property both require with such
+/// values (a tag); or a property one requires that the other, closed, does not describe
+/// (an externally tagged variant). `false` means they may overlap.
+fn exclusive(root: &Value, a: &Value, b: &Value) -> bool {
+    let (a, b) = (node::resolve(root, a), node::resolve(root, b));
+    let (Some(a), Some(b)) = (a.as_object(), b.as_object()) else { return false };
+    if let (Some(x), Some(y)) = (type_set(a), type_set(b)) {
+        if !x.iter().any(|t| accepts(&y, t)) && !y.iter().any(|t| accepts(&x, t)) {
+            return true;
+        }
+    }
+    let values = |schema: &Map<String, Value>| -> Option<Vec<Value>> {
+        match (schema.get("const"), schema.get("enum").and_then(Value::as_array)) {
+            (Some(c), _) => Some(vec![c.clone()]),
+            (None, Some(list)) => Some(list.clone()),
+            (None, None) => None,
+        }
+    };
+    let disjoint = |x: Option<Vec<Value>>, y: Option<Vec<Value>>| match (x, y) {
+        (Some(x), Some(y)) => !x.iter().any(|v| y.contains(v)),
+        _ => false,
+    };
+    if disjoint(values(a), values(b)) {
+        return true;
+    }
+    let tag = |map: &Map<String, Value>, name: &str| {
+        let prop = node::resolve(root, map.get("properties")?.get(name)?);
+        values(prop.as_object()?)
+    };
+    let (ra, rb) = (required_set(a), required_set(b));
+    if ra.intersection(&rb).any(|name| disjoint(tag(a, name), tag(b, name))) {
+        return true;
+    }
+    // Closed by `additionalProperties: false`, which sees only its own `properties`.
+    let refuses = |map: &Map<String, Value>, name: &str| {
+        map.get("additionalProperties") == Some(&Value::Bool(false))
+            && map.get("properties").is_none_or(|p| p.get(name).is_none())
+            && !map.contains_key("patternProperties")
+    };
+    ra.iter().any(|name| refuses(b, name)) || rb.iter().any(|name| refuses(a, name))
+}
+
 pub(super) struct Walker<'a> {
+    /// Which way the values travel: decides each change's verdict.
+    pub(super) direction: Direction,
     pub(super) old_root: &'a Value,
     pub(super) new_root: &'a Value,
     pub(super) changes: Vec<Change>,
@@ -38,13 +130,14 @@ impl Walker<'_> {
         pointer: String,
         kind: ChangeKind,
         op: Op,
-        verdict: Verdict,
+        effect: Effect,
         detail: impl Into<String>,
     ) {
         self.changes.push(Change {
             kind,
             op,
-            verdict,
+            verdict: effect.verdict(self.direction),
+            direction: self.direction,
             detail: detail.into(),
             old: None,
             new: None,
@@ -57,7 +150,7 @@ impl Walker<'_> {
     pub(super) fn push_values(
         &mut self,
         pointer: String,
-        (kind, op, verdict): (ChangeKind, Op, Verdict),
+        (kind, op, effect): (ChangeKind, Op, Effect),
         detail: impl Into<String>,
         old: Option<&Value>,
         new: Option<&Value>,
@@ -65,7 +158,8 @@ impl Walker<'_> {
         self.changes.push(Change {
             kind,
             op,
-            verdict,
+            verdict: effect.verdict(self.direction),
+            direction: self.direction,
             detail: detail.into(),
             old: old.cloned(),
             new: new.cloned(),
@@ -112,6 +206,7 @@ impl Walker<'_> {
     /// Whether two subschemas compare without any change.
     pub(super) fn equivalent(&self, old: &Value, new: &Value, outer: Closed, depth: usize) -> bool {
         let mut probe = Walker {
+            direction: self.direction,
             old_root: self.old_root,
             new_root: self.new_root,
             changes: Vec::new(),
@@ -131,7 +226,7 @@ impl Walker<'_> {
                 path.to_owned(),
                 ChangeKind::Unclassified,
                 Op::Changed,
-                Verdict::Breaking,
+                Effect::Unsafe,
                 format!("differs where the schema is {why}: not classified, so treated as breaking"),
             );
         }
@@ -153,7 +248,7 @@ impl Walker<'_> {
                     path.to_owned(),
                     ChangeKind::ConstraintRemoved,
                     Op::Changed,
-                    Verdict::Breaking,
+                    Effect::Widens,
                     "was `false` (no value allowed), now allows values",
                 );
                 return;
@@ -163,7 +258,7 @@ impl Walker<'_> {
                     path.to_owned(),
                     ChangeKind::ConstraintAdded,
                     Op::Changed,
-                    Verdict::Additive,
+                    Effect::Narrows,
                     "now `false`: no value allowed",
                 );
                 return;
@@ -182,14 +277,14 @@ impl Walker<'_> {
                 self.annotations(&own_annotations(old_raw), &n, path);
                 let single = strip_annotations(old_raw);
                 let olds = [(path.to_owned(), &single)];
-                self.list(&olds, &indexed(&n, nk, path), outer, depth, ListMode::Union);
+                self.list(&olds, &indexed(&n, nk, path), outer, depth, ListMode::of(nk));
                 return;
             }
             (Some(ok), None) if only_union(&o, ok) && !constrains_nothing(&n) => {
                 self.annotations(&o, &own_annotations(new_raw), path);
                 let single = strip_annotations(new_raw);
                 let news = [(path.to_owned(), &single)];
-                self.list(&indexed(&o, ok, path), &news, outer, depth, ListMode::Union);
+                self.list(&indexed(&o, ok, path), &news, outer, depth, ListMode::of(ok));
                 return;
             }
             _ => {}
@@ -211,21 +306,21 @@ impl Walker<'_> {
         match (ou, nu) {
             (Some(ok), Some(nk)) => {
                 if ok != nk {
-                    let (verdict, detail) = if nk == "anyOf" {
-                        (Verdict::Breaking, "`oneOf` → `anyOf`: values matching several branches now pass")
+                    let (effect, detail) = if nk == "anyOf" {
+                        (Effect::Widens, "`oneOf` → `anyOf`: values matching several branches now pass")
                     } else {
-                        (Verdict::Additive, "`anyOf` → `oneOf`: values matching several branches now fail")
+                        (Effect::Narrows, "`anyOf` → `oneOf`: values matching several branches now fail")
                     };
-                    self.push(format!("{path}/{nk}"), ChangeKind::CompositionChanged, Op::Changed, verdict, detail);
+                    self.push(format!("{path}/{nk}"), ChangeKind::CompositionChanged, Op::Changed, effect, detail);
                 }
-                self.list(&indexed(&o, ok, path), &indexed(&n, nk, path), inner, depth, ListMode::Union);
+                self.list(&indexed(&o, ok, path), &indexed(&n, nk, path), inner, depth, ListMode::of(nk));
             }
             (None, Some(nk)) => {
                 self.push(
                     format!("{path}/{nk}"),
                     ChangeKind::ConstraintAdded,
                     Op::Added,
-                    Verdict::Additive,
+                    Effect::Narrows,
                     format!("`{nk}` added: every value must match its branches"),
                 );
                 for (pointer, branch) in indexed(&n, nk, path) {
@@ -237,7 +332,7 @@ impl Walker<'_> {
                     format!("{path}/{ok}"),
                     ChangeKind::ConstraintRemoved,
                     Op::Removed,
-                    Verdict::Breaking,
+                    Effect::Widens,
                     format!("`{ok}` removed: values need not match its branches"),
                 );
                 for (pointer, branch) in indexed(&o, ok, path) {
@@ -316,18 +411,30 @@ impl Walker<'_> {
                 }
                 None => {
                     let label = &new_shapes[j].label;
-                    let (kind, verdict, detail) = match mode {
-                        ListMode::Union if is_null_schema(self.new_root, new) => (
-                            ChangeKind::BecameNullable,
-                            Verdict::Breaking,
-                            "null branch added: now nullable".to_owned(),
+                    // A new `oneOf` branch that overlaps another refuses the old values in
+                    // the overlap: they match two branches now.
+                    let overlaps = mode == ListMode::OneOf
+                        && news
+                            .iter()
+                            .enumerate()
+                            .any(|(k, (_, other))| k != j && !exclusive(self.new_root, new, other));
+                    let (kind, effect, detail) = match mode {
+                        ListMode::OneOf if overlaps => (
+                            ChangeKind::BranchAdded,
+                            Effect::Unsafe,
+                            format!("branch {label}, which a value can match together with another branch: such values are now refused"),
                         ),
-                        ListMode::Union => (ChangeKind::BranchAdded, Verdict::Breaking, format!("branch {label}")),
+                        ListMode::Union | ListMode::OneOf if is_null_schema(self.new_root, new) => {
+                            (ChangeKind::BecameNullable, Effect::Widens, "null branch added: now nullable".to_owned())
+                        }
+                        ListMode::Union | ListMode::OneOf => {
+                            (ChangeKind::BranchAdded, Effect::Widens, format!("branch {label}"))
+                        }
                         ListMode::AllOf => {
-                            (ChangeKind::ConstraintAdded, Verdict::Additive, format!("`allOf` entry {label}"))
+                            (ChangeKind::ConstraintAdded, Effect::Narrows, format!("`allOf` entry {label}"))
                         }
                     };
-                    self.push(pointer.clone(), kind, Op::Added, verdict, detail);
+                    self.push(pointer.clone(), kind, Op::Added, effect, detail);
                 }
             }
         }
@@ -336,16 +443,29 @@ impl Walker<'_> {
                 continue;
             }
             let label = &old_shapes[i].label;
-            let (kind, verdict, detail) = match mode {
-                ListMode::Union if is_null_schema(self.old_root, old) => (
+            // A `oneOf` branch that overlapped another: the values in the overlap matched
+            // two branches and failed; now they pass.
+            let overlapped = mode == ListMode::OneOf
+                && olds.iter().enumerate().any(|(k, (_, other))| k != i && !exclusive(self.old_root, old, other));
+            let (kind, effect, detail) = match mode {
+                ListMode::OneOf if overlapped => (
+                    ChangeKind::BranchRemoved,
+                    Effect::Unsafe,
+                    format!(
+                        "branch {label}, which a value could match together with another branch: such values now pass"
+                    ),
+                ),
+                ListMode::Union | ListMode::OneOf if is_null_schema(self.old_root, old) => (
                     ChangeKind::NoLongerNullable,
-                    Verdict::Additive,
+                    Effect::Narrows,
                     "null branch removed: no longer nullable".to_owned(),
                 ),
-                ListMode::Union => (ChangeKind::BranchRemoved, Verdict::Additive, format!("branch {label}")),
-                ListMode::AllOf => (ChangeKind::ConstraintRemoved, Verdict::Breaking, format!("`allOf` entry {label}")),
+                ListMode::Union | ListMode::OneOf => {
+                    (ChangeKind::BranchRemoved, Effect::Narrows, format!("branch {label}"))
+                }
+                ListMode::AllOf => (ChangeKind::ConstraintRemoved, Effect::Widens, format!("`allOf` entry {label}")),
             };
-            self.push(pointer.clone(), kind, Op::Removed, verdict, detail);
+            self.push(pointer.clone(), kind, Op::Removed, effect, detail);
         }
     }
 
@@ -366,7 +486,7 @@ impl Walker<'_> {
             list.to_owned(),
             ChangeKind::Reordered,
             Op::Changed,
-            Verdict::Cosmetic,
+            Effect::Cosmetic,
             format!("{what} reordered, old → new index: {}", moved.join(", ")),
         );
     }
@@ -409,7 +529,7 @@ impl Walker<'_> {
                 pointer,
                 ChangeKind::Unclassified,
                 op,
-                Verdict::Breaking,
+                Effect::Unsafe,
                 format!("`{keyword}` {}: not classified, so treated as breaking", op.as_str()),
             );
         }
