@@ -221,7 +221,12 @@ pub fn diff(old: &Value, new: &Value) -> Vec<Change> {
                 kind: ChangeKind::TextOnly,
                 op: Op::Changed,
                 verdict: Verdict::Cosmetic,
-                detail: "text only: no value changes meaning ($defs renamed or reordered)".to_owned(),
+                detail: if node::has_type_array(old) || node::has_type_array(new) {
+                    "text only: no value changes meaning (a `type` array written as `anyOf` branches, $defs renamed or reordered)"
+                } else {
+                    "text only: no value changes meaning ($defs renamed or reordered)"
+                }
+                .to_owned(),
                 old: None,
                 new: None,
                 old_pointer: None,

@@ -457,3 +457,36 @@ fn describe(map: &Map<String, Value>, types: Option<&BTreeSet<String>>, properti
     }
     parts.join(" ")
 }
+
+/// The two nodes in one spelling of a type union. The canonical form writes a `type`
+/// array as `anyOf` with one single-`type` branch per type (schemas checked in before
+/// that have the array): when one side has a `type` array and the other a union
+/// (`anyOf`/`oneOf`) and no `type` array, the array is written as the canonical form
+/// writes it ([`contract_runtime::schema::split_type_list`], the values accepted are the
+/// same), so the walk compares branch with branch. Two `type` arrays, or an array and a
+/// node without a union, are compared as they are (the type rules read arrays).
+pub(super) fn same_spelling<'o, 'n>(old: Cow<'o, Value>, new: Cow<'n, Value>) -> (Cow<'o, Value>, Cow<'n, Value>) {
+    let type_array = |v: &Value| v.get("type").is_some_and(Value::is_array);
+    let union = |v: &Value| v.as_object().and_then(union_keyword).is_some();
+    let split = |v: Cow<'_, Value>| {
+        let mut owned = v.into_owned();
+        contract_runtime::schema::split_type_list(&mut owned);
+        owned
+    };
+    if type_array(&old) && !type_array(&new) && union(&new) {
+        (Cow::Owned(split(old)), new)
+    } else if type_array(&new) && !type_array(&old) && union(&old) {
+        (old, Cow::Owned(split(new)))
+    } else {
+        (old, new)
+    }
+}
+
+/// Whether any node of `schema` has a `type` array (the spelling [`same_spelling`] reads).
+pub(super) fn has_type_array(schema: &Value) -> bool {
+    match schema {
+        Value::Object(map) => map.get("type").is_some_and(Value::is_array) || map.values().any(has_type_array),
+        Value::Array(items) => items.iter().any(has_type_array),
+        _ => false,
+    }
+}
