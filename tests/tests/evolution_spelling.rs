@@ -1,8 +1,9 @@
 //! Schema evolution across the two spellings of a type union: a `type` array (how schemas
 //! were checked in before the canonical form wrote none) and `anyOf` with one
-//! single-`type` branch per type (the canonical form). The same values are the same
-//! contract, whichever side has which spelling; nullability and bounds are still judged
-//! across them.
+//! single-`type` branch per type (the canonical form); and `{}` or `true` for the members
+//! of an object whose values may be anything. The same values are the same contract,
+//! whichever side has which spelling; nullability and bounds are still judged across
+//! them.
 
 use contract_tools::evolution::{self, Bump, Change, ChangeKind, Direction, Verdict};
 use serde_json::{json, Map, Value};
@@ -63,7 +64,7 @@ fn assert_respelled_only(old: &Value, new: &Value, what: &str) {
             assert_eq!(kinds(&changes), ["text_only"], "{what} ({direction:?}): {changes:?}");
             assert_eq!(evolution::verdict(&changes), Some(Verdict::Cosmetic), "{what}");
             assert_eq!(evolution::required_bump(&changes), Bump::Patch, "{what}");
-            assert!(changes[0].to_string().contains("`type` array written as `anyOf` branches"), "{}", changes[0]);
+            assert!(changes[0].to_string().contains("respelled in the current canonical form"), "{}", changes[0]);
         }
     }
 }
@@ -196,4 +197,15 @@ fn nullability_and_bounds_are_judged_across_spellings() {
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
     // Clean controls: the same union in both spellings is no change of meaning at all.
     assert_respelled_only(&nullable_array, &nullable_any_of, "string or null");
+}
+
+#[test]
+fn members_of_any_value_written_true_are_cosmetic() {
+    let old = json!({ "type": "object", "properties": { "m": { "type": "object", "additionalProperties": {} } } });
+    let new = json!({ "type": "object", "properties": { "m": { "type": "object", "additionalProperties": true } } });
+    assert_respelled_only(&old, &new, "additionalProperties {} → true");
+    // Clean control: members that were any value and are now typed are a real change.
+    let typed = json!({ "type": "object", "properties": { "m": { "type": "object", "additionalProperties": { "type": "string" } } } });
+    assert_eq!(evolution::verdict(&evolution::diff(&new, &typed)), Some(Verdict::Additive));
+    assert_eq!(evolution::verdict(&evolution::diff(&typed, &old)), Some(Verdict::Breaking));
 }

@@ -282,6 +282,7 @@ pub(crate) fn finish(spec: &ContractSpec, mut schema: Value) -> Result<Generated
     // (`additionalProperties: false` included) move into the object branch, and an
     // `unevaluatedProperties` stays where it sees the branches' properties.
     split_type_lists(&mut schema);
+    members_of_any_value_as_true(&mut schema);
     // After closing: `type` beside a bare `$ref` would otherwise read as an object of
     // its own and be closed empty.
     type_object_root(&mut schema);
@@ -677,6 +678,25 @@ fn collect_marks(root: &Value, node: &Value, instance: &str, visiting: &mut Vec<
             _ => {}
         }
     }
+}
+
+/// Writes `true` for the members of an object whose values may be anything: an
+/// `additionalProperties` or `unevaluatedProperties` that is `{}` once the marks are gone
+/// (the values of an [`OpaqueMap`] or of a flattened map declared opaque). The two accept
+/// the same values, and `true` is the spelling portability linters (the MCP Inspector's)
+/// read as a deliberate "any value" where they flag `{}` as a schema that constrains
+/// nothing.
+fn members_of_any_value_as_true(node: &mut Value) {
+    if let Some(obj) = node.as_object_mut() {
+        for key in ["additionalProperties", "unevaluatedProperties"] {
+            if let Some(members) = obj.get_mut(key) {
+                if members.as_object().is_some_and(Map::is_empty) {
+                    *members = Value::Bool(true);
+                }
+            }
+        }
+    }
+    for_each_child_mut(node, &mut members_of_any_value_as_true);
 }
 
 fn strip_marks(node: &mut Value) {

@@ -32,7 +32,7 @@
 //! | optional property removed from an open object | breaking (any value may now appear under that name) |
 //! | optional property removed from a closed object | additive, with a warning: readers of that field lose it |
 //! | `title`, `description`, `default`, `examples`, `deprecated`, `readOnly`, `writeOnly`, `$comment` | cosmetic |
-//! | only the text changed (`$defs` renamed or reordered, a `type` array written as `anyOf` with one single-`type` branch per type) | cosmetic |
+//! | only the text changed (`$defs` renamed or reordered, a `type` array written as `anyOf` with one single-`type` branch per type, `{}` members of an object written `true`) | cosmetic |
 //! | any other keyword added, removed or changed | breaking (not classified, so assumed unsafe) |
 //! | a difference the walk cannot judge: nested deeper than 256 levels, behind a `$ref` chain longer than 64 or a `$ref` that does not resolve, more than 16 property levels inside an unclassified keyword, a classified keyword of the wrong JSON type | breaking (`unclassified`, naming the pointer and the limit) |
 //! | a contract removed (checked in, no longer produced; see [`crate::snapshot`]) | breaking (`contract_removed`) |
@@ -221,8 +221,8 @@ pub fn diff(old: &Value, new: &Value) -> Vec<Change> {
                 kind: ChangeKind::TextOnly,
                 op: Op::Changed,
                 verdict: Verdict::Cosmetic,
-                detail: if node::has_type_array(old) || node::has_type_array(new) {
-                    "text only: no value changes meaning (a `type` array written as `anyOf` branches, $defs renamed or reordered)"
+                detail: if node::in_an_older_spelling(old) || node::in_an_older_spelling(new) {
+                    "text only: no value changes meaning (respelled in the current canonical form, or $defs renamed or reordered)"
                 } else {
                     "text only: no value changes meaning ($defs renamed or reordered)"
                 }

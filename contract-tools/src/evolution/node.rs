@@ -482,11 +482,19 @@ pub(super) fn same_spelling<'o, 'n>(old: Cow<'o, Value>, new: Cow<'n, Value>) ->
     }
 }
 
-/// Whether any node of `schema` has a `type` array (the spelling [`same_spelling`] reads).
-pub(super) fn has_type_array(schema: &Value) -> bool {
+/// Whether `schema` has a spelling the canonical form no longer writes: a `type` array
+/// (see [`same_spelling`]), or `{}` for the members of an object whose values may be
+/// anything (now `true`, which the walk reads the same).
+pub(super) fn in_an_older_spelling(schema: &Value) -> bool {
     match schema {
-        Value::Object(map) => map.get("type").is_some_and(Value::is_array) || map.values().any(has_type_array),
-        Value::Array(items) => items.iter().any(has_type_array),
+        Value::Object(map) => {
+            map.get("type").is_some_and(Value::is_array)
+                || ["additionalProperties", "unevaluatedProperties"]
+                    .iter()
+                    .any(|k| map.get(*k).and_then(Value::as_object).is_some_and(Map::is_empty))
+                || map.values().any(in_an_older_spelling)
+        }
+        Value::Array(items) => items.iter().any(in_an_older_spelling),
         _ => false,
     }
 }
