@@ -163,6 +163,13 @@ fn every_demo_contract_is_portable() {
 /// one the documentation names.
 #[test]
 fn object_maps_of_opaque_values_are_portable_and_a_true_any_value_is_not() {
+    #[derive(Serialize, JsonSchema, ToolOutput)]
+    #[tool_output(version = "1.0.0", compatibility = "exact")]
+    struct AnyValue {
+        id: u32,
+        #[tool_output(opaque)]
+        data: Value,
+    }
     #[derive(Serialize, JsonSchema)]
     struct Page {
         #[schemars(with = "OpaqueMap")]
@@ -193,12 +200,5 @@ fn object_maps_of_opaque_values_are_portable_and_a_true_any_value_is_not() {
     assert!(!contract.is_valid(&json!({ "metadata": {}, "output": 1, "pages": [] })), "output is an object or null");
     assert!(!contract.is_valid(&json!({ "metadata": {}, "output": null, "pages": [], "x": 1 })), "the root is closed");
 
-    #[derive(Serialize, JsonSchema, ToolOutput)]
-    #[tool_output(version = "1.0.0", compatibility = "exact")]
-    struct AnyValue {
-        id: u32,
-        #[tool_output(opaque)]
-        data: Value,
-    }
     assert_eq!(findings(AnyValue::contract().schema()), [("untyped-schema", "/properties/data".to_owned())]);
 }

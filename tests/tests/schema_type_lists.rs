@@ -266,7 +266,6 @@ struct Nullables {
     tags: Option<Vec<String>>,
     scores: Option<BTreeMap<String, u16>>,
     level: Option<Level>,
-    nested: Option<Option<String>>,
 }
 
 #[derive(Clone, Serialize, JsonSchema, ToolOutput)]
@@ -287,7 +286,6 @@ fn nullables() -> Vec<Nullables> {
         tags: Some(vec!["t".to_owned()]),
         scores: Some(BTreeMap::from([("k".to_owned(), 3)])),
         level: Some(Level::High),
-        nested: Some(Some("n".to_owned())),
     };
     let empty = Nullables {
         label: None,
@@ -298,7 +296,6 @@ fn nullables() -> Vec<Nullables> {
         tags: None,
         scores: None,
         level: None,
-        nested: None,
     };
     let low = Nullables { level: Some(Level::Low), ..full.clone() };
     vec![full, low, empty]
