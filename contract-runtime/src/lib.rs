@@ -41,7 +41,7 @@
 //!         },
 //!         "note": {
 //!             "description": "What the coordinator reports, if anything.",
-//!             "type": ["string", "null"]
+//!             "anyOf": [{ "type": "string" }, { "type": "null" }]
 //!         },
 //!         "endpoint": {
 //!             "description": "Where the coordinator listens; never shown in an error.",

@@ -120,14 +120,14 @@ fn review_lines_name_the_file_pointer_and_line() {
         review_pair(&contracts![search::v1::Search], &contracts![search::v2::Search]);
     let shown = format!("{}/search.json", dir.path().display());
     let category =
-        marked_line(&serde_json::from_str(&new_text).unwrap(), "/$defs/SearchResult/properties/category/type");
+        marked_line(&serde_json::from_str(&new_text).unwrap(), "/$defs/SearchResult/properties/category/anyOf/1");
     let tags = marked_line(&serde_json::from_str(&old_text).unwrap(), "/$defs/SearchResult/properties/tags");
     assert_eq!(
         found.lines(),
         [
             format!(
-                "search 1.0.0 (unchanged): ~ /properties/packages/items/properties/category/type (\"string\" → [\"string\",\"null\"], now nullable): BREAKING, needs 2.0.0; \
-                 {shown} line {category}: /$defs/SearchResult/properties/category/type"
+                "search 1.0.0 (unchanged): + /properties/packages/items/properties/category/anyOf/1 (null branch added: now nullable): BREAKING, needs 2.0.0; \
+                 {shown} line {category}: /$defs/SearchResult/properties/category/anyOf/1"
             ),
             format!(
                 "search 1.0.0 (unchanged): - required /properties/packages/items/properties/tags: BREAKING, needs 2.0.0; \
@@ -138,10 +138,10 @@ fn review_lines_name_the_file_pointer_and_line() {
     let review = snapshot::review(dir.path(), &contracts![search::v2::Search]).unwrap();
     let report = review.to_json();
     let changes = &report["contracts"][0]["changes"];
-    assert_eq!(changes[0]["pointer"], "/properties/packages/items/properties/category/type");
+    assert_eq!(changes[0]["pointer"], "/properties/packages/items/properties/category/anyOf/1");
     assert_eq!(
         changes[0]["location"],
-        serde_json::json!({ "side": "new", "pointer": "/$defs/SearchResult/properties/category/type", "line": category })
+        serde_json::json!({ "side": "new", "pointer": "/$defs/SearchResult/properties/category/anyOf/1", "line": category })
     );
     assert_eq!(
         changes[1]["location"],

@@ -78,6 +78,7 @@ mod canonical;
 mod close;
 mod opaque;
 mod serde_shapes;
+mod type_lists;
 
 pub use canonical::{canonical_string, sha256_hex};
 
@@ -87,6 +88,9 @@ pub(crate) use close::may_be_object;
 pub use serde_shapes::{all_or_none_of, key_names_of};
 use serde_shapes::{apply_derived_facts, exact_integer_key_patterns, find_helper_error, mark_flattened_rest};
 pub use serde_shapes::{keys, AllOrNone, FlatMap, OpaqueMap};
+pub(crate) use type_lists::keywords_of_type;
+pub use type_lists::split_type_list;
+use type_lists::split_type_lists;
 
 /// Private keyword that marks a sensitive subschema while the schema is being built.
 /// It never reaches an advertised schema.
@@ -274,6 +278,11 @@ pub(crate) fn finish(spec: &ContractSpec, mut schema: Value) -> Result<Generated
         close_objects(&mut schema, &opaque_defs);
     }
     strip_marks(&mut schema);
+    // After closing, which reads `type` arrays as they were written: the object keywords
+    // (`additionalProperties: false` included) move into the object branch, and an
+    // `unevaluatedProperties` stays where it sees the branches' properties.
+    split_type_lists(&mut schema);
+    members_of_any_value_as_true(&mut schema);
     // After closing: `type` beside a bare `$ref` would otherwise read as an object of
     // its own and be closed empty.
     type_object_root(&mut schema);
@@ -385,8 +394,9 @@ pub const STANDARD_FORMATS: &[&str] = &[
 
 /// Makes any schema portable the way contract schemas are: drops
 /// `format` values outside the 2020-12 vocabulary (`uint32`, `double`, …), writing the
-/// integer width they named as `minimum`/`maximum`. The rmcp adapter applies it to the
-/// `inputSchema`s it advertises.
+/// integer width they named as `minimum`/`maximum`, and writes every `type` array as
+/// `anyOf` with one single-`type` branch per type ([`split_type_list`]). The rmcp
+/// adapter applies it to the `inputSchema`s it advertises.
 ///
 /// # Examples
 ///
@@ -394,9 +404,17 @@ pub const STANDARD_FORMATS: &[&str] = &[
 /// let mut schema = serde_json::json!({ "type": "integer", "format": "uint32" });
 /// contract_runtime::schema::make_portable(&mut schema);
 /// assert_eq!(schema, serde_json::json!({ "type": "integer", "minimum": 0, "maximum": u32::MAX }));
+///
+/// let mut nullable = serde_json::json!({ "type": ["integer", "null"], "format": "uint32" });
+/// contract_runtime::schema::make_portable(&mut nullable);
+/// assert_eq!(
+///     nullable,
+///     serde_json::json!({ "anyOf": [{ "type": "integer", "minimum": 0, "maximum": u32::MAX }, { "type": "null" }] })
+/// );
 /// ```
 pub fn make_portable(schema: &mut Value) {
     strip_nonstandard_formats(schema);
+    split_type_lists(schema);
 }
 
 fn strip_nonstandard_formats(node: &mut Value) {
@@ -660,6 +678,25 @@ fn collect_marks(root: &Value, node: &Value, instance: &str, visiting: &mut Vec<
             _ => {}
         }
     }
+}
+
+/// Writes `true` for the members of an object whose values may be anything: an
+/// `additionalProperties` or `unevaluatedProperties` that is `{}` once the marks are gone
+/// (the values of an [`OpaqueMap`] or of a flattened map declared opaque). The two accept
+/// the same values, and `true` is the spelling portability linters (the MCP Inspector's)
+/// read as a deliberate "any value" where they flag `{}` as a schema that constrains
+/// nothing.
+fn members_of_any_value_as_true(node: &mut Value) {
+    if let Some(obj) = node.as_object_mut() {
+        for key in ["additionalProperties", "unevaluatedProperties"] {
+            if let Some(members) = obj.get_mut(key) {
+                if members.as_object().is_some_and(Map::is_empty) {
+                    *members = Value::Bool(true);
+                }
+            }
+        }
+    }
+    for_each_child_mut(node, &mut members_of_any_value_as_true);
 }
 
 fn strip_marks(node: &mut Value) {

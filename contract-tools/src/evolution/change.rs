@@ -193,7 +193,7 @@ pub enum ChangeKind {
     /// version bump covers it (the tool is gone for its clients).
     ContractRemoved,
     /// The schema text differs but no value changed meaning (`$defs` renamed or
-    /// reordered): cosmetic.
+    /// reordered, a schema respelled in the current canonical form): cosmetic.
     TextOnly,
 }
 

@@ -45,7 +45,7 @@
 //! | optional property removed from an open object | breaking (any value may now appear under that name) | additive (the server ignores it now) |
 //! | optional property removed from a closed object | additive, with a warning: readers of that field lose it | breaking (old calls that send it are refused) |
 //! | `title`, `description`, `default`, `examples`, `deprecated`, `readOnly`, `writeOnly`, `$comment` | cosmetic | cosmetic |
-//! | only the text changed (`$defs` renamed or reordered) | cosmetic | cosmetic |
+//! | only the text changed (`$defs` renamed or reordered, a `type` array written as `anyOf` with one single-`type` branch per type, `{}` members of an object written `true`) | cosmetic | cosmetic |
 //! | any other keyword added, removed or changed | breaking (not classified, so assumed unsafe) | breaking |
 //! | a difference the walk cannot judge: nested deeper than 256 levels, behind a `$ref` chain longer than 64 or a `$ref` that does not resolve, more than 16 property levels inside an unclassified keyword, a classified keyword of the wrong JSON type | breaking (`unclassified`, naming the pointer and the limit) | breaking |
 //! | a contract removed (checked in, no longer produced; see [`crate::snapshot`]) | breaking (`contract_removed`) | — |
@@ -268,7 +268,12 @@ pub fn diff_in(direction: Direction, old: &Value, new: &Value) -> Vec<Change> {
                 op: Op::Changed,
                 verdict: Verdict::Cosmetic,
                 direction,
-                detail: "text only: no value changes meaning ($defs renamed or reordered)".to_owned(),
+                detail: if node::in_an_older_spelling(old) || node::in_an_older_spelling(new) {
+                    "text only: no value changes meaning (respelled in the current canonical form, or $defs renamed or reordered)"
+                } else {
+                    "text only: no value changes meaning ($defs renamed or reordered)"
+                }
+                .to_owned(),
                 old: None,
                 new: None,
                 old_pointer: None,

@@ -457,3 +457,44 @@ fn describe(map: &Map<String, Value>, types: Option<&BTreeSet<String>>, properti
     }
     parts.join(" ")
 }
+
+/// The two nodes in one spelling of a type union. The canonical form writes a `type`
+/// array as `anyOf` with one single-`type` branch per type (schemas checked in before
+/// that have the array): when one side has a `type` array and the other a union
+/// (`anyOf`/`oneOf`) and no `type` array, the array is written as the canonical form
+/// writes it ([`contract_runtime::schema::split_type_list`], the values accepted are the
+/// same), so the walk compares branch with branch. Two `type` arrays, or an array and a
+/// node without a union, are compared as they are (the type rules read arrays).
+pub(super) fn same_spelling<'o, 'n>(old: Cow<'o, Value>, new: Cow<'n, Value>) -> (Cow<'o, Value>, Cow<'n, Value>) {
+    let type_array = |v: &Value| v.get("type").is_some_and(Value::is_array);
+    let union = |v: &Value| v.as_object().and_then(union_keyword).is_some();
+    let split = |v: Cow<'_, Value>| {
+        let mut owned = v.into_owned();
+        contract_runtime::schema::split_type_list(&mut owned);
+        owned
+    };
+    if type_array(&old) && !type_array(&new) && union(&new) {
+        (Cow::Owned(split(old)), new)
+    } else if type_array(&new) && !type_array(&old) && union(&old) {
+        (old, Cow::Owned(split(new)))
+    } else {
+        (old, new)
+    }
+}
+
+/// Whether `schema` has a spelling the canonical form no longer writes: a `type` array
+/// (see [`same_spelling`]), or `{}` for the members of an object whose values may be
+/// anything (now `true`, which the walk reads the same).
+pub(super) fn in_an_older_spelling(schema: &Value) -> bool {
+    match schema {
+        Value::Object(map) => {
+            map.get("type").is_some_and(Value::is_array)
+                || ["additionalProperties", "unevaluatedProperties"]
+                    .iter()
+                    .any(|k| map.get(*k).and_then(Value::as_object).is_some_and(Map::is_empty))
+                || map.values().any(in_an_older_spelling)
+        }
+        Value::Array(items) => items.iter().any(in_an_older_spelling),
+        _ => false,
+    }
+}

@@ -238,6 +238,7 @@ impl Walker<'_> {
                 (Ok(o), Ok(n)) => (o, n),
                 (Err(why), _) | (_, Err(why)) => return self.unjudged(old_raw, new_raw, path, &why),
             };
+        let (old_resolved, new_resolved) = super::node::same_spelling(old_resolved, new_resolved);
         if let Some(why) = ill_typed(&old_resolved).or_else(|| ill_typed(&new_resolved)) {
             return self.unjudged(&old_resolved, &new_resolved, path, &why);
         }

@@ -25,7 +25,7 @@ pub fn all_contracts() -> ContractSet {
 
 /// Health of the agent fleet.
 #[derive(Clone, Debug, Serialize, JsonSchema, ToolOutput)]
-#[tool_output(version = "1.3.0", compatibility = "additive")]
+#[tool_output(version = "1.3.1", compatibility = "additive")]
 pub struct FleetStatus {
     /// Every agent known to the coordinator.
     pub agents: Vec<Agent>,
@@ -76,7 +76,7 @@ pub enum AgentState {
 /// The state of one orchestrated task. The state is an internally tagged enum flattened
 /// into the result, so the contract closes the outer object with `unevaluatedProperties`.
 #[derive(Clone, Debug, Serialize, JsonSchema, ToolOutput)]
-#[tool_output(version = "2.1.0", compatibility = "exact")]
+#[tool_output(version = "2.1.1", compatibility = "exact")]
 pub struct TaskStatus {
     pub task_id: String,
     #[serde(flatten)]
@@ -101,7 +101,7 @@ pub enum TaskState {
 
 /// A CI pipeline run and its stages.
 #[derive(Clone, Debug, Serialize, JsonSchema, ToolOutput)]
-#[tool_output(version = "1.1.0", compatibility = "exact")]
+#[tool_output(version = "1.1.1", compatibility = "exact")]
 pub struct PipelineStatus {
     pub pipeline_id: String,
     pub status: RunStatus,
@@ -141,7 +141,7 @@ pub struct StageSummary {
 
 /// A quality-gate assessment of one change.
 #[derive(Clone, Debug, Serialize, JsonSchema, ToolOutput)]
-#[tool_output(version = "1.1.0", compatibility = "additive")]
+#[tool_output(version = "1.1.1", compatibility = "additive")]
 pub struct QualityAssess {
     /// Weighted score, 0 to 100.
     pub overall_score: f64,
@@ -172,7 +172,7 @@ pub struct Metric {
 
 /// Findings of a static security scan.
 #[derive(Clone, Debug, Serialize, JsonSchema, ToolOutput)]
-#[tool_output(version = "1.1.0", compatibility = "exact")]
+#[tool_output(version = "1.1.1", compatibility = "exact")]
 pub struct SecurityScan {
     pub scan_id: String,
     pub target: String,
@@ -219,7 +219,7 @@ pub struct SeverityCounts {
 /// Files whose line coverage falls below the threshold. A slash-named tool: its schema
 /// is stored as `schemas/qe__coverage_gaps.json`.
 #[derive(Clone, Debug, Serialize, JsonSchema, ToolOutput)]
-#[tool_output(name = "qe/coverage_gaps", version = "1.2.0", compatibility = "additive")]
+#[tool_output(name = "qe/coverage_gaps", version = "1.2.1", compatibility = "additive")]
 pub struct CoverageGaps {
     pub threshold: f64,
     pub overall_line_coverage: f64,
@@ -273,7 +273,7 @@ pub enum TicketStatus {
 /// One page of a ticket search, and what the page knows about the rest: the
 /// completeness metadata says whether these are all the matches.
 #[derive(Clone, Debug, Serialize, JsonSchema, ToolOutput)]
-#[tool_output(name = "search_tickets_page", version = "1.0.0", compatibility = "exact")]
+#[tool_output(name = "search_tickets_page", version = "1.0.1", compatibility = "exact")]
 pub struct TicketPage {
     /// The query, as searched.
     pub query: String,
@@ -292,16 +292,16 @@ pub struct TicketPage {
 /// declared opaque.
 #[derive(Clone, Debug, Serialize, JsonSchema, ToolOutput)]
 #[serde(rename_all = "camelCase")]
-#[tool_output(version = "1.2.1", compatibility = "additive")]
+#[tool_output(version = "1.3.0", compatibility = "additive")]
 pub struct ScrapePage {
     pub url: String,
     pub status_code: u16,
     pub title: Option<String>,
     pub markdown: String,
     pub links: Vec<String>,
-    /// Provider metadata, passed through as the provider wrote it.
+    /// Provider metadata, passed through as the provider wrote it (always an object).
     #[tool_output(opaque)]
-    pub metadata: serde_json::Value,
+    pub metadata: serde_json::Map<String, serde_json::Value>,
     pub actions: Vec<ActionResult>,
     pub scraped_at: DateTime<Utc>,
     /// Whether `links` holds every link of the page.
@@ -315,9 +315,9 @@ pub struct ScrapePage {
 #[serde(rename_all = "camelCase")]
 pub struct ActionResult {
     pub kind: ActionKind,
-    /// Whatever the action returned (a screenshot URL, extracted JSON, …).
+    /// What the action returned (a screenshot URL, extracted JSON, …), or null.
     #[schemars(transform = contract_runtime::opaque)]
-    pub output: serde_json::Value,
+    pub output: Option<serde_json::Map<String, serde_json::Value>>,
 }
 
 #[derive(Clone, Copy, Debug, Serialize, JsonSchema)]

@@ -215,6 +215,14 @@ pub fn ticket_page() -> TicketPage {
     }
 }
 
+/// The members of a JSON object literal.
+fn object(value: serde_json::Value) -> serde_json::Map<String, serde_json::Value> {
+    match value {
+        serde_json::Value::Object(members) => members,
+        _ => serde_json::Map::new(),
+    }
+}
+
 /// A scraped page with provider metadata passed through untouched.
 #[must_use]
 pub fn scrape_page() -> ScrapePage {
@@ -224,10 +232,13 @@ pub fn scrape_page() -> ScrapePage {
         title: Some("Guide".to_owned()),
         markdown: "# Guide\n\nStart here.".to_owned(),
         links: vec!["https://docs.example.com/guide/install".to_owned()],
-        metadata: json!({ "language": "en", "ogImage": null, "robots": ["index", "follow"] }),
+        metadata: object(json!({ "language": "en", "ogImage": null, "robots": ["index", "follow"] })),
         actions: vec![
-            ActionResult { kind: ActionKind::Click, output: json!(null) },
-            ActionResult { kind: ActionKind::Extract, output: json!({ "price": 12.5, "currency": "EUR" }) },
+            ActionResult { kind: ActionKind::Click, output: None },
+            ActionResult {
+                kind: ActionKind::Extract,
+                output: Some(object(json!({ "price": 12.5, "currency": "EUR" }))),
+            },
         ],
         scraped_at: at(10, 3, 0),
         completeness: Completeness::partial(

@@ -264,10 +264,11 @@ pub(crate) fn ticket_page() -> impl Strategy<Value = qe::TicketPage> {
 
 pub(crate) fn scrape_page() -> impl Strategy<Value = qe::ScrapePage> {
     use qe::ActionKind as K;
-    let action = (select(&[K::Click, K::Scroll, K::Screenshot, K::Extract][..]), json())
+    let object = || btree_map(text(), json(), 0..4).prop_map(|m| m.into_iter().collect::<serde_json::Map<_, _>>());
+    let action = (select(&[K::Click, K::Scroll, K::Screenshot, K::Extract][..]), proptest::option::of(object()))
         .prop_map(|(kind, output)| qe::ActionResult { kind, output });
     let head = (text(), int!(u16), proptest::option::of(text()), text(), items(text()));
-    (head, json(), items(action), time(), completeness()).prop_map(
+    (head, object(), items(action), time(), completeness()).prop_map(
         |((url, status_code, title, markdown, links), metadata, actions, scraped_at, completeness)| qe::ScrapePage {
             url,
             status_code,

@@ -330,7 +330,7 @@ pub(crate) enum ActionKind {
 #[serde(rename_all = "camelCase")]
 pub(crate) struct ActionResult {
     kind: ActionKind,
-    output: Value,
+    output: Option<serde_json::Map<String, Value>>,
     #[serde(flatten)]
     unknown: Open,
 }
@@ -344,7 +344,7 @@ pub(crate) struct ScrapePage {
     title: Option<String>,
     markdown: String,
     links: Vec<String>,
-    metadata: Value,
+    metadata: serde_json::Map<String, Value>,
     actions: Vec<ActionResult>,
     scraped_at: DateTime<Utc>,
     completeness: Completeness<Open>,

@@ -183,6 +183,12 @@ impl Compiler<'_> {
             let id = self.reference(reference, at)?;
             return self.objects_only(id, object_marker, at);
         }
+        if let Some(merged) = type_list_of_branches(obj) {
+            let id = self.push(Node::Any);
+            let typed = self.typed(&merged, at)?;
+            self.nodes[id] = Node::Typed(Box::new(typed));
+            return Ok(id);
+        }
         for key in ["anyOf", "oneOf"] {
             if let Some(branches) = obj.get(key) {
                 if constraining.len() > 1 {
@@ -442,6 +448,46 @@ impl Compiler<'_> {
         };
         Ok(typed)
     }
+}
+
+/// The canonical form writes a `type` array as `anyOf` with one single-`type` branch per
+/// type, each holding the keywords of its type ([`crate::contract::schema::split_type_list`]).
+/// Such a node is read back as the one node it was: the keywords of the merged node are
+/// those of its branches, each about the one type its branch has, so checking each only
+/// on values of its type (as [`Typed`] does) is what the branches say. Returns `None`
+/// unless every branch is `{"type": <one type>, <keywords of that type>…}` (annotations
+/// aside), no two branches share a JSON type (an integer is a number) or a keyword, and
+/// the node itself has no `type` and none of the branches' keywords.
+fn type_list_of_branches(obj: &Map<String, Value>) -> Option<Map<String, Value>> {
+    let Value::Array(branches) = obj.get("anyOf")? else { return None };
+    if branches.len() < 2 || obj.contains_key("type") || obj.contains_key("oneOf") {
+        return None;
+    }
+    let mut merged: Map<String, Value> =
+        obj.iter().filter(|(k, _)| *k != "anyOf").map(|(k, v)| (k.clone(), v.clone())).collect();
+    let mut types = Vec::with_capacity(branches.len());
+    let mut taken = 0u8;
+    for branch in branches {
+        let branch = branch.as_object()?;
+        let name = branch.get("type")?.as_str()?;
+        let bits = type_bits(&Value::String(name.to_owned()))?;
+        let wide = if bits & (INTEGER | NUMBER) != 0 { bits | INTEGER | NUMBER } else { bits };
+        if wide & taken != 0 {
+            return None;
+        }
+        taken |= wide;
+        let own = crate::contract::schema::keywords_of_type(name);
+        for (key, value) in branch.iter().filter(|(k, _)| *k != "type" && !ANNOTATIONS.contains(&k.as_str())) {
+            let format_here = key == "format" && matches!(name, "string" | "integer" | "number");
+            if !(own.contains(&key.as_str()) || format_here) || merged.contains_key(key) {
+                return None;
+            }
+            merged.insert(key.clone(), value.clone());
+        }
+        types.push(Value::String(name.to_owned()));
+    }
+    merged.insert("type".to_owned(), Value::Array(types));
+    Some(merged)
 }
 
 fn type_bits(types: &Value) -> Option<u8> {
