@@ -109,6 +109,20 @@ pub(crate) struct TextChange {
     pub(crate) signals: Vec<String>,
 }
 
+impl TextChange {
+    /// `review: description of fleet_status changed`, `review: description of
+    /// task_status argument `task_id` changed`.
+    fn heading(&self, tool: &str) -> String {
+        let field = self.field.as_str();
+        let (keyword, rest) = match (field.split_once(" of "), field.split_once(" at ")) {
+            (Some((keyword, rest)), _) => (keyword, format!(" {rest}")),
+            (None, Some((keyword, rest))) => (keyword, format!(" at {rest}")),
+            (None, None) => (field, String::new()),
+        };
+        format!("review: {keyword} of {tool}{rest} changed")
+    }
+}
+
 /// One classified change of a tool.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ToolChange {
@@ -302,7 +316,7 @@ impl ToolReview {
         }
         for change in &self.changes {
             if let Some(text) = &change.text {
-                lines.push(format!("review: {} of {} changed", text.field, self.name));
+                lines.push(text.heading(&self.name));
                 lines.push(format!("  {}", text.diff.replace('\n', "\n  ")));
                 for signal in &text.signals {
                     lines.push(format!("  signal: {signal}"));
