@@ -32,7 +32,7 @@ struct SearchMinor {
     hits: u32,
 }
 
-fn input(required: &[&str], extra: Value) -> Value {
+fn input(required: &[&str], extra: &Value) -> Value {
     let mut properties = json!({ "query": { "type": "string", "description": "What to look for." } });
     for (k, v) in extra.as_object().unwrap() {
         properties[k] = v.clone();
@@ -41,8 +41,9 @@ fn input(required: &[&str], extra: Value) -> Value {
 }
 
 fn listing(version: &str, name: &str, input: Value) -> ToolListing {
-    ToolListing::from_json(version, &json!([{ "name": name, "description": "Searches.", "inputSchema": input }]))
-        .unwrap()
+    let mut tool = json!({ "name": name, "description": "Searches." });
+    tool["inputSchema"] = input;
+    ToolListing::from_json(version, &Value::Array(vec![tool])).unwrap()
 }
 
 fn fresh(name: &str, first: &ToolListing, set: &ContractSet) -> PathBuf {
@@ -66,8 +67,8 @@ fn line_with(text: &str, needle: &str) -> usize {
 #[test]
 fn a_new_required_argument_of_a_contracted_tool_needs_a_major_contract_bump() {
     let set = contracts![Search];
-    let dir = fresh("required", &listing("1.0.0", "search", input(&["query"], json!({}))), &set);
-    let changed = listing("1.0.0", "search", input(&["query", "limit"], json!({ "limit": { "type": "integer" } })));
+    let dir = fresh("required", &listing("1.0.0", "search", input(&["query"], &json!({}))), &set);
+    let changed = listing("1.0.0", "search", input(&["query", "limit"], &json!({ "limit": { "type": "integer" } })));
     let err = tools::check(&dir, &changed, &set).expect_err("stale").to_string();
     let generated = contract_tools::tools::render(&changed, &set).unwrap()["search.tool.json"].clone();
     let line = line_with(&generated, "\"limit\": {");
@@ -95,9 +96,9 @@ fn a_new_required_argument_of_a_contracted_tool_needs_a_major_contract_bump() {
 #[test]
 fn a_new_bound_on_an_argument_is_breaking_and_a_required_argument_made_optional_is_additive() {
     let set = contracts![Search];
-    let first = listing("1.0.0", "search", input(&["query"], json!({})));
+    let first = listing("1.0.0", "search", input(&["query"], &json!({})));
     let dir = fresh("bounds", &first, &set);
-    let mut bounded = input(&["query"], json!({}));
+    let mut bounded = input(&["query"], &json!({}));
     bounded["properties"]["query"]["maxLength"] = json!(64);
     let err = tools::check(&dir, &listing("1.0.0", "search", bounded), &set).expect_err("stale").to_string();
     assert!(
@@ -105,7 +106,7 @@ fn a_new_bound_on_an_argument_is_breaking_and_a_required_argument_made_optional_
         "{err}"
     );
 
-    let optional = listing("1.0.0", "search", input(&[], json!({})));
+    let optional = listing("1.0.0", "search", input(&[], &json!({})));
     let err = tools::check(&dir, &optional, &set).expect_err("stale").to_string();
     assert!(err.contains("~ /inputSchema/properties/query (required → optional): additive, needs 1.1.0"), "{err}");
     write(&dir, &optional, &contracts![SearchMinor]).expect("a minor bump covers an additive input change");
@@ -114,8 +115,8 @@ fn a_new_bound_on_an_argument_is_breaking_and_a_required_argument_made_optional_
 #[test]
 fn a_new_required_argument_of_an_uncontracted_tool_needs_a_major_server_bump() {
     let set = contracts![];
-    let dir = fresh("uncontracted", &listing("1.2.0", "lookup", input(&["query"], json!({}))), &set);
-    let changed = listing("1.2.0", "lookup", input(&["query", "limit"], json!({ "limit": { "type": "integer" } })));
+    let dir = fresh("uncontracted", &listing("1.2.0", "lookup", input(&["query"], &json!({}))), &set);
+    let changed = listing("1.2.0", "lookup", input(&["query", "limit"], &json!({ "limit": { "type": "integer" } })));
     let err = tools::check(&dir, &changed, &set).expect_err("stale").to_string();
     assert!(
         err.contains("tool lookup (server version): + /inputSchema/properties/limit (required, open object): BREAKING, needs server version 2.0.0"),
@@ -124,7 +125,7 @@ fn a_new_required_argument_of_an_uncontracted_tool_needs_a_major_server_bump() {
     let fix = err.lines().find(|l| l.starts_with("fix: ")).expect("a fix line");
     assert!(fix.starts_with("fix: set `version = \"2.0.0\"` (or later) in the server package's Cargo.toml"), "{fix}");
     assert!(write(&dir, &changed, &set).is_err(), "refused at 1.2.0");
-    let fixed = listing("2.0.0", "lookup", input(&["query", "limit"], json!({ "limit": { "type": "integer" } })));
+    let fixed = listing("2.0.0", "lookup", input(&["query", "limit"], &json!({ "limit": { "type": "integer" } })));
     write(&dir, &fixed, &set).expect("the fix applied");
     tools::check(&dir, &fixed, &set).expect("passes after the fix");
 }
@@ -132,8 +133,8 @@ fn a_new_required_argument_of_an_uncontracted_tool_needs_a_major_server_bump() {
 #[test]
 fn an_argument_description_is_text_and_needs_no_bump() {
     let set = contracts![Search];
-    let dir = fresh("argument-text", &listing("1.0.0", "search", input(&["query"], json!({}))), &set);
-    let mut edited = input(&["query"], json!({}));
+    let dir = fresh("argument-text", &listing("1.0.0", "search", input(&["query"], &json!({}))), &set);
+    let mut edited = input(&["query"], &json!({}));
     edited["properties"]["query"]["description"] = json!("What to look for, in plain words.");
     let edited = listing("1.0.0", "search", edited);
     let err = tools::check(&dir, &edited, &set).expect_err("stale").to_string();
