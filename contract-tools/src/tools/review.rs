@@ -838,7 +838,10 @@ fn manifest_review(tools_dir: &Path, shown: &str, listing: &ToolListing) -> Opti
             return Some(review);
         }
     };
-    let Some(old_tools) = old["tools"].as_object() else {
+    // `{}` is how a project opts in: the first `cargo xtask schemas` fills it.
+    let none = Map::new();
+    let opted_in = old.as_object().is_some_and(Map::is_empty).then_some(&none);
+    let Some(old_tools) = old["tools"].as_object().or(opted_in) else {
         review.problem = Some(format!("{shown_file}: at /tools: expected an object of tool name → hints"));
         return Some(review);
     };
