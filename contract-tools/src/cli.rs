@@ -165,7 +165,8 @@ fn schemas(args: &SchemasArgs, contracts: &ContractSet, listing: Option<&ToolLis
         }
         let mut ok = review.policy_ok();
         if let Some(listing) = listing {
-            let tools = tools::review(base.path(), listing, contracts).map_err(|e| e.to_string())?;
+            let tools =
+                tools::review(base.path(), listing, contracts).map_err(|e| e.to_string())?.shown_as(&shown(&dir));
             // Text changes need no bump but are listed, so a bot can ask for a reviewer.
             for line in tools.lines() {
                 eprintln!("against {rev}: {line}");

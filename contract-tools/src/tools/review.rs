@@ -872,6 +872,18 @@ fn manifest_review(tools_dir: &Path, shown: &str, listing: &ToolListing) -> Opti
 }
 
 impl ToolsReview {
+    /// The same review with the schemas folder shown as `shown` (`shown/tools/…`) in its
+    /// lines: for snapshots read from elsewhere than where they live, such as those of a
+    /// base revision exported from git.
+    #[must_use]
+    pub fn shown_as(mut self, shown: &str) -> Self {
+        self.shown = format!("{shown}/{TOOLS_DIR}");
+        for tool in &mut self.tools {
+            tool.shown_file = format!("{}/{}", self.shown, tool.file);
+        }
+        self
+    }
+
     /// Every tool: the listed ones in file order, then the removed ones.
     #[must_use]
     pub fn tools(&self) -> &[ToolReview] {
