@@ -31,7 +31,7 @@ fn cli_child() {
     let listing = contract_tools::tools::ToolListing::from_json(&version, &listing["tools"]).unwrap();
     let args = std::iter::once("cargo-xtask").chain(args.split('\u{1f}'));
     let code = contract_tools::cli::run_with(args, &contracts![Ping], Some(&listing));
-    std::process::exit(if code == std::process::ExitCode::SUCCESS { 0 } else { 1 });
+    std::process::exit(i32::from(code != std::process::ExitCode::SUCCESS));
 }
 
 struct Run {
