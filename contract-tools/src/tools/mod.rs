@@ -31,6 +31,8 @@ use contract_runtime::ContractSet;
 use crate::snapshot::SnapshotError;
 
 mod annotations;
+mod classify;
+mod json;
 mod review;
 pub mod text;
 
@@ -270,7 +272,7 @@ fn snapshot_of(tool: &Value, contracts: &ContractSet) -> Result<Value, String> {
 /// Only when the listing cannot be rendered ([`render`]); problems with the checked-in
 /// files are part of the review.
 pub fn review(dir: &Path, listing: &ToolListing, contracts: &ContractSet) -> Result<ToolsReview, SnapshotError> {
-    review::review(dir, listing, contracts)
+    classify::review(dir, listing, contracts)
 }
 
 /// Fails when the live listing differs from the snapshots checked in under
