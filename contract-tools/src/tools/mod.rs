@@ -6,7 +6,7 @@
 //! and the output contract the tool is bound to (`{"name", "version", "sha256"}`) or
 //! `"uncontracted"`. `schemas/tools/server.json` records the server package's version
 //! and every listed tool with its file. Every difference is classified (see
-//! [`ToolsReview`]): the input schema with [`evolution::diff_in`] in the request
+//! [`ToolsReview`]): the input schema with [`crate::evolution::diff_in`] in the request
 //! direction, the annotations by safety, text (titles and descriptions) as its own
 //! verdict that needs no bump but is always shown for review.
 //!
