@@ -8,6 +8,21 @@
 //! }
 //! ```
 //!
+//! With the server's tool list too, every tool it lists (name, title, description,
+//! `inputSchema`, annotations, its contract) is checked in under `schemas/tools/` and
+//! classified (see [`crate::tools`]):
+//!
+//! ```no_run
+//! # mod my_server {
+//! #     pub fn contracts() -> contract_runtime::ContractSet { contract_runtime::ContractSet::new() }
+//! #     pub fn tools() -> Vec<serde_json::Value> { Vec::new() }
+//! # }
+//! use contract_tools::tools::ToolListing;
+//! fn main() -> std::process::ExitCode {
+//!     contract_tools::cli::main_with(my_server::contracts(), ToolListing::from_tools(env!("CARGO_PKG_VERSION"), my_server::tools()))
+//! }
+//! ```
+//!
 //! With `[alias] xtask = "run --package xtask --"` in `.cargo/config.toml` this gives:
 //!
 //! ```text
@@ -28,7 +43,8 @@ use std::process::{Command, ExitCode};
 use clap::{Parser, Subcommand, ValueEnum};
 use contract_runtime::ContractSet;
 
-use crate::snapshot;
+use crate::snapshot::{self, SnapshotError};
+use crate::tools::{self, ToolListing};
 
 /// Command-line arguments of the tool.
 #[derive(Debug, Parser)]
@@ -86,9 +102,33 @@ pub fn main(contracts: ContractSet) -> ExitCode {
     run(std::env::args_os(), &contracts)
 }
 
+/// [`main`] with the server's tool list: `schemas/tools/` is written and checked too.
+/// `listing` is what [`ToolListing::from_tools`] or [`ToolListing::from_json`] returns
+/// (its error is printed and the command fails).
+#[must_use]
+#[allow(clippy::needless_pass_by_value)]
+pub fn main_with(contracts: ContractSet, listing: Result<ToolListing, SnapshotError>) -> ExitCode {
+    match listing {
+        Ok(listing) => run_with(std::env::args_os(), &contracts, Some(&listing)),
+        Err(err) => {
+            eprintln!("cannot read the server's tool list: {err}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
 /// Runs `args` (the first is the program name) against `contracts`, printing to stdout
 /// and stderr; returns the exit code.
 pub fn run<I, T>(args: I, contracts: &ContractSet) -> ExitCode
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    run_with(args, contracts, None)
+}
+
+/// [`run`] with the server's tool list, when there is one.
+pub fn run_with<I, T>(args: I, contracts: &ContractSet, listing: Option<&ToolListing>) -> ExitCode
 where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
@@ -102,7 +142,7 @@ where
         }
     };
     let Commands::Schemas(args) = cli.command;
-    match schemas(&args, contracts) {
+    match schemas(&args, contracts, listing) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
             eprintln!("{message}");
@@ -111,7 +151,7 @@ where
     }
 }
 
-fn schemas(args: &SchemasArgs, contracts: &ContractSet) -> Result<(), String> {
+fn schemas(args: &SchemasArgs, contracts: &ContractSet, listing: Option<&ToolListing>) -> Result<(), String> {
     let root = workspace_root();
     let dir = args.dir.clone().unwrap_or_else(|| root.join("schemas"));
     let json = args.format == Format::Json;
@@ -123,45 +163,88 @@ fn schemas(args: &SchemasArgs, contracts: &ContractSet) -> Result<(), String> {
         for line in review.lines() {
             eprintln!("against {rev}: {line}");
         }
-        if !review.policy_ok() {
+        let mut ok = review.policy_ok();
+        if let Some(listing) = listing {
+            let tools =
+                tools::review(base.path(), listing, contracts).map_err(|e| e.to_string())?.shown_as(&shown(&dir));
+            // Text changes need no bump but are listed, so a bot can ask for a reviewer.
+            for line in tools.lines() {
+                eprintln!("against {rev}: {line}");
+            }
+            ok &= tools.policy_ok();
+        }
+        if !ok {
             return Err(format!(
-                "against {rev}: a declared version does not cover the schema change since {rev}; bump it as the lines above say"
+                "against {rev}: a declared version does not cover the change since {rev}; bump it as the lines above say"
             ));
         }
         eprintln!("against {rev}: every change since {rev} is covered by its version bump");
     }
     let review = snapshot::review(&dir, contracts).map_err(|e| e.to_string())?;
+    let tools = listing.map(|l| tools::review(&dir, l, contracts)).transpose().map_err(|e| e.to_string())?;
     if json {
         // The report goes to stdout whatever the outcome; the exit code says pass or
         // fail. A closed pipe (`| head`) is the reader's choice, not an error.
-        let report = review.report().to_canonical_string();
-        let _ = std::io::Write::write_all(&mut std::io::stdout().lock(), report.as_bytes());
+        let mut report = review.report();
+        if let Some(tools) = &tools {
+            let tools = tools.report();
+            report.ok &= tools.up_to_date && tools.policy_ok;
+            report.tools = Some(tools);
+        }
+        let _ = std::io::Write::write_all(&mut std::io::stdout().lock(), report.to_canonical_string().as_bytes());
     }
     if args.check {
-        review.check().map_err(|e| {
-            if json {
+        let mut problems = Vec::new();
+        if let Err(e) = review.check() {
+            problems.push(e.to_string());
+        }
+        if let Some(Err(e)) = tools.as_ref().map(tools::ToolsReview::check) {
+            problems.push(e.to_string());
+        }
+        if !problems.is_empty() {
+            return Err(if json {
                 format!("{} is not up to date (see the JSON report)", dir.display())
             } else {
-                e.to_string()
-            }
-        })?;
+                problems.join("\n")
+            });
+        }
         if !json {
-            println!("{} is up to date ({} contracts)", shown(&dir), contracts.contracts().len());
+            let listed = tools.as_ref().map_or_else(String::new, |t| format!(", {} tools", t.tools().len()));
+            println!("{} is up to date ({} contracts{listed})", shown(&dir), contracts.contracts().len());
         }
         return Ok(());
     }
+    // Both folders are judged before either is written: a refused write writes nothing.
+    let mut refusals = Vec::new();
+    if !review.policy_ok() {
+        refusals.extend(review.write(&dir).err().map(|e| e.to_string()));
+    }
+    if let Some(tools) = tools.as_ref().filter(|t| !t.policy_ok()) {
+        refusals.extend(tools.write(&dir).err().map(|e| e.to_string()));
+    }
+    if !refusals.is_empty() {
+        return Err(refusals.join("\n"));
+    }
     let summary = review.write(&dir).map_err(|e| e.to_string())?;
+    let tool_summary = tools.as_ref().map(|t| t.write(&dir)).transpose().map_err(|e| e.to_string())?;
     if !json {
         for line in review.lines() {
             println!("{line}");
         }
-        for name in &summary.written {
-            println!("wrote {}/{name}", shown(&dir));
+        for line in tools.iter().flat_map(tools::ToolsReview::lines) {
+            println!("{line}");
         }
-        for name in &summary.removed {
-            println!("removed {}/{name}", shown(&dir));
+        let mut unchanged = summary.unchanged.len();
+        for summary in std::iter::once(&summary).chain(tool_summary.as_ref()) {
+            for name in &summary.written {
+                println!("wrote {}/{name}", shown(&dir));
+            }
+            for name in &summary.removed {
+                println!("removed {}/{name}", shown(&dir));
+            }
         }
-        println!("{} unchanged", summary.unchanged.len());
+        unchanged += tool_summary.as_ref().map_or(0, |s| s.unchanged.len());
+        println!("{unchanged} unchanged");
     }
     Ok(())
 }
@@ -222,17 +305,21 @@ impl BaseSchemas {
         let _ = std::fs::remove_dir_all(&out);
         std::fs::create_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
         let exported = Self(out);
-        let listing = git(&["ls-tree", "--full-tree", "--name-only", "-z", rev, &prefix])?;
+        let listing = git(&["ls-tree", "-r", "--full-tree", "--name-only", "-z", rev, &prefix])?;
         for path in listing.split(|b| *b == 0).filter(|p| !p.is_empty()) {
             let path = String::from_utf8_lossy(path).into_owned();
-            let Some(name) = path
-                .strip_prefix(&prefix)
-                .filter(|n| !n.contains('/') && Path::new(n).extension().is_some_and(|e| e == "json"))
-            else {
+            // The folder's own files, and the tool snapshots in its `tools/` folder.
+            let Some(name) = path.strip_prefix(&prefix).filter(|n| {
+                let inside = n.strip_prefix(&format!("{}/", tools::TOOLS_DIR)).unwrap_or(n);
+                !inside.contains('/') && Path::new(n).extension().is_some_and(|e| e == "json")
+            }) else {
                 continue;
             };
             let bytes = git(&["show", &format!("{rev}:{path}")])?;
             let file = exported.0.join(name);
+            if let Some(parent) = file.parent() {
+                std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+            }
             std::fs::write(&file, bytes).map_err(|e| format!("{}: {e}", file.display()))?;
         }
         Ok(exported)

@@ -16,6 +16,7 @@
 //! - [`cli`]: the `schemas` command (write, `--check`, `--against REV`, `--format json`).
 //! - [`snapshot`]: writing and checking the checked-in `schemas/` folder, the review.
 //! - [`evolution`]: the semantic diff of two schemas, change kinds, the version policy.
+//! - [`tools`]: the snapshots of the whole tool list under `schemas/tools/`, classified.
 //! - [`report`]: the typed `inventory.json` and the JSON review, with the review's schema.
 //!
 #![doc = include_str!("../docs/xtask.md")]
@@ -25,3 +26,4 @@ pub mod cli;
 pub mod evolution;
 pub mod report;
 pub mod snapshot;
+pub mod tools;

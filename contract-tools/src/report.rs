@@ -46,7 +46,7 @@ pub struct InventoryEntry {
 /// The review of a schemas folder, as `schemas --format json` prints it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema, ToolOutput)]
 #[serde(deny_unknown_fields)]
-#[tool_output(name = "schemas_review", version = "2.0.1", compatibility = "exact")]
+#[tool_output(name = "schemas_review", version = "3.0.0", compatibility = "exact")]
 pub struct ReviewReport {
     /// Up to date and every version bump sufficient: the check passes.
     pub ok: bool,
@@ -60,6 +60,132 @@ pub struct ReviewReport {
     pub contracts: Vec<ContractReport>,
     /// One entry per file that is or should be in the folder.
     pub files: Vec<FileReport>,
+    /// The tool snapshots (`schemas/tools/`), when the xtask passes the tool list.
+    pub tools: Option<ToolsReport>,
+}
+
+/// The review of the tool snapshots in `schemas/tools/`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ToolsReport {
+    /// Every snapshot (and the annotations manifest, when kept) is what the listing produces.
+    pub up_to_date: bool,
+    /// Every contract version and the server package version cover their changes.
+    pub policy_ok: bool,
+    /// The server package version: it covers uncontracted tools, added and removed tools.
+    pub package: PackageReport,
+    /// One entry per listed or removed tool.
+    pub tools: Vec<ToolReport>,
+    /// One entry per file that is or should be in `schemas/tools/`.
+    pub files: Vec<FileReport>,
+    /// The opt-in annotations manifest, when it is checked in.
+    pub manifest: Option<ManifestReport>,
+    /// What to change, one line each.
+    pub fixes: Vec<String>,
+}
+
+/// The server package version in a [`ToolsReport`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PackageReport {
+    /// The version recorded in the checked-in `server.json`, when there is one.
+    pub old_version: Option<String>,
+    /// The version the xtask passes.
+    pub new_version: String,
+    /// The bump the tool list's changes need: `none`, `patch`, `minor` or `major`.
+    pub required_bump: String,
+    /// The version policy outcome.
+    pub policy: PolicyStatus,
+    /// The smallest version that satisfies it, when breached.
+    pub needs: Option<String>,
+}
+
+/// One tool of a [`ToolsReport`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ToolReport {
+    /// The tool name.
+    pub name: String,
+    /// The snapshot file inside the schemas folder, such as `tools/fleet_status.tool.json`.
+    pub file: String,
+    /// `new`, `unchanged`, `changed`, `unreadable` or `removed`.
+    pub status: String,
+    /// What version covers the changes: `contract <name>` or `server`.
+    pub covered_by: String,
+    /// That version as checked in, when known.
+    pub old_version: Option<String>,
+    /// That version as declared now.
+    pub new_version: Option<String>,
+    /// The version policy outcome of the changes the contract covers.
+    pub policy: PolicyStatus,
+    /// Whether the tool passes (its contract version covers its changes, its snapshot reads).
+    pub ok: bool,
+    /// Every classified change.
+    pub changes: Vec<ToolChangeReport>,
+    /// The review lines, as the text output prints them.
+    pub lines: Vec<String>,
+    /// Why the checked-in snapshot could not be compared.
+    pub problem: Option<String>,
+}
+
+/// One classified change of a tool.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ToolChangeReport {
+    /// `input`, `annotation`, `text`, `contract` or `tool`.
+    pub area: String,
+    /// The change kind: for `input` the schema change kind (such as
+    /// `required_property_removed`), else `hint_less_safe`, `hint_safer`,
+    /// `hint_spelled_out`, `hint_unclassified`, `annotation_unclassified`, `text_changed`,
+    /// `contract_bound`, `contract_unbound`, `contract_rebound`,
+    /// `contract_identity_changed`, `tool_added`, `tool_removed` or `unclassified`.
+    pub kind: String,
+    /// `text`, `cosmetic`, `additive` or `breaking`.
+    pub verdict: String,
+    /// The bump it needs (`none` for text).
+    pub bump: String,
+    /// JSON pointer into the tool's snapshot file.
+    pub pointer: String,
+    /// The change as one line.
+    pub line: String,
+    /// The smallest version that covers it, when known.
+    pub needs: Option<String>,
+    /// Whether the covering version is enough.
+    pub ok: bool,
+    /// Where it is written in the snapshot file.
+    pub location: Option<LocationReport>,
+    /// For a text change: both texts and the word diff, for a reviewer.
+    pub text: Option<TextReport>,
+}
+
+/// A changed title or description.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TextReport {
+    /// Which text, such as `description` or ``description of argument `task_id` ``.
+    pub field: String,
+    /// The text before (`null` when added).
+    pub old: Option<String>,
+    /// The text after (`null` when removed).
+    pub new: Option<String>,
+    /// The word diff, `[-removed-]{+added+}`, bounded.
+    pub word_diff: String,
+    /// Why the new text may read as instructions to the model, for a reviewer.
+    pub signals: Vec<String>,
+}
+
+/// The opt-in annotations manifest in a [`ToolsReport`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ManifestReport {
+    /// Its path inside the schemas folder.
+    pub file: String,
+    /// Whether it holds the live hints.
+    pub up_to_date: bool,
+    /// Each difference, classified by safety.
+    pub lines: Vec<String>,
+    /// Why it could not be read.
+    pub problem: Option<String>,
 }
 
 /// One contract of a [`ReviewReport`].

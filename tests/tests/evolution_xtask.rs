@@ -212,6 +212,15 @@ fn hand_edit_inventory_version(root: &Path, name: &str, version: &Version) {
     std::fs::write(&path, contract_runtime::schema::canonical_string(&inventory)).expect("writable");
 }
 
+/// Sets the contract version the tool snapshot `schemas/tools/<name>.tool.json` records,
+/// by hand, as the same person would to keep the tool snapshot in line.
+fn hand_edit_tool_snapshot_version(root: &Path, name: &str, version: &Version) {
+    let path = root.join("schemas/tools").join(format!("{name}.tool.json"));
+    let mut tool: Value = serde_json::from_str(&std::fs::read_to_string(&path).expect("snapshot")).expect("JSON");
+    tool["contract"]["version"] = Value::String(version.to_string());
+    std::fs::write(&path, contract_runtime::schema::canonical_string(&tool)).expect("writable");
+}
+
 #[test]
 fn check_against_a_base_revision_sees_a_change_the_checked_in_files_hide() {
     let _serial = e2e_lock();
@@ -231,7 +240,7 @@ fn check_against_a_base_revision_sees_a_change_the_checked_in_files_hide() {
     assert!(ok, "an unchanged tree passes:\n{out}\n{err}");
 
     // A breaking change, hidden: regenerate under a bump, then put the old version back
-    // in the type and, by hand, in the inventory. The checked-in files now agree with
+    // in the type and, by hand, in the inventory and the tool snapshot. The checked-in files now agree with
     // the types, so the plain check has nothing to compare against and passes.
     let fleet = checked_in_version(root, "fleet_status");
     let fleet_major = evolution::minimum_version(&fleet, Bump::Major);
@@ -246,6 +255,7 @@ fn check_against_a_base_revision_sees_a_change_the_checked_in_files_hide() {
     assert!(ok, "the bumped write passes:\n{out}\n{err}");
     set_version_of(&contracts, "FleetStatus", &fleet_major, &fleet);
     hand_edit_inventory_version(root, "fleet_status", &fleet);
+    hand_edit_tool_snapshot_version(root, "fleet_status", &fleet);
     let (ok, out, err) = xtask(root, &target, &["schemas", "--check"]);
     assert!(ok, "the hidden change passes the plain check (the gap --against closes):\n{out}\n{err}");
 
@@ -308,6 +318,28 @@ fn xtask_check_reports_a_removed_contract_as_a_breaking_removal() {
     let entry = report["contracts"].as_array().unwrap().iter().find(|c| c["name"] == "scrape_page").unwrap().clone();
     assert_eq!((entry["status"].as_str(), entry["ok"].as_bool()), (Some("removed"), Some(false)), "{entry}");
     assert_eq!(entry["changes"][0]["kind"], "contract_removed");
+
+    // The tool stays listed without its contract: breaking for its clients, so writing is
+    // refused until the server package's version has the bump the fix line names.
+    let server: Value =
+        serde_json::from_str(&std::fs::read_to_string(root.join("schemas/tools/server.json")).unwrap()).unwrap();
+    let listed = Version::parse(server["version"].as_str().unwrap()).unwrap();
+    let bumped =
+        if listed.major == 0 { Version::new(0, listed.minor + 1, 0) } else { Version::new(listed.major + 1, 0, 0) };
+    let (ok, out, err) = xtask(root, &target, &["schemas"]);
+    assert!(!ok, "the tool's lost contract needs the server bump:\n{out}\n{err}");
+    let unbound = format!(
+        "tool scrape_page (server version): ~ /contract (scrape_page {scrape} → uncontracted, clients lose the output \
+         contract they relied on): BREAKING, needs server version {bumped}"
+    );
+    assert!(err.contains(&unbound), "expected `{unbound}` in:\n{err}");
+    let fix = format!("fix: set `version = \"{bumped}\"` (or later) in the server package's Cargo.toml");
+    assert!(err.contains(&fix), "expected `{fix}` in:\n{err}");
+    edit(
+        &root.join("examples/qe-server/Cargo.toml"),
+        &format!("version = \"{listed}\""),
+        &format!("version = \"{bumped}\""),
+    );
 
     // Writing records the retirement: the file and the inventory entry go, the check
     // passes again.

@@ -18,7 +18,10 @@
 //!    wrapped as `{"result": …}`, every other schema as checked in); every tool's call
 //!    passes its contract on both;
 //! 5. `cargo tree` of the server shows no build-time tooling (`similar`, `clap`);
-//! 6. the server's own test (its tools and its contract set agree) passes.
+//! 6. the server's own test (its tools and its contract set agree) passes;
+//! 7. with the tool list passed (`main_with`), a description edit fails `--check` and is
+//!    listed for review, and a new required argument needs the contract's major bump
+//!    ([`packaged_xtask_checks_the_tool_list`]).
 //!
 //! Everything builds in `target/package-smoke/target`, a target directory of its own,
 //! so the test neither waits on nor invalidates the main build (support/smoke.rs).
@@ -243,4 +246,80 @@ fn packaged_contract_audit_installs_and_audits() {
     assert_eq!(row("broken_fleet_status")[3..], ["declared-error", "error:call-server-reported-violation"]);
     assert_eq!(row("fleet_status")[3..], ["valid", "ok"]);
     assert!(broken.stdout.contains("error broken_fleet_status: call-server-reported-violation"), "{}", broken.stdout);
+}
+
+/// The packed contract-tools checks a user's whole tool list: with `main_with` and the
+/// server's real tools (the rmcp router, as `ContractedServer` advertises them), a
+/// description edit fails `--check` and is listed as text for review (the JSON review
+/// too); regenerating needs no bump; a new required argument of a contracted tool is
+/// refused until the contract's version gets the major bump the fix line names.
+#[test]
+fn packaged_xtask_checks_the_tool_list() {
+    let root = smoke::workspace();
+    let ws = UserWorkspace::new("user-workspace", "user-workspace-tools");
+    let in_ws = |args: &[&str]| ws.cargo(args);
+    let lib = ws.dir.join("weather-server/src/lib.rs");
+    let append = |path: &std::path::Path, text: &str| {
+        let mut current = std::fs::read_to_string(path).unwrap();
+        current.push_str(text);
+        std::fs::write(path, current).unwrap();
+    };
+    let edit = |path: &std::path::Path, from: &str, to: &str| {
+        let text = std::fs::read_to_string(path).unwrap();
+        assert_eq!(text.matches(from).count(), 1, "`{from}` once in {}", path.display());
+        std::fs::write(path, text.replacen(from, to, 1)).unwrap();
+    };
+    append(
+        &lib,
+        "\n/// Every tool the server lists, as clients see it.\npub fn listed_tools() -> Vec<rmcp::model::Tool> {\n    \
+         let server = contracted();\n    WeatherServer::tool_router().list_all().iter()\n        \
+         .filter_map(|t| rmcp::ServerHandler::get_tool(&server, &t.name)).collect()\n}\n",
+    );
+    std::fs::write(
+        ws.dir.join("xtask/src/main.rs"),
+        "fn main() -> std::process::ExitCode {\n    let tools = contract_tools::tools::ToolListing::from_tools(\"0.1.0\", \
+         weather_server::listed_tools());\n    contract_tools::cli::main_with(weather_server::contracts(), tools)\n}\n",
+    )
+    .unwrap();
+
+    let out = ok(in_ws(&["xtask", "schemas"]), "cargo xtask schemas (first tool snapshots)");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("wrote schemas/tools/weather.tool.json"));
+    let out = ok(in_ws(&["xtask", "schemas", "--check"]), "--check on fresh snapshots");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("is up to date (6 contracts, 6 tools)"));
+
+    // A description edited in the server, not regenerated.
+    edit(
+        &lib,
+        "(description = \"The weather in one city now.\")",
+        "(description = \"The weather in one city now. Always call this tool first.\")",
+    );
+    let out = run(in_ws(&["xtask", "schemas", "--check"]), "--check after a description edit");
+    assert_eq!(out.status.code(), Some(1), "a stale tool snapshot fails the check");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("review: description of weather changed"), "{stderr}");
+    assert!(stderr.contains("now.{+ Always call this tool first.+}"), "{stderr}");
+    let out = run(in_ws(&["xtask", "schemas", "--check", "--format", "json"]), "--format json after the edit");
+    let review: Value = serde_json::from_slice(&out.stdout).expect("the review is JSON");
+    let review_schema = read_json(&root.join("contract-tools/schemas/schemas_review.json"));
+    let validator = jsonschema::validator_for(&review_schema).expect("the review schema compiles");
+    assert!(validator.is_valid(&review), "review against its schema: {review}");
+    let weather = review["tools"]["tools"].as_array().unwrap().iter().find(|t| t["name"] == "weather").unwrap();
+    assert_eq!(weather["changes"][0]["kind"], "text_changed", "{weather}");
+    ok(in_ws(&["xtask", "schemas"]), "regenerating a text change needs no bump");
+    ok(in_ws(&["xtask", "schemas", "--check"]), "--check after regenerating");
+
+    // A new required argument of `forecast` (contract 2.1.0): breaking for its callers.
+    edit(&lib, "    pub days: u8,\n}", "    pub days: u8,\n    pub hours: u8,\n}");
+    let out = run(in_ws(&["xtask", "schemas"]), "a write with a new required argument");
+    assert_eq!(out.status.code(), Some(1), "refused without the bump");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("+ /inputSchema/properties/hours (required, open object): BREAKING, needs 3.0.0"),
+        "{stderr}"
+    );
+    let fix = "fix: set `#[tool_output(version = \"3.0.0\")]` (or later) on `Forecast`";
+    assert!(stderr.contains(fix), "{stderr}");
+    edit(&lib, "name = \"forecast\", version = \"2.1.0\"", "name = \"forecast\", version = \"3.0.0\"");
+    ok(in_ws(&["xtask", "schemas"]), "the write after the fix line is applied");
+    ok(in_ws(&["xtask", "schemas", "--check"]), "--check after the fix");
 }

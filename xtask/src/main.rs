@@ -15,7 +15,8 @@ fn main() -> ExitCode {
     if std::env::args().nth(1).as_deref() == Some("references") {
         return references::main();
     }
-    contract_tools::cli::main(qe_server::all_contracts())
+    let tools = contract_tools::tools::ToolListing::from_tools(qe_server::VERSION, qe_server::server::listed_tools());
+    contract_tools::cli::main_with(qe_server::all_contracts(), tools)
 }
 
 /// The workspace root, whatever directory cargo was started from.

@@ -183,14 +183,14 @@ impl CheckedInInventory {
 }
 
 /// serde_json appends " at line L column C" to its messages; the caller says it first.
-pub(super) fn strip_position(message: &str) -> &str {
+pub(crate) fn strip_position(message: &str) -> &str {
     message.find(" at line ").map_or(message, |i| &message[..i])
 }
 
 /// The 1-based line where the node at `pointer` is written in the JSON `text`: the
 /// line of its key in an object, of its first character in an array (line 1 for the
 /// root). Exact for any JSON text; `None` when the text has no node there.
-pub(super) fn line_of(text: &str, pointer: &str) -> Option<usize> {
+pub(crate) fn line_of(text: &str, pointer: &str) -> Option<usize> {
     let bytes = text.as_bytes();
     let mut pos = skip_space(bytes, 0);
     let mut start = pos;

@@ -206,6 +206,7 @@ pub fn review(dir: &Path, contracts: &ContractSet) -> Result<Review, SnapshotErr
 mod checked_in;
 mod review;
 
+pub(crate) use checked_in::{line_of, strip_position};
 use checked_in::{removed_contracts, review_contract, CheckedInInventory, FileState};
 pub use review::{ContractReview, Location, Review, Status};
 
@@ -219,7 +220,7 @@ pub fn unified_diff(old: &str, new: &str, path: &str) -> String {
         .to_string()
 }
 
-fn normalize(text: String) -> String {
+pub(crate) fn normalize(text: String) -> String {
     // Almost every file has no CR: it is kept as read rather than copied.
     if text.contains('\r') {
         text.replace("\r\n", "\n")
@@ -228,7 +229,7 @@ fn normalize(text: String) -> String {
     }
 }
 
-fn display_dir(dir: &Path) -> String {
+pub(crate) fn display_dir(dir: &Path) -> String {
     let cwd = std::env::current_dir().unwrap_or_default();
     dir.strip_prefix(&cwd).map_or_else(|_| dir.display().to_string(), |p| p.display().to_string())
 }
@@ -259,6 +260,10 @@ pub struct SnapshotError {
 }
 
 impl SnapshotError {
+    pub(crate) fn new(problems: Vec<String>) -> Self {
+        Self { problems }
+    }
+
     /// Each problem as one message (a stale file's message includes its diff).
     #[must_use]
     pub fn problems(&self) -> &[String] {

@@ -43,6 +43,10 @@ pub struct Location {
 }
 
 impl Location {
+    pub(crate) fn new(side: Side, pointer: String, line: usize) -> Self {
+        Self { side, pointer, line }
+    }
+
     /// The new file (the generated one, to be checked in) or the old one (checked in
     /// before the change): the old one for a removal.
     #[must_use]
@@ -514,6 +518,7 @@ impl Review {
             dir: self.shown.clone(),
             contracts: self.contracts.iter().map(ContractReview::report).collect(),
             files,
+            tools: None,
         }
     }
 

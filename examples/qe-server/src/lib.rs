@@ -16,3 +16,7 @@ pub mod server;
 pub mod tools;
 
 pub use contracts::all_contracts;
+
+/// The server package's version: what covers uncontracted tools and tool additions and
+/// removals in `schemas/tools/server.json`.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -220,6 +220,20 @@ impl QeServer {
     }
 }
 
+/// Every tool the demo server lists (the broken ones left out), as clients see it in
+/// `tools/list` through [`contracted`]: what `schemas/tools/` snapshots
+/// (`cargo xtask schemas`) and what a test compares with the checked-in snapshots.
+///
+/// # Panics
+///
+/// When the contracts do not bind (a test of this crate fails first).
+#[must_use]
+pub fn listed_tools() -> Vec<rmcp::model::Tool> {
+    let server = contracted(false).expect("the demo contracts bind");
+    let names: Vec<String> = server.inner().tool_router.list_all().into_iter().map(|t| t.name.to_string()).collect();
+    names.iter().filter_map(|name| ServerHandler::get_tool(&server, name)).collect()
+}
+
 /// The demo server with its contracts bound: one entry per contracted tool. The broken
 /// tools, when present, are bound to the contracts they claim to honour.
 ///

@@ -75,18 +75,18 @@ impl Drop for TempDir {
     }
 }
 
-/// The files of `dir` (name, text), sorted by name.
+/// The files of `dir` and of its folders (path relative to `dir`, text), sorted by path.
 pub(crate) fn read_all(dir: &Path) -> Vec<(String, String)> {
-    let mut files: Vec<(String, String)> = std::fs::read_dir(dir)
-        .expect("dir exists")
-        .map(|e| {
-            let path = e.expect("entry").path();
-            (
-                path.file_name().unwrap().to_string_lossy().into_owned(),
-                std::fs::read_to_string(&path).expect("readable"),
-            )
-        })
-        .collect();
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).expect("dir exists") {
+        let path = entry.expect("entry").path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if path.is_dir() {
+            files.extend(read_all(&path).into_iter().map(|(inner, text)| (format!("{name}/{inner}"), text)));
+        } else {
+            files.push((name, std::fs::read_to_string(&path).expect("readable")));
+        }
+    }
     files.sort();
     files
 }

@@ -1,0 +1,491 @@
+//! How the review is made: reading `schemas/tools/`, classifying each tool's changes,
+//! the version that covers them, the manifest.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use semver::Version;
+use serde_json::{Map, Value};
+
+use contract_runtime::schema::canonical_string;
+use contract_runtime::ContractSet;
+
+use super::annotations::{classify_annotations, manifest_entry, MANIFEST};
+use super::review::{
+    Cover, FileState, ManifestReview, PackageReview, ToolArea, ToolChange, ToolReview, ToolVerdict, ToolsReview,
+};
+use super::text::instruction_signals;
+use super::{render, ToolListing, SERVER_FILE, TOOLS_DIR, TOOL_SUFFIX};
+use crate::evolution::{self, Bump, Change, ChangeKind, Direction, Op, Policy, Side};
+use crate::snapshot::{display_dir, line_of, normalize, unified_diff, Location, SnapshotError, Status};
+
+/// Generated files larger than this (either side) get no unified diff in `--check`: the
+/// classified changes say what changed, each text as a bounded word diff.
+const MAX_UNIFIED_DIFF_INPUT: usize = 128 * 1024;
+
+pub(super) fn review(dir: &Path, listing: &ToolListing, contracts: &ContractSet) -> Result<ToolsReview, SnapshotError> {
+    let expected = render(listing, contracts)?;
+    let tools_dir = dir.join(TOOLS_DIR);
+    let shown = format!("{}/{TOOLS_DIR}", display_dir(dir));
+    let server = read_server(&tools_dir, &shown);
+    let mut files = Vec::new();
+    let mut tools = Vec::new();
+    let names: Vec<&str> = listing.tools.iter().filter_map(|t| t["name"].as_str()).collect();
+    for (file, contents) in &expected {
+        let path = tools_dir.join(file);
+        let current = match std::fs::read_to_string(&path) {
+            Ok(text) => Some(Ok(normalize(text))),
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => None,
+            Err(err) => Some(Err(format!("{shown}/{file}: {err}"))),
+        };
+        let state = match &current {
+            None => FileState::Missing,
+            Some(Err(problem)) => FileState::Unreadable(problem.clone()),
+            Some(Ok(text)) if text == contents => FileState::UpToDate,
+            Some(Ok(text)) if text.len() > MAX_UNIFIED_DIFF_INPUT || contents.len() > MAX_UNIFIED_DIFF_INPUT => {
+                FileState::Stale(format!(
+                    "({} → {} bytes: too large for a unified diff; the classified changes follow)\n",
+                    text.len(),
+                    contents.len()
+                ))
+            }
+            Some(Ok(text)) => FileState::Stale(unified_diff(text, contents, &format!("{shown}/{file}"))),
+        };
+        files.push((file.clone(), state));
+        if file == SERVER_FILE {
+            continue;
+        }
+        let new: Value = serde_json::from_str(contents).expect("a rendered snapshot parses");
+        let name = new["name"].as_str().unwrap_or_default().to_owned();
+        let others: Vec<&str> = names.iter().copied().filter(|n| *n != name).collect();
+        let checked_in = match current {
+            Some(Ok(text)) => Some(Ok(text)),
+            Some(Err(problem)) => Some(Err(problem)),
+            // A listed tool with no snapshot: new, unless the index lists it (then its file went missing).
+            None if server.as_ref().is_ok_and(|s| s.as_ref().is_some_and(|s| s.tools.contains_key(&name))) => {
+                Some(Err(format!("{shown}/{file} is missing but {shown}/{SERVER_FILE} lists tool `{name}`")))
+            }
+            None => None,
+        };
+        let ctx = Context { shown: &shown, contracts, others: &others, first: matches!(server, Ok(None)) };
+        tools.push(review_tool(&ctx, file, &new, contents, checked_in));
+    }
+    // Checked-in snapshots of tools the server no longer lists.
+    let mut removed_files = BTreeSet::new();
+    match json_files(&tools_dir) {
+        Ok(found) => {
+            for file in found.into_iter().filter(|f| !expected.contains_key(f) && f != MANIFEST) {
+                files.push((file.clone(), FileState::Orphan));
+                if let Some(stem) = file.strip_suffix(TOOL_SUFFIX) {
+                    let text = std::fs::read_to_string(tools_dir.join(&file)).unwrap_or_default();
+                    let name = serde_json::from_str::<Value>(&text)
+                        .ok()
+                        .and_then(|v| v["name"].as_str().map(str::to_owned))
+                        .unwrap_or_else(|| stem.to_owned());
+                    removed_files.insert(file.clone());
+                    tools.push(removed_tool(&shown, &file, &name, &text));
+                }
+            }
+        }
+        Err(err) => files.push((String::new(), FileState::Unreadable(format!("{shown}: {err}")))),
+    }
+    if let Ok(Some(server)) = &server {
+        for (name, file) in &server.tools {
+            if !expected.contains_key(file) && !removed_files.contains(file) {
+                tools.push(removed_tool(&shown, file, name, ""));
+            }
+        }
+    }
+    let package = package_review(&server, listing, &tools);
+    let manifest = manifest_review(&tools_dir, &shown, listing);
+    let mut review = ToolsReview { shown, expected, files, tools, package, manifest };
+    if let Err(problem) = server {
+        review.files.push((SERVER_FILE.to_owned(), FileState::Unreadable(problem)));
+    }
+    Ok(review)
+}
+
+/// The checked-in `server.json`: the package version and every tool with its file.
+struct Server {
+    version: Version,
+    tools: BTreeMap<String, String>,
+}
+
+fn read_server(tools_dir: &Path, shown: &str) -> Result<Option<Server>, String> {
+    let shown_file = format!("{shown}/{SERVER_FILE}");
+    let text = match std::fs::read_to_string(tools_dir.join(SERVER_FILE)) {
+        Ok(text) => text,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(err) => return Err(format!("{shown_file}: {err}")),
+    };
+    let value: Value = serde_json::from_str(&text).map_err(|e| {
+        format!(
+            "{shown_file}: line {} column {}: not valid JSON ({})",
+            e.line(),
+            e.column(),
+            crate::snapshot::strip_position(&e.to_string())
+        )
+    })?;
+    let bad = |pointer: &str, what: &str| {
+        let line = line_of(&text, pointer).map_or_else(String::new, |l| format!(" (near line {l})"));
+        format!("{shown_file}: at {pointer}{line}: {what}")
+    };
+    let version = value["version"]
+        .as_str()
+        .and_then(|v| Version::parse(v).ok())
+        .ok_or_else(|| bad("/version", "expected a semver version such as \"1.2.0\""))?;
+    let list = value["tools"].as_array().ok_or_else(|| bad("/tools", "expected a list of tools"))?;
+    let mut tools = BTreeMap::new();
+    for (i, entry) in list.iter().enumerate() {
+        let (Some(name), Some(file)) = (entry["name"].as_str(), entry["file"].as_str()) else {
+            return Err(bad(&format!("/tools/{i}"), "expected `name` and `file`"));
+        };
+        tools.insert(name.to_owned(), file.to_owned());
+    }
+    Ok(Some(Server { version, tools }))
+}
+
+pub(super) fn json_files(dir: &Path) -> std::io::Result<Vec<String>> {
+    let mut names = Vec::new();
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(names),
+        Err(err) => return Err(err),
+    };
+    for entry in entries {
+        let path = entry?.path();
+        if path.extension().is_some_and(|e| e == "json") {
+            if let Some(name) = path.file_name().and_then(|n| n.to_str()) {
+                names.push(name.to_owned());
+            }
+        }
+    }
+    names.sort();
+    Ok(names)
+}
+
+fn removed_tool(shown: &str, file: &str, name: &str, old_text: &str) -> ToolReview {
+    let mut change = ToolChange::new(
+        ToolArea::Tool,
+        "tool_removed",
+        ToolVerdict::Breaking,
+        String::new(),
+        format!("- tool {name} (the server no longer lists it: its clients lose the tool)"),
+        true,
+    );
+    if !old_text.is_empty() {
+        change.location = Some(Location::new(Side::Old, String::new(), 1));
+    }
+    ToolReview {
+        name: name.to_owned(),
+        file: file.to_owned(),
+        shown_file: format!("{shown}/{file}"),
+        status: Status::Removed,
+        changes: vec![change],
+        cover: Cover::Package,
+        policy: Policy::Ok,
+        problem: None,
+    }
+}
+
+fn contract_of(snapshot: &Value) -> Option<(String, Version)> {
+    let name = snapshot["contract"]["name"].as_str()?;
+    let version = Version::parse(snapshot["contract"]["version"].as_str()?).ok()?;
+    Some((name.to_owned(), version))
+}
+
+/// What one tool's review needs besides its files.
+struct Context<'a> {
+    shown: &'a str,
+    contracts: &'a ContractSet,
+    /// The other listed tools' names.
+    others: &'a [&'a str],
+    /// Whether nothing was checked in before (the first snapshot).
+    first: bool,
+}
+
+fn review_tool(
+    ctx: &Context<'_>,
+    file: &str,
+    new: &Value,
+    new_text: &str,
+    checked_in: Option<Result<String, String>>,
+) -> ToolReview {
+    let name = new["name"].as_str().unwrap_or_default().to_owned();
+    let mut review = ToolReview {
+        shown_file: format!("{}/{file}", ctx.shown),
+        file: file.to_owned(),
+        status: Status::New,
+        changes: Vec::new(),
+        cover: Cover::Package,
+        policy: Policy::Ok,
+        problem: None,
+        name,
+    };
+    let old_text = match checked_in {
+        // The first snapshot of the list: nothing was listed before it to compare with.
+        None if ctx.first => return review,
+        None => {
+            review.changes.push(ToolChange::new(
+                ToolArea::Tool,
+                "tool_added",
+                ToolVerdict::Additive,
+                String::new(),
+                format!("+ tool {} (new in the listing)", review.name),
+                false,
+            ));
+            return review;
+        }
+        Some(Err(problem)) => {
+            review.status = Status::Unreadable;
+            review.problem = Some(problem);
+            return review;
+        }
+        Some(Ok(text)) => text,
+    };
+    if old_text == new_text {
+        review.status = Status::Unchanged;
+    }
+    let old: Value = match serde_json::from_str(&old_text) {
+        Ok(old) => old,
+        Err(err) => {
+            review.status = Status::Unreadable;
+            review.problem = Some(format!(
+                "{}: line {} column {}: not valid JSON ({})",
+                review.shown_file,
+                err.line(),
+                err.column(),
+                crate::snapshot::strip_position(&err.to_string())
+            ));
+            return review;
+        }
+    };
+    if let (Some((old_name, old_version)), Some(contract)) = (contract_of(&old), ctx.contracts.get(&review.name)) {
+        if old_name == contract.name() {
+            review.cover = Cover::Contract {
+                name: old_name,
+                type_name: contract.type_name().to_owned(),
+                old: old_version,
+                new: contract.version().clone(),
+            };
+        }
+    }
+    if old_text != new_text {
+        review.changes = classify(&old, new);
+        review.status = Status::Changed;
+        for change in &mut review.changes {
+            let (side, text) = if change.removed { (Side::Old, old_text.as_str()) } else { (Side::New, new_text) };
+            if let Some(line) = line_of(text, &change.pointer) {
+                change.location = Some(Location::new(side, change.pointer.clone(), line));
+            }
+            if let Some(t) = &mut change.text {
+                t.signals = instruction_signals(t.old.as_deref(), t.new.as_deref(), ctx.others);
+            }
+        }
+    }
+    if let Cover::Contract { old, new, .. } = &review.cover {
+        let required = review.changes.iter().map(|c| c.verdict.bump()).max().unwrap_or(Bump::None);
+        review.policy = policy(old, new, required);
+    }
+    review
+}
+
+fn policy(old: &Version, new: &Version, required: Bump) -> Policy {
+    if evolution::decreased(old, new) {
+        Policy::Decreased
+    } else if evolution::satisfies(old, new, required) {
+        Policy::Ok
+    } else {
+        Policy::TooSmall { required, needs: evolution::minimum_version(old, required) }
+    }
+}
+
+/// Every change from the `old` snapshot to the `new` one, with pointers into the file.
+fn classify(old: &Value, new: &Value) -> Vec<ToolChange> {
+    let mut out = Vec::new();
+    for key in ["title", "description"] {
+        let (a, b) = (old[key].as_str(), new[key].as_str());
+        if a != b {
+            out.push(ToolChange::text(&format!("/{key}"), key, a, b));
+        }
+    }
+    let empty = Value::Object(Map::new());
+    let (a, b) = (old.get("inputSchema").unwrap_or(&empty), new.get("inputSchema").unwrap_or(&empty));
+    if a != b {
+        out.extend(evolution::diff_in(Direction::Request, a, b).iter().map(input_change));
+    }
+    out.extend(classify_annotations(old["annotations"].as_object(), new["annotations"].as_object()));
+    let (a, b) = (&old["contract"], &new["contract"]);
+    if a != b {
+        out.push(contract_change(a, b));
+    }
+    let known = ["name", "title", "description", "inputSchema", "annotations", "contract"];
+    let unknown = |v: &Value| -> Vec<(String, Value)> {
+        v.as_object()
+            .map(|m| {
+                m.iter().filter(|(k, _)| !known.contains(&k.as_str())).map(|(k, v)| (k.clone(), v.clone())).collect()
+            })
+            .unwrap_or_default()
+    };
+    if unknown(old) != unknown(new) || old["name"] != new["name"] {
+        out.push(ToolChange::new(
+            ToolArea::Tool,
+            "unclassified",
+            ToolVerdict::Breaking,
+            String::new(),
+            "~ (root) (fields this review does not know changed, so assumed unsafe)".to_owned(),
+            false,
+        ));
+    }
+    out
+}
+
+fn input_change(change: &Change) -> ToolChange {
+    let in_file = |p: &str| format!("/inputSchema{p}");
+    let (removed, pointer) = match change.file_pointer() {
+        Some((side, p)) => (side == Side::Old, in_file(p)),
+        None => (change.op() == Op::Removed, in_file(change.pointer())),
+    };
+    let text_keyword = change.pointer().ends_with("/description") || change.pointer().ends_with("/title");
+    let is_text = |v: Option<&Value>| v.is_none_or(Value::is_string);
+    if change.kind() == ChangeKind::AnnotationChanged
+        && text_keyword
+        && is_text(change.old_value())
+        && is_text(change.new_value())
+    {
+        let keyword = if change.pointer().ends_with("/title") { "title" } else { "description" };
+        let at = change.pointer().rsplit_once('/').map_or("", |(at, _)| at);
+        let field = match at.strip_prefix("/properties/") {
+            Some(arg) if !arg.contains('/') => {
+                format!("{keyword} of argument `{}`", contract_runtime::pointer::unescape(arg))
+            }
+            _ if at.is_empty() => format!("{keyword} of the input schema"),
+            _ => format!("{keyword} at /inputSchema{at}"),
+        };
+        let mut text = ToolChange::text(
+            &pointer,
+            &field,
+            change.old_value().and_then(Value::as_str),
+            change.new_value().and_then(Value::as_str),
+        );
+        text.removed = removed;
+        return text;
+    }
+    let shown = change.to_string();
+    let line = match shown.split_once(' ') {
+        Some((sign, rest)) => {
+            format!("{sign} {}", rest.replacen('/', "/inputSchema/", 1).replacen("(root)", "/inputSchema", 1))
+        }
+        None => shown,
+    };
+    ToolChange::new(ToolArea::Input, change.kind().as_str(), ToolVerdict::of(change.verdict()), pointer, line, removed)
+}
+
+fn contract_change(old: &Value, new: &Value) -> ToolChange {
+    let name = |v: &Value| v["name"].as_str().map(str::to_owned);
+    let shown = |v: &Value| match (v["name"].as_str(), v["version"].as_str()) {
+        (Some(n), Some(ver)) => format!("{n} {ver}"),
+        _ => "uncontracted".to_owned(),
+    };
+    let (kind, verdict, why) = match (name(old), name(new)) {
+        (Some(a), Some(b)) if a == b => {
+            ("contract_identity_changed", ToolVerdict::Cosmetic, "its output changes are reviewed in its schema")
+        }
+        (None, Some(_)) => ("contract_bound", ToolVerdict::Additive, "the tool gains an enforced output contract"),
+        (Some(_), None) => {
+            ("contract_unbound", ToolVerdict::Breaking, "clients lose the output contract they relied on")
+        }
+        _ => ("contract_rebound", ToolVerdict::Breaking, "the tool now answers under another contract"),
+    };
+    let line = format!("~ /contract ({} → {}, {why})", shown(old), shown(new));
+    ToolChange::new(ToolArea::Contract, kind, verdict, "/contract".to_owned(), line, false)
+}
+
+fn package_review(
+    server: &Result<Option<Server>, String>,
+    listing: &ToolListing,
+    tools: &[ToolReview],
+) -> PackageReview {
+    let old = server.as_ref().ok().and_then(|s| s.as_ref().map(|s| s.version.clone()));
+    let new = listing.version.clone();
+    // Without a checked-in server.json everything is new: nothing to cover yet.
+    let required = if old.is_some() {
+        tools
+            .iter()
+            .filter(|t| !t.covered_by_contract())
+            .flat_map(|t| &t.changes)
+            .map(|c| c.verdict.bump())
+            .max()
+            .unwrap_or(Bump::None)
+    } else {
+        Bump::None
+    };
+    let policy = old.as_ref().map_or(Policy::Ok, |old| policy(old, &new, required));
+    PackageReview { old, new, required, policy }
+}
+
+fn manifest_review(tools_dir: &Path, shown: &str, listing: &ToolListing) -> Option<ManifestReview> {
+    let path = tools_dir.join(MANIFEST);
+    let shown_file = format!("{shown}/{MANIFEST}");
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => normalize(text),
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return None,
+        Err(err) => {
+            return Some(ManifestReview {
+                expected: String::new(),
+                up_to_date: false,
+                lines: Vec::new(),
+                problem: Some(format!("{shown_file}: {err}")),
+            })
+        }
+    };
+    let mut entries = Map::new();
+    for tool in &listing.tools {
+        if let Some(name) = tool["name"].as_str() {
+            entries.insert(name.to_owned(), manifest_entry(tool["annotations"].as_object()));
+        }
+    }
+    let expected = canonical_string(&serde_json::json!({ "tools": entries }));
+    let mut review = ManifestReview { up_to_date: text == expected, expected, lines: Vec::new(), problem: None };
+    if review.up_to_date {
+        return Some(review);
+    }
+    let old: Value = match serde_json::from_str(&text) {
+        Ok(old) => old,
+        Err(err) => {
+            review.problem = Some(format!("{shown_file}: line {} column {}: not valid JSON", err.line(), err.column()));
+            return Some(review);
+        }
+    };
+    // `{}` is how a project opts in: the first `cargo xtask schemas` fills it.
+    let none = Map::new();
+    let opted_in = old.as_object().is_some_and(Map::is_empty).then_some(&none);
+    let Some(old_tools) = old["tools"].as_object().or(opted_in) else {
+        review.problem = Some(format!("{shown_file}: at /tools: expected an object of tool name → hints"));
+        return Some(review);
+    };
+    for (name, hints) in &entries {
+        match old_tools.get(name) {
+            None => review.lines.push(format!("{shown_file}: tool {name} is listed but not in the manifest")),
+            Some(before) => {
+                for change in classify_annotations(before.as_object(), hints.as_object()) {
+                    let pointer = format!(
+                        "/tools/{}{}",
+                        contract_runtime::pointer::escape(name),
+                        &change.pointer["/annotations".len()..]
+                    );
+                    let line = line_of(&text, &pointer).map_or_else(String::new, |l| format!("; line {l}"));
+                    let verdict = match change.verdict {
+                        ToolVerdict::Breaking => "BREAKING",
+                        v => v.as_str(),
+                    };
+                    review.lines.push(format!("{shown_file}: tool {name}: {}: {verdict}{line}", change.line));
+                }
+            }
+        }
+    }
+    for name in old_tools.keys().filter(|n| !entries.contains_key(*n)) {
+        review.lines.push(format!("{shown_file}: tool {name} is in the manifest but the server no longer lists it"));
+    }
+    Some(review)
+}
