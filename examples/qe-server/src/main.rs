@@ -118,7 +118,10 @@ fn main() -> ExitCode {
 async fn run(options: Options) -> Result<(), Box<dyn std::error::Error>> {
     let server = qe_server::replica::contracted(options.broken, &qe_server::replica::ReplicaOptions::from_env())?;
     match options.http {
-        None => qe_server::server::serve_stdio(server).await,
+        None => {
+            contract_runtime::rmcp::serve_stdio(server).await?;
+            Ok(())
+        }
         Some(addr) => {
             let listener = qe_server::http::bind(addr).await?;
             // The tests read this line to learn the port when ADDR ends in `:0`.

@@ -24,7 +24,7 @@ use rmcp::service::{RequestContext, RoleServer};
 use rmcp::task_manager::{TaskExit, TaskManager, TaskOptions};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
-use rmcp::{tool, tool_handler, tool_router, ErrorData, ServerHandler, ServiceExt};
+use rmcp::{tool, tool_handler, tool_router, ErrorData, ServerHandler};
 
 use crate::contracts::{
     CoverageGaps, FleetStatus, PipelineStatus, QualityAssess, ScrapePage, SearchTickets, SecurityScan, TaskStatus,
@@ -240,23 +240,6 @@ pub fn contract_set(broken: bool) -> contract_runtime::ContractSet {
     } else {
         set
     }
-}
-
-/// Serves one client over stdin/stdout until it disconnects.
-///
-/// The transport is rmcp's `stdio_pipes()`: when both streams are pipes (as MCP clients
-/// launch stdio servers) reads and writes run on tokio's IO reactor, where `stdio()`
-/// hands every read and write to the blocking thread pool; anything else (a terminal,
-/// a file, another OS) falls back to `stdio()`. BENCHMARKS.md ("Peers end to end") has
-/// both measured side by side.
-///
-/// # Errors
-///
-/// The handshake or the transport failed.
-pub async fn serve_stdio<H: ServerHandler>(server: H) -> Result<(), Box<dyn std::error::Error>> {
-    let running = server.serve(rmcp::transport::stdio_pipes()).await?;
-    running.waiting().await?;
-    Ok(())
 }
 
 /// The streamable HTTP configuration: loopback `Host`s only, and browser `Origin`s only
