@@ -185,6 +185,10 @@ fn the_configured_body_limit_answers_413_with_a_json_rpc_error() {
     let chunked = exchange(addr, raw.as_bytes());
     assert_eq!(chunked.status, 413, "{chunked:?}");
     assert_eq!(chunked.json()["error"]["code"], -32600, "{chunked:?}");
+    // Whatever the content type: a declared length over the limit is refused unread.
+    let plain = post(addr, &[("Content-Type", "text/plain")], &padded(MAX_BODY + 1));
+    assert_eq!(plain.status, 413, "{plain:?}");
+    assert_eq!(plain.json()["error"]["code"], -32600, "{plain:?}");
     // The control: exactly at the limit is served.
     assert_initialized("a body at the limit", &post(addr, &[], &padded(MAX_BODY)));
 }

@@ -103,9 +103,10 @@ where
     fn call(&mut self, request: Request<B>) -> Self::Future {
         let max = self.shared.limits.max_body_bytes;
         let declared = request.headers().get(CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
-        if reads_body(&request) && declared.is_some_and(|len| len > max as u64) {
+        if declared.is_some_and(|len| len > max as u64) {
             // tower-http would answer this one itself, in plain text: it is answered here
-            // with the JSON-RPC error, after rmcp's header check.
+            // with the JSON-RPC error, after rmcp's header check, whatever the method or
+            // content type.
             let shared = self.shared.clone();
             let (parts, _body) = request.into_parts();
             return Box::pin(async move { Ok(shared.refuse(&parts, too_large(max)).await) });
