@@ -106,6 +106,8 @@ pub use serve::{cache, pipeline, set, wire};
 
 #[cfg(feature = "client")]
 pub use adapters::client;
+#[cfg(feature = "http")]
+pub use adapters::http;
 #[cfg(feature = "rmcp")]
 pub use adapters::rmcp;
 

@@ -1,5 +1,7 @@
-//! qe-server's streamable HTTP under hostile input: the real binary as
-//! a child process on 127.0.0.1 with an ephemeral port, driven over raw TCP.
+//! Streamable HTTP under hostile input: `contract_runtime::http`'s front mounted in axum,
+//! as the qe-server binary serves it (its `http.rs` is only that mounting), a child
+//! process on 127.0.0.1 with an ephemeral port, driven over raw TCP. http_front.rs
+//! mounts the same front in process for the cases this file does not send.
 //!
 //! - Malformed JSON-RPC gets a JSON-RPC error body with the code JSON-RPC 2.0 assigns.
 //! - 100k-deep nesting and 10 MB bodies (with `Content-Length` and chunked) are refused

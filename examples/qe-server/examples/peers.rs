@@ -131,14 +131,15 @@ impl Plain {
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for Plain {}
 
-/// Serves `handler` over stdio: through qe-server's own `serve_stdio` (rmcp's
+/// Serves `handler` over stdio: through `contract_runtime::rmcp::serve_stdio` (rmcp's
 /// `stdio_pipes()`), or with `blocking`, through rmcp's `stdio()`.
 async fn serve<H: ServerHandler>(handler: H, blocking: bool) -> Result<(), Box<dyn std::error::Error>> {
     if blocking {
         handler.serve(rmcp::transport::stdio()).await?.waiting().await?;
         Ok(())
     } else {
-        qe_server::server::serve_stdio(handler).await
+        contract_runtime::rmcp::serve_stdio(handler).await?;
+        Ok(())
     }
 }
 

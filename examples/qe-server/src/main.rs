@@ -8,7 +8,7 @@
 //!                                like `security_scan`), whose handlers drop a required field (or set
 //!                                QE_SERVER_BROKEN=1)
 //!
-//! HTTP limits (see `qe_server::http::HttpLimits` for what each answers):
+//! HTTP limits (see `contract_runtime::http::HttpLimits` for what each answers):
 //!   --max-sessions N             open sessions at most; one more `initialize` gets 503 (default 256)
 //!   --session-idle SECONDS       close a session after this long without traffic (default 300)
 //!   --max-body BYTES             largest request body, chunked or not (default 262144)
@@ -118,12 +118,16 @@ fn main() -> ExitCode {
 async fn run(options: Options) -> Result<(), Box<dyn std::error::Error>> {
     let server = qe_server::replica::contracted(options.broken, &qe_server::replica::ReplicaOptions::from_env())?;
     match options.http {
-        None => qe_server::server::serve_stdio(server).await,
+        None => {
+            contract_runtime::rmcp::serve_stdio(server).await?;
+            Ok(())
+        }
         Some(addr) => {
             let listener = qe_server::http::bind(addr).await?;
             // The tests read this line to learn the port when ADDR ends in `:0`.
             eprintln!("qe-server: listening on http://{}/mcp", listener.local_addr()?);
-            qe_server::http::serve(server, listener, options.limits).await
+            qe_server::http::serve(server, listener, options.limits).await;
+            Ok(())
         }
     }
 }

@@ -6,11 +6,6 @@
 //! result: every tool for a client on an older revision, extension declared or not, and
 //! the quick tools for every client.
 
-use std::convert::Infallible;
-use std::net::SocketAddr;
-use std::sync::Arc;
-use std::time::Duration;
-
 use contract_runtime::rmcp::{AdapterError, ContractedServer, Json};
 use contract_runtime::ToolError;
 use rmcp::handler::server::router::tool::ToolRouter;
@@ -22,9 +17,7 @@ use rmcp::model::{
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::task_manager::{TaskExit, TaskManager, TaskOptions};
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
-use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
-use rmcp::{tool, tool_handler, tool_router, ErrorData, ServerHandler, ServiceExt};
+use rmcp::{tool, tool_handler, tool_router, ErrorData, ServerHandler};
 
 use crate::contracts::{
     CoverageGaps, FleetStatus, PipelineStatus, QualityAssess, ScrapePage, SearchTickets, SecurityScan, TaskStatus,
@@ -37,9 +30,9 @@ use crate::tools::{
 #[cfg(doc)]
 use crate::tools::{TASKS_SINCE, TASK_TOOLS};
 
-/// The largest request body the HTTP transport accepts (the SDK default is 4 MiB; tool
-/// arguments here are a few hundred bytes).
-pub const MAX_REQUEST_BODY_BYTES: usize = 256 * 1024;
+/// The largest request body the HTTP transport accepts by default (the SDK default is 4
+/// MiB; tool arguments here are a few hundred bytes).
+pub const MAX_REQUEST_BODY_BYTES: usize = contract_runtime::http::HttpLimits::DEFAULT_MAX_BODY_BYTES;
 
 /// The quality-engineering tools, as an rmcp handler. Wrap it with [`contracted`].
 #[derive(Clone)]
@@ -254,98 +247,4 @@ pub fn contract_set(broken: bool) -> contract_runtime::ContractSet {
     } else {
         set
     }
-}
-
-/// Serves one client over stdin/stdout until it disconnects.
-///
-/// The transport is rmcp's `stdio_pipes()`: when both streams are pipes (as MCP clients
-/// launch stdio servers) reads and writes run on tokio's IO reactor, where `stdio()`
-/// hands every read and write to the blocking thread pool; anything else (a terminal,
-/// a file, another OS) falls back to `stdio()`. BENCHMARKS.md ("Peers end to end") has
-/// both measured side by side.
-///
-/// # Errors
-///
-/// The handshake or the transport failed.
-pub async fn serve_stdio<H: ServerHandler>(server: H) -> Result<(), Box<dyn std::error::Error>> {
-    let running = server.serve(rmcp::transport::stdio_pipes()).await?;
-    running.waiting().await?;
-    Ok(())
-}
-
-/// The streamable HTTP configuration: loopback `Host`s only, and browser `Origin`s only
-/// from loopback pages (DNS-rebinding protection), a bounded request body.
-#[must_use]
-pub fn http_config() -> StreamableHttpServerConfig {
-    StreamableHttpServerConfig::default()
-        .with_allowed_hosts(["localhost", "127.0.0.1", "::1", "[::1]"])
-        .with_allowed_origins(["http://localhost:*", "http://127.0.0.1:*", "http://[::1]:*"])
-        .enforce_origin_validation()
-        .with_max_request_body_bytes(MAX_REQUEST_BODY_BYTES)
-}
-
-/// Serves streamable HTTP at `http://{listener address}/mcp` until the process ends.
-/// Each connection is its own task: a client that misbehaves or vanishes affects no
-/// other.
-///
-/// # Errors
-///
-/// Accepting connections failed for good.
-pub async fn serve_http(
-    server: ContractedServer<QeServer>,
-    listener: tokio::net::TcpListener,
-) -> Result<(), Box<dyn std::error::Error>> {
-    use hyper::body::Incoming;
-    use hyper::{Request, Response, StatusCode};
-
-    let service =
-        StreamableHttpService::new(move || Ok(server.clone()), Arc::new(LocalSessionManager::default()), http_config());
-    loop {
-        let (stream, _peer) = match listener.accept().await {
-            Ok(accepted) => accepted,
-            Err(err) => {
-                // Out of descriptors and the like: wait and keep serving.
-                eprintln!("qe-server: accept failed: {err}");
-                tokio::time::sleep(Duration::from_millis(50)).await;
-                continue;
-            }
-        };
-        let service = service.clone();
-        tokio::spawn(async move {
-            let handler = hyper::service::service_fn(move |request: Request<Incoming>| {
-                let service = service.clone();
-                async move {
-                    if request.uri().path() == "/mcp" {
-                        Ok::<_, Infallible>(service.handle(request).await)
-                    } else {
-                        let mut response = Response::new(text_body("Not Found: the MCP endpoint is /mcp"));
-                        *response.status_mut() = StatusCode::NOT_FOUND;
-                        Ok(response)
-                    }
-                }
-            });
-            let connection = hyper::server::conn::http1::Builder::new()
-                .timer(hyper_util::rt::TokioTimer::new())
-                .header_read_timeout(Duration::from_secs(10))
-                .serve_connection(hyper_util::rt::TokioIo::new(stream), handler);
-            // A client that disconnects mid-request ends only its own connection.
-            let _ = connection.await;
-        });
-    }
-}
-
-type Body = http_body_util::combinators::BoxBody<bytes::Bytes, Infallible>;
-
-fn text_body(text: &'static str) -> Body {
-    use http_body_util::BodyExt;
-    http_body_util::Full::new(bytes::Bytes::from_static(text.as_bytes())).boxed()
-}
-
-/// Binds `addr` for [`serve_http`].
-///
-/// # Errors
-///
-/// The address cannot be bound.
-pub async fn bind(addr: SocketAddr) -> std::io::Result<tokio::net::TcpListener> {
-    tokio::net::TcpListener::bind(addr).await
 }

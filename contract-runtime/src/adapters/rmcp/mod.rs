@@ -79,6 +79,7 @@
 //! let fleet = Fleet { tool_router: Fleet::tool_router() };
 //! // One entry per contracted tool, matched by the contract name.
 //! let server = ContractedServer::new(fleet, contracts![FleetStatus])?;
+//! // Over stdio; `contract_runtime::rmcp::serve_stdio(server)` (feature `stdio`) is faster.
 //! server.serve(rmcp::transport::stdio()).await?.waiting().await?;
 //! # Ok(())
 //! # }
@@ -88,6 +89,8 @@
 
 mod enforce;
 mod json;
+#[cfg(feature = "stdio")]
+mod stdio;
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -117,6 +120,8 @@ use crate::serve::wire::META_KEY;
 
 use enforce::{Enforcer, Shared};
 pub use json::Json;
+#[cfg(feature = "stdio")]
+pub use stdio::{serve_stdio, stdio_pipes, StdioError};
 
 /// Why a [`ContractedServer`] could not be built.
 #[derive(Debug)]

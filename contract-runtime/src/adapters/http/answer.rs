@@ -5,12 +5,13 @@
 use std::convert::Infallible;
 
 use bytes::Bytes;
+use http::header::{HeaderValue, CONTENT_TYPE};
+use http::{Response, StatusCode};
+use http_body::Frame;
 use http_body_util::BodyExt;
-use hyper::body::Frame;
-use hyper::header::{HeaderValue, CONTENT_TYPE};
-use hyper::{Response, StatusCode};
 
-use super::{full, Body};
+use super::check::full;
+use super::Body;
 
 /// Whether a `Content-Type` names an SSE stream (`text/event-stream`).
 fn is_event_stream(content_type: Option<&HeaderValue>) -> bool {
@@ -56,7 +57,7 @@ pub(super) async fn prefer_json(response: Response<Body>) -> Response<Body> {
             Scan::Stream => break,
             Scan::Answer(json) => {
                 parts.headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-                parts.headers.remove(hyper::header::CACHE_CONTROL);
+                parts.headers.remove(http::header::CACHE_CONTROL);
                 parts.headers.remove("x-accel-buffering");
                 return Response::from_parts(parts, full(Bytes::from(json)));
             }
@@ -175,7 +176,7 @@ struct Replay {
     rest: Body,
 }
 
-impl hyper::body::Body for Replay {
+impl http_body::Body for Replay {
     type Data = Bytes;
     type Error = Infallible;
 

@@ -1,0 +1,251 @@
+//! The front itself: tower-http's body limit and body timeout around the gate that
+//! reads, checks and forwards one request to rmcp.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use bytes::Bytes;
+use http::header::{HeaderValue, CONTENT_LENGTH, CONTENT_TYPE, RETRY_AFTER};
+use http::{Method, Request, Response, StatusCode};
+use http_body_util::{BodyExt, Empty};
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::StreamableHttpService;
+use rmcp::ServerHandler;
+use serde_json::{json, Value};
+use tokio::sync::Mutex;
+use tower_http::limit::RequestBodyLimit;
+use tower_http::timeout::RequestBodyTimeout;
+use tower_service::Service;
+
+use super::answer::prefer_json;
+use super::check::{envelope, error_response, full, initialize_id, is_json, rejection, too_large, typed};
+use super::{Body, BoxError, HttpLimits, INVALID_REQUEST, SERVER_BUSY};
+
+type Future_ = Pin<Box<dyn Future<Output = Result<Response<Body>, std::convert::Infallible>> + Send>>;
+
+/// rmcp's streamable HTTP service behind the front (see the module documentation): a
+/// tower [`Service`] for any request body, cheap to clone, to mount with axum's
+/// `nest_service`. Built by [`McpLayer`](super::McpLayer).
+pub struct McpService<H> {
+    shared: Arc<Shared<H>>,
+    stack: RequestBodyLimit<RequestBodyTimeout<Gate<H>>>,
+}
+
+impl<H> Clone for McpService<H> {
+    fn clone(&self) -> Self {
+        Self { shared: self.shared.clone(), stack: self.stack.clone() }
+    }
+}
+
+impl<H> std::fmt::Debug for McpService<H> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpService").field("limits", &self.shared.limits).finish_non_exhaustive()
+    }
+}
+
+/// What every request shares.
+struct Shared<H> {
+    service: StreamableHttpService<H, LocalSessionManager>,
+    sessions: Arc<LocalSessionManager>,
+    /// Held from the session count to the end of a new session's `initialize`, so that
+    /// concurrent handshakes cannot all pass the check and overshoot the cap.
+    init_gate: Mutex<()>,
+    limits: HttpLimits,
+}
+
+/// The innermost service: the body arrives limited and timed by tower-http.
+struct Gate<H> {
+    shared: Arc<Shared<H>>,
+}
+
+impl<H> Clone for Gate<H> {
+    fn clone(&self) -> Self {
+        Self { shared: self.shared.clone() }
+    }
+}
+
+impl<H: ServerHandler + Send + 'static> McpService<H> {
+    pub(super) fn new(
+        service: StreamableHttpService<H, LocalSessionManager>,
+        sessions: Arc<LocalSessionManager>,
+        limits: HttpLimits,
+    ) -> Self {
+        let (max, timeout) = (limits.max_body_bytes, limits.body_timeout);
+        let shared = Arc::new(Shared { service, sessions, init_gate: Mutex::new(()), limits });
+        let gate = Gate { shared: shared.clone() };
+        let stack = RequestBodyLimit::new(RequestBodyTimeout::new(gate, timeout), max);
+        Self { shared, stack }
+    }
+}
+
+/// Whether the front reads this request's body: a POST that names JSON. GET and DELETE
+/// carry no body; a POST that is not JSON gets rmcp's 415 without its body being read.
+fn reads_body<B>(request: &Request<B>) -> bool {
+    request.method() == Method::POST && is_json(request.headers().get(CONTENT_TYPE))
+}
+
+impl<H, B> Service<Request<B>> for McpService<H>
+where
+    H: ServerHandler + Send + 'static,
+    B: http_body::Body<Data = Bytes> + Send + 'static,
+    B::Error: Into<BoxError>,
+{
+    type Response = Response<Body>;
+    type Error = std::convert::Infallible;
+    type Future = Future_;
+
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request<B>) -> Self::Future {
+        let max = self.shared.limits.max_body_bytes;
+        let declared = request.headers().get(CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
+        if declared.is_some_and(|len| len > max as u64) {
+            // tower-http would answer this one itself, in plain text: it is answered here
+            // with the JSON-RPC error, after rmcp's header check, whatever the method or
+            // content type.
+            let shared = self.shared.clone();
+            let (parts, _body) = request.into_parts();
+            return Box::pin(async move { Ok(shared.refuse(&parts, too_large(max)).await) });
+        }
+        let future = self.stack.call(request);
+        Box::pin(async move {
+            let response = match future.await {
+                Ok(response) => response,
+                Err(never) => match never {},
+            };
+            Ok(response.map(BodyExt::boxed))
+        })
+    }
+}
+
+impl<H, B> Service<Request<B>> for Gate<H>
+where
+    H: ServerHandler + Send + 'static,
+    B: http_body::Body<Data = Bytes> + Send + 'static,
+    B::Error: Into<BoxError>,
+{
+    type Response = Response<Body>;
+    type Error = std::convert::Infallible;
+    type Future = Future_;
+
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request<B>) -> Self::Future {
+        let shared = self.shared.clone();
+        Box::pin(async move { Ok(shared.handle(request).await) })
+    }
+}
+
+/// A closed session as `204 No Content`: rmcp answers a `DELETE` it honoured with `202
+/// Accepted`, which the Python SDK client logs as a failed termination (it takes 200 or
+/// 204); the session is gone either way, so the body-less success says so.
+fn no_content_when_accepted(mut response: Response<Body>) -> Response<Body> {
+    if response.status() == StatusCode::ACCEPTED {
+        *response.status_mut() = StatusCode::NO_CONTENT;
+        *response.body_mut() = full(Bytes::new());
+        response.headers_mut().remove(CONTENT_LENGTH);
+    }
+    response
+}
+
+impl<H: ServerHandler + Send + 'static> Shared<H> {
+    async fn handle<B>(&self, request: Request<B>) -> Response<Body>
+    where
+        B: http_body::Body<Data = Bytes> + Send + 'static,
+        B::Error: Into<BoxError>,
+    {
+        if request.method() == Method::DELETE {
+            let request = request.map(|body| body.map_err(Into::<BoxError>::into));
+            return no_content_when_accepted(self.service.handle(request).await);
+        }
+        if !reads_body(&request) {
+            let request = request.map(|body| body.map_err(Into::<BoxError>::into));
+            return self.service.handle(request).await;
+        }
+        let (parts, body) = request.into_parts();
+        let limits = &self.limits;
+        let body = body.map_err(Into::<BoxError>::into);
+        let bytes = match tokio::time::timeout(limits.body_timeout, body.collect()).await {
+            Ok(Ok(collected)) => collected.to_bytes(),
+            Ok(Err(err)) => {
+                if err.is::<http_body_util::LengthLimitError>() {
+                    return self.refuse(&parts, too_large(limits.max_body_bytes)).await;
+                }
+                if !err.is::<tower_http::timeout::TimeoutError>() {
+                    // The client went away or broke the framing: nobody reads an answer,
+                    // but the connection still gets a well-formed one.
+                    return rejection(StatusCode::BAD_REQUEST, INVALID_REQUEST, "unreadable request body", None);
+                }
+                return self.refuse(&parts, self.too_slow()).await;
+            }
+            Err(_) => return self.refuse(&parts, self.too_slow()).await,
+        };
+        let value = match envelope(&bytes) {
+            Ok(value) => value,
+            Err(rejected) => return self.refuse(&parts, rejected.into_response()).await,
+        };
+        let answer = if let Some(id) = initialize_id(&value).filter(|_| !parts.headers.contains_key("mcp-session-id")) {
+            let _gate = self.init_gate.lock().await;
+            let open = self.sessions.sessions.read().await.len();
+            if open >= limits.max_sessions {
+                return self.refuse(&parts, self.busy(open, id)).await;
+            }
+            self.service.handle(Request::from_parts(parts, full(bytes))).await
+        } else {
+            self.service.handle(Request::from_parts(parts, full(bytes))).await
+        };
+        // On this path rmcp's only 415 is "could not read the body as a message" (the
+        // content type was checked above, and its `Host`/`Origin` check came first):
+        // the typed check names the JSON-RPC error instead of rmcp's plain text.
+        if answer.status() == StatusCode::UNSUPPORTED_MEDIA_TYPE {
+            if let Err(rejected) = typed(&value) {
+                return rejected.into_response();
+            }
+        }
+        prefer_json(answer).await
+    }
+
+    fn too_slow(&self) -> Response<Body> {
+        let message = format!("request body not received within {:?}", self.limits.body_timeout);
+        rejection(StatusCode::REQUEST_TIMEOUT, INVALID_REQUEST, &message, None)
+    }
+
+    /// `refusal`, unless rmcp refuses the request's headers first. rmcp's `Host`/`Origin`
+    /// check is private, so it is asked with a copy of the headers and no body: it answers
+    /// that copy from the headers alone, 403 or 400 for a foreign or malformed `Host` or
+    /// `Origin`, and otherwise 406 or 415 (the copy names no content type), which mean
+    /// the headers passed. A request from a foreign page thus gets rmcp's answer, never
+    /// one of this front's.
+    async fn refuse(&self, parts: &http::request::Parts, refusal: Response<Body>) -> Response<Body> {
+        let mut probe = Request::new(Empty::<Bytes>::new());
+        *probe.method_mut() = Method::POST;
+        *probe.uri_mut() = parts.uri.clone();
+        *probe.headers_mut() = parts.headers.clone();
+        probe.headers_mut().remove(CONTENT_TYPE);
+        let answer = self.service.handle(probe).await;
+        if matches!(answer.status(), StatusCode::NOT_ACCEPTABLE | StatusCode::UNSUPPORTED_MEDIA_TYPE) {
+            refusal
+        } else {
+            answer
+        }
+    }
+
+    fn busy(&self, open: usize, id: Value) -> Response<Body> {
+        let max = self.limits.max_sessions;
+        let idle = self.limits.session_idle.as_secs().max(1);
+        let message = format!(
+            "server busy: {open} sessions are open and the limit is {max}; close one (HTTP DELETE with its \
+             Mcp-Session-Id) or retry after an idle one expires ({idle} s without traffic)"
+        );
+        let data = json!({ "maxSessions": max, "sessionIdleSeconds": idle });
+        let mut response = error_response(StatusCode::SERVICE_UNAVAILABLE, SERVER_BUSY, &message, Some(id), Some(data));
+        response.headers_mut().insert(RETRY_AFTER, HeaderValue::from(idle));
+        response
+    }
+}
