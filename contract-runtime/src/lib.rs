@@ -74,6 +74,9 @@
 //! - `client` (feature `client`): the validating client harness.
 //! - [`set`]: [`ContractSet`], the one list a server serves and its xtask checks.
 #![warn(missing_docs)]
+// The library reports through `tracing` events (`observe`), never on a process's own
+// output streams, which a stdio server uses for protocol messages.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
 //!
 //! # Layers
 //!
@@ -102,7 +105,7 @@ pub mod contract;
 pub mod serve;
 
 pub use contract::{completeness, fast, finite, pointer, redact, schema, validate};
-pub use serve::{cache, pipeline, set, wire};
+pub use serve::{cache, observe, pipeline, set, wire};
 
 #[cfg(feature = "client")]
 pub use adapters::client;

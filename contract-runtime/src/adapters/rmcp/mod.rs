@@ -253,10 +253,69 @@ impl<H: ServerHandler> ContractedServer<H> {
     /// Validated results are admitted to the pipeline's cache (violations never are);
     /// a hit under the current contract identity is served without running the
     /// handler, and an entry written under another identity is evicted.
+    ///
+    /// Report-only settings made on the server ([`ContractedServer::report_only`],
+    /// [`ContractedServer::report_only_for`]) carry over to `pipeline`, as do its own:
+    /// a tool report-only in either is report-only. The counters are `pipeline`'s.
     #[must_use]
-    pub fn with_pipeline(self, pipeline: Pipeline) -> Self {
+    pub fn with_pipeline(self, mut pipeline: Pipeline) -> Self {
+        pipeline.rollout_mut().merge(self.enforcer.shared.pipeline.rollout());
+        self.rebuilt(pipeline)
+    }
+
+    fn rebuilt(self, pipeline: Pipeline) -> Self {
         let shared = Shared::new(self.enforcer.shared.contracts.clone(), pipeline);
         Self { enforcer: Enforcer { inner: self.enforcer.inner, shared: Arc::new(shared) } }
+    }
+
+    /// Makes every contracted tool report-only
+    /// ([`Enforcement::Report`](crate::serve::observe::Enforcement)): a result that
+    /// breaks its contract is sent unchanged — complete, as a task's result, never
+    /// cached — with `"enforced": false` beside the contract identity in its `_meta`,
+    /// and reported as a `warn` event and in [`ContractedServer::stats`]. Serialization
+    /// failures, limits, handler errors and refused arguments stay errors. Removing the
+    /// line enforces again. Call it while building the server, before serving.
+    #[must_use]
+    pub fn report_only(self) -> Self {
+        let mut pipeline = self.enforcer.shared.pipeline.clone();
+        pipeline.rollout_mut().report_all();
+        self.rebuilt(pipeline)
+    }
+
+    /// Makes the contracted tool `tool` report-only (see
+    /// [`ContractedServer::report_only`]); the other tools stay enforced.
+    ///
+    /// # Errors
+    ///
+    /// An [`AdapterError`] when no contract is bound to `tool`: a misspelt name would
+    /// otherwise leave the tool enforced without a word.
+    pub fn report_only_for(self, tool: &str) -> Result<Self, AdapterError> {
+        if !self.enforcer.shared.contracts.contains_key(tool) {
+            let bound: Vec<&str> = self.enforcer.shared.contracts.keys().map(String::as_str).collect();
+            return Err(AdapterError {
+                problems: vec![format!(
+                    "report_only_for(\"{tool}\"): no contract is bound to tool `{tool}`; the contracted tools are {}",
+                    if bound.is_empty() { "none".to_owned() } else { format!("`{}`", bound.join("`, `")) }
+                )],
+            });
+        }
+        let mut pipeline = self.enforcer.shared.pipeline.clone();
+        pipeline.rollout_mut().report_tool(tool);
+        Ok(self.rebuilt(pipeline))
+    }
+
+    /// How results of `tool` are enforced.
+    #[must_use]
+    pub fn enforcement(&self, tool: &str) -> crate::serve::observe::Enforcement {
+        self.enforcer.shared.pipeline.enforcement(tool)
+    }
+
+    /// What the server has counted so far: calls, error results by code, report-only
+    /// findings, cache hits and misses ([`Stats`](crate::serve::observe::Stats)). Shared
+    /// by every clone of the server (each streamable HTTP session's).
+    #[must_use]
+    pub fn stats(&self) -> crate::serve::observe::Stats {
+        self.enforcer.shared.pipeline.stats()
     }
 
     /// The wrapped handler.
