@@ -16,7 +16,6 @@ use contract_runtime::rmcp::ContractedServer;
 use contract_runtime::wire::{ErrorCode, CACHE_META_KEY, ENFORCED_FIELD, META_KEY};
 use serde_json::{json, Value};
 
-#[allow(dead_code)] // Each test file uses part of the shared support.
 #[path = "support/rmcp_paths.rs"]
 mod rmcp_paths;
 #[allow(dead_code)]
@@ -146,15 +145,15 @@ fn report_only_for_the_task_tool_reaches_its_task_results() {
     });
 }
 
-fn cached_pipeline() -> Option<Pipeline> {
-    Some(Pipeline::builder().cache(Arc::new(InMemoryCache::new())).build())
+fn cached_pipeline() -> Pipeline {
+    Pipeline::builder().cache(Arc::new(InMemoryCache::new())).build()
 }
 
 #[test]
 fn a_report_only_violation_is_never_cached_complete_or_task_and_a_clean_result_is() {
     runtime().block_on(async {
         for (tasks, tool) in [(false, "ratio"), (true, TASK_TOOL)] {
-            for (rollout, server) in servers(cached_pipeline) {
+            for (rollout, server) in servers(|| Some(cached_pipeline())) {
                 if rollout == "report_only_for(ratio)" && tool == TASK_TOOL {
                     continue; // The task tool is enforced there; covered by the enforced case.
                 }
@@ -197,7 +196,7 @@ fn a_report_only_violation_is_never_cached_complete_or_task_and_a_clean_result_i
 #[test]
 fn a_cache_hit_for_a_task_client_is_a_task_and_carries_no_enforced_member() {
     runtime().block_on(async {
-        let server = contracted(probe(), cached_pipeline()).report_only();
+        let server = contracted(probe(), Some(cached_pipeline())).report_only();
         let mut wire = Wire::modern(server, true);
         let created = wire.call(TASK_TOOL, clean()).await;
         assert_clean(&wire.task_result(&created).await);
