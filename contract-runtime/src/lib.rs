@@ -71,6 +71,7 @@
 //!   sanitizing, limits, completeness, protocol eras, the fast path.
 //! - `rmcp` (feature `rmcp`): an rmcp server whose tools are contracted.
 //! - [`cache`]: in-memory and Redis result caches bound to contract identities.
+//! - [`observe`]: in production — report-only rollout, `tracing` events, counters.
 //! - `client` (feature `client`): the validating client harness.
 //! - [`set`]: [`ContractSet`], the one list a server serves and its xtask checks.
 #![warn(missing_docs)]

@@ -1,11 +1,8 @@
 //! What an operator can watch: how each contract is enforced ([`Enforcement`], the
 //! report-only rollout), the counters of a pipeline ([`Stats`]) and the `tracing`
-//! events it emits. The events and counters are listed in the chapter on enforcing
-//! (`pipeline` module documentation, "Operating").
+//! events it emits, none of which names an instance value.
 //!
-//! Every event has the target [`TARGET`] and names no instance value: fields are the
-//! tool name, the contract identity, the error code, and for a violation its JSON
-//! pointer (masked below sensitive fields) and keyword.
+#![doc = include_str!("../../docs/operating.md")]
 
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -65,6 +62,7 @@ impl Rollout {
     }
 
     /// Both settings together: a tool report-only in either is report-only.
+    #[cfg(feature = "rmcp")]
     pub(crate) fn merge(&mut self, other: &Rollout) {
         self.all |= other.all;
         self.tools.extend(other.tools.iter().cloned());

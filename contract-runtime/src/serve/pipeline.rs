@@ -325,15 +325,18 @@ impl Pipeline {
     }
 
     /// The counters, for an adapter that makes results of its own.
+    #[cfg(feature = "rmcp")]
     pub(crate) fn counters(&self) -> &Counters {
         &self.counters
     }
 
     /// The rollout, for an adapter that sets report-only on the pipeline it serves.
+    #[cfg(feature = "rmcp")]
     pub(crate) fn rollout(&self) -> &Rollout {
         &self.rollout
     }
 
+    #[cfg(feature = "rmcp")]
     pub(crate) fn rollout_mut(&mut self) -> &mut Rollout {
         &mut self.rollout
     }
