@@ -121,6 +121,24 @@ fn every_refusal_has_its_event_at_its_level() {
 }
 
 #[test]
+fn a_panicking_handler_is_an_error_event_without_its_message() {
+    let pipeline = Pipeline::builder().build();
+    let (result, capture) =
+        captured(|| pipeline.call_sync(&ctx(), || -> Result<Ratio, ToolError> { panic!("boom {MARKER}") }));
+    assert_eq!(result.error_code(), Some(ErrorCode::ToolExecutionError), "{}", result.text());
+    let ours = capture.ours();
+    let kinds: Vec<(Level, &str)> = ours.iter().map(|e| (e.level, e.message())).collect();
+    assert_eq!(kinds, [(Level::ERROR, "tool panicked"), (Level::INFO, "tool failed")], "{ours:?}");
+    assert_eq!(ours[0].field("tool"), Some("ratio"));
+    assert_eq!(ours[0].field("contract"), Some(Ratio::contract().id().to_string().as_str()));
+    assert_no_marker(&capture.all());
+    // Control: the same handler returning normally emits nothing.
+    let (clean, capture) = captured(|| pipeline.call_sync(&ctx(), || Ok::<_, ToolError>(ratio(0.5))));
+    assert!(!clean.is_error());
+    assert!(capture.ours().is_empty(), "{:?}", capture.ours());
+}
+
+#[test]
 fn over_rmcp_arguments_refused_are_info_and_no_argument_or_result_value_reaches_any_event() {
     let ((), capture) = captured(|| {
         runtime().block_on(async {

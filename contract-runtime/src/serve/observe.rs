@@ -5,6 +5,7 @@
 #![doc = include_str!("../../docs/operating.md")]
 
 use std::collections::BTreeSet;
+use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::contract::OutputContract;
@@ -137,14 +138,28 @@ impl Counters {
     }
 }
 
-/// The contract identity as events carry it; empty for an uncontracted tool.
-fn id_of(contract: Option<&OutputContract>) -> String {
-    contract.map(|c| c.id().to_string()).unwrap_or_default()
+/// The contract identity as events carry it, empty for an uncontracted tool; written
+/// only when a subscriber records the event.
+struct IdOf<'a>(Option<&'a OutputContract>);
+
+impl fmt::Display for IdOf<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Some(contract) => contract.id().fmt(f),
+            None => Ok(()),
+        }
+    }
+}
+
+/// The `error` event of a handler that panicked; the refusal's own event follows. The
+/// panic's message is not in it (it may quote anything): Rust's panic hook reports it.
+pub(crate) fn panicked(tool: &str, contract: Option<&OutputContract>) {
+    tracing::error!(target: TARGET, tool, contract = %IdOf(contract), "tool panicked");
 }
 
 /// The event of an error result, by code.
 fn refused(tool: &str, contract: Option<&OutputContract>, code: ErrorCode, retryable: bool, found: &[WireViolation]) {
-    let id = id_of(contract);
+    let id = IdOf(contract);
     let code_name = code.as_str();
     match code {
         ErrorCode::OutputContractViolation | ErrorCode::FalseCompleteness => {
@@ -168,7 +183,7 @@ fn refused(tool: &str, contract: Option<&OutputContract>, code: ErrorCode, retry
 /// One `output contract violation` event per violation (one with keyword
 /// `completeness` and the root pointer when the refusal lists none).
 fn violations(tool: &str, contract: Option<&OutputContract>, code: ErrorCode, enforced: bool, found: &[WireViolation]) {
-    let id = id_of(contract);
+    let id = IdOf(contract);
     let code_name = code.as_str();
     if found.is_empty() {
         tracing::warn!(

@@ -513,11 +513,16 @@ impl Pipeline {
                 let clean = ToolError::new(err.code(), sanitize(err.message(), &[])).with_retryable(err.retryable());
                 ToolCallResult::failure(clean, Vec::new(), Some(meta(contract)))
             }
-            Err(_) => ToolCallResult::failure(
-                ToolError::execution("the tool failed unexpectedly (it panicked); the details are in the server log"),
-                Vec::new(),
-                Some(meta(contract)),
-            ),
+            Err(_) => {
+                crate::serve::observe::panicked(ctx.tool(), Some(contract));
+                ToolCallResult::failure(
+                    ToolError::execution(
+                        "the tool failed unexpectedly (it panicked); the details are in the server log",
+                    ),
+                    Vec::new(),
+                    Some(meta(contract)),
+                )
+            }
         }
     }
 

@@ -225,7 +225,10 @@ impl<H: ServerHandler> Enforcer<H> {
         let response = match outcome {
             Ok(Ok(response)) => response,
             Ok(Err(err)) => return Ok(self.shared.fail(ctx.tool(), Some(contract), &handler_error(&err)).into()),
-            Err(_) => return Ok(self.shared.fail(ctx.tool(), Some(contract), &panicked()).into()),
+            Err(_) => {
+                crate::serve::observe::panicked(ctx.tool(), Some(contract));
+                return Ok(self.shared.fail(ctx.tool(), Some(contract), &panicked()).into());
+            }
         };
         match response {
             CallToolResponse::Complete(result) => Ok(self.enforce(contract, &ctx, result).into()),

@@ -20,7 +20,9 @@
 //!   failure is an `isError` result with `invalid_arguments`, SEP-1303); the result
 //!   then runs through the [`Pipeline`] — middleware, validation, cache admission —
 //!   so a result that breaks its contract leaves as `output_contract_violation`,
-//!   never as a success. Handler errors and panics become sanitized `isError`
+//!   never as a success — unless the tool is report-only
+//!   ([`ContractedServer::report_only`]): then it leaves unchanged, marked
+//!   `"enforced": false` in its `_meta`, reported and counted, never cached. Handler errors and panics become sanitized `isError`
 //!   results. An unknown tool stays a JSON-RPC error, answered by the inner handler.
 //! - Tasks (SEP-2663): a `tools/call` the handler answers with a task is remembered,
 //!   and the task's result is enforced when `tasks/get` returns it (rmcp 3.11 has no
