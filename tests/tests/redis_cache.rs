@@ -622,8 +622,8 @@ fn rolling_deploy_two_contract_versions_share_one_redis() {
     // One outage, reported once by each replica however many calls it served.
     for replica in [&old, &new] {
         let log = replica.log();
-        assert_eq!(log.matches("is unavailable").count(), 1, "{log}");
-        assert_eq!(log.matches("answers again").count(), 1, "{log}");
+        assert_eq!(log.matches("result cache unavailable").count(), 1, "{log}");
+        assert_eq!(log.matches("result cache answers again").count(), 1, "{log}");
     }
     drop((old, new));
     let _ = std::fs::remove_dir_all(&dir);

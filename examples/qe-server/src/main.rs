@@ -24,6 +24,8 @@ use std::time::Duration;
 
 use qe_server::http::HttpLimits;
 
+mod events;
+
 const USAGE: &str = "usage: qe-server [--http [ADDR]] [--broken] [--max-sessions N] [--session-idle SECONDS] \
                      [--max-body BYTES] [--max-connections N]";
 const DEFAULT_HTTP: &str = "127.0.0.1:8000";
@@ -80,6 +82,7 @@ fn parse(args: &[String]) -> Result<Options, String> {
 }
 
 fn main() -> ExitCode {
+    events::install();
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.iter().any(|a| a == "--help" || a == "-h") {
         println!("{USAGE}");
