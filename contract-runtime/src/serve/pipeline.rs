@@ -342,6 +342,7 @@ impl Pipeline {
     }
 
     /// Counts and reports a result on its way out.
+    #[inline]
     fn served(&self, ctx: &CallContext, contract: Option<&OutputContract>, result: ToolCallResult) -> ToolCallResult {
         self.counters.served(ctx.tool(), contract, &result);
         result
