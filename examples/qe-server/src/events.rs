@@ -1,7 +1,11 @@
-//! The server's log: the runtime's operator events (target `contract_runtime`, `info`
-//! and above) and everyone else's errors, one line each on stderr — stdout carries the
-//! protocol over stdio. rmcp's `debug` and `trace` events, which hold whole requests and
-//! results, are never written.
+//! The server's log on stderr, one line per event — stdout carries the protocol over
+//! stdio. `QE_SERVER_LOG` chooses how much of the runtime's operator events (target
+//! `contract_runtime`) is written: unset or `off`, none; `warn`, violations, report-only
+//! findings, limit hits and cache outages; `info`, also refused arguments, tool failures
+//! and cache recoveries. Everyone else's errors are always written; rmcp's `debug` and
+//! `trace` events, which hold whole requests and results, never are. Off by default: an
+//! MCP client that shows a stdio server's stderr (the Inspector does) would show a log
+//! line for every refused result.
 
 use std::fmt::{self, Write as _};
 use std::io::Write as _;
@@ -12,19 +16,35 @@ use tracing::subscriber::Interest;
 use tracing::{Event, Level, Metadata, Subscriber};
 
 /// Writes the events described above to stderr.
-struct StderrLog;
-
-/// Installs the log for the whole process.
-pub(crate) fn install() {
-    // Fails only when a subscriber is installed already, which then keeps logging.
-    let _ = tracing::subscriber::set_global_default(StderrLog);
+struct StderrLog {
+    /// The least severe level of the runtime's events written; `None`: none.
+    runtime: Option<Level>,
 }
 
-fn wanted(meta: &Metadata<'_>) -> bool {
-    if meta.target().starts_with("contract_runtime") {
-        *meta.level() <= Level::INFO
-    } else {
-        *meta.level() <= Level::ERROR
+/// Installs the log for the whole process, as `QE_SERVER_LOG` says.
+///
+/// # Errors
+///
+/// A value of `QE_SERVER_LOG` other than `off`, `warn` or `info`.
+pub(crate) fn install() -> Result<(), String> {
+    let runtime = match std::env::var("QE_SERVER_LOG").ok().as_deref() {
+        None | Some("" | "off") => None,
+        Some("warn") => Some(Level::WARN),
+        Some("info") => Some(Level::INFO),
+        Some(other) => return Err(format!("QE_SERVER_LOG=`{other}`: expected `off`, `warn` or `info`")),
+    };
+    // Fails only when a subscriber is installed already, which then keeps logging.
+    let _ = tracing::subscriber::set_global_default(StderrLog { runtime });
+    Ok(())
+}
+
+impl StderrLog {
+    fn wanted(&self, meta: &Metadata<'_>) -> bool {
+        if meta.target().starts_with("contract_runtime") {
+            self.runtime.is_some_and(|least| *meta.level() <= least)
+        } else {
+            *meta.level() <= Level::ERROR
+        }
     }
 }
 
@@ -54,7 +74,7 @@ impl Visit for Line {
 
 impl Subscriber for StderrLog {
     fn register_callsite(&self, meta: &'static Metadata<'static>) -> Interest {
-        if wanted(meta) {
+        if self.wanted(meta) {
             Interest::always()
         } else {
             Interest::never()
@@ -62,7 +82,7 @@ impl Subscriber for StderrLog {
     }
 
     fn enabled(&self, meta: &Metadata<'_>) -> bool {
-        wanted(meta)
+        self.wanted(meta)
     }
 
     fn new_span(&self, _: &Attributes<'_>) -> Id {

@@ -17,6 +17,8 @@
 //!
 //! The result cache and the contract version come from the environment
 //! (`QE_SERVER_CACHE`, `QE_SERVER_CONTRACT_NEXT`): see `qe_server::replica`.
+//! `QE_SERVER_LOG=warn|info` writes the runtime's operator events (violations,
+//! refusals, cache outages) on stderr, one line each; unset or `off`, only errors.
 
 use std::net::SocketAddr;
 use std::process::ExitCode;
@@ -82,7 +84,10 @@ fn parse(args: &[String]) -> Result<Options, String> {
 }
 
 fn main() -> ExitCode {
-    events::install();
+    if let Err(msg) = events::install() {
+        eprintln!("qe-server: {msg}");
+        return ExitCode::from(2);
+    }
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.iter().any(|a| a == "--help" || a == "-h") {
         println!("{USAGE}");
