@@ -71,9 +71,13 @@
 //!   sanitizing, limits, completeness, protocol eras, the fast path.
 //! - `rmcp` (feature `rmcp`): an rmcp server whose tools are contracted.
 //! - [`cache`]: in-memory and Redis result caches bound to contract identities.
+//! - [`observe`]: in production — report-only rollout, `tracing` events, counters.
 //! - `client` (feature `client`): the validating client harness.
 //! - [`set`]: [`ContractSet`], the one list a server serves and its xtask checks.
 #![warn(missing_docs)]
+// The library reports through `tracing` events (`observe`), never on a process's own
+// output streams, which a stdio server uses for protocol messages.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
 //!
 //! # Layers
 //!
@@ -102,7 +106,7 @@ pub mod contract;
 pub mod serve;
 
 pub use contract::{completeness, fast, finite, pointer, redact, schema, validate};
-pub use serve::{cache, pipeline, set, wire};
+pub use serve::{cache, observe, pipeline, set, wire};
 
 #[cfg(feature = "client")]
 pub use adapters::client;

@@ -504,6 +504,8 @@ fn rolling_deploy_two_contract_versions_share_one_redis() {
             // Generous, so that a loaded machine does not look like an outage; a stopped
             // Redis refuses at once anyway.
             ("QE_SERVER_CACHE_TIMEOUT_MS", "2000".to_owned()),
+            // The cache's outage and recovery events on stderr, which the test reads.
+            ("QE_SERVER_LOG", "info".to_owned()),
         ]
     };
     let start = |env: Vec<(&str, String)>, log: &str| {
@@ -622,8 +624,8 @@ fn rolling_deploy_two_contract_versions_share_one_redis() {
     // One outage, reported once by each replica however many calls it served.
     for replica in [&old, &new] {
         let log = replica.log();
-        assert_eq!(log.matches("is unavailable").count(), 1, "{log}");
-        assert_eq!(log.matches("answers again").count(), 1, "{log}");
+        assert_eq!(log.matches("result cache unavailable").count(), 1, "{log}");
+        assert_eq!(log.matches("result cache answers again").count(), 1, "{log}");
     }
     drop((old, new));
     let _ = std::fs::remove_dir_all(&dir);

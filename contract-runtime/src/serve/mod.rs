@@ -6,10 +6,13 @@
 //! - [`cache`]: the `ResultCache` trait and the bounded in-memory cache, bound to
 //!   contract identities; a Redis-backed cache with feature `redis`.
 //! - [`wire`]: error codes, protocol eras and the result envelope.
+//! - [`observe`]: report-only rollout ([`Enforcement`](observe::Enforcement)), the
+//!   pipeline's counters ([`Stats`](observe::Stats)) and its `tracing` events.
 //! - [`set`]: [`ContractSet`](set::ContractSet), the contracts a server publishes, bound
 //!   to its tools.
 
 pub mod cache;
+pub mod observe;
 pub mod pipeline;
 pub mod set;
 pub mod wire;

@@ -21,6 +21,7 @@ use crate::contract::finite::{Limits, NonFinite};
 use crate::contract::redact::{sanitize, Sensitive};
 use crate::contract::{OutputContract, ToolOutput};
 use crate::serve::cache::{CacheKey, CachedResult, PreparedResult, ResultCache};
+use crate::serve::observe::{Counters, Enforcement, Rollout, Stats};
 use crate::serve::wire::{
     root_shape, CacheStatus, ErrorCode, ProtocolVersion, ResultMeta, RootShape, Text, ToolCallResult, ToolError,
     ToolFailure, WireViolation,
@@ -174,6 +175,10 @@ pub struct Pipeline {
     limits: Limits,
     /// `true` to keep every result on the `Value` path.
     value_path_only: bool,
+    /// Which tools are only reported, not enforced.
+    rollout: Rollout,
+    /// Shared by every clone.
+    counters: Arc<Counters>,
 }
 
 impl fmt::Debug for Pipeline {
@@ -184,7 +189,8 @@ impl fmt::Debug for Pipeline {
             .field("cache", &self.cache)
             .field("limits", &self.limits)
             .field("fast_path", &!self.value_path_only)
-            .finish()
+            .field("rollout", &self.rollout)
+            .finish_non_exhaustive()
     }
 }
 
@@ -248,6 +254,49 @@ impl PipelineBuilder {
         self
     }
 
+    /// Makes every tool report-only ([`Enforcement::Report`]): a result that breaks its
+    /// contract is sent unchanged, with `"enforced": false` in its `_meta`, reported and
+    /// counted, never cached. Removing the line enforces again.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use contract_runtime::pipeline::{CallContext, Pipeline};
+    /// use contract_runtime::wire::{ToolError, META_KEY};
+    /// use contract_runtime::ToolOutput;
+    ///
+    /// #[derive(serde::Serialize, schemars::JsonSchema, ToolOutput)]
+    /// #[tool_output(version = "1.0.0", compatibility = "exact")]
+    /// struct Ratio {
+    ///     #[schemars(range(max = 1.0))]
+    ///     ratio: f64,
+    /// }
+    ///
+    /// let ctx = CallContext::new("ratio", serde_json::json!({}));
+    /// let broken = || Ok::<_, ToolError>(Ratio { ratio: 1.5 });
+    ///
+    /// let enforced = Pipeline::builder().build().call_sync(&ctx, broken);
+    /// assert!(enforced.is_error());
+    ///
+    /// let reporting = Pipeline::builder().report_only().build();
+    /// let sent = reporting.call_sync(&ctx, broken);
+    /// assert!(!sent.is_error());
+    /// assert_eq!(sent.structured_content(), Some(&serde_json::json!({ "ratio": 1.5 })));
+    /// assert_eq!(sent.meta().unwrap()[META_KEY]["enforced"], false);
+    /// assert_eq!(reporting.stats().report_only, 1);
+    /// ```
+    pub fn report_only(mut self) -> Self {
+        self.pipeline.rollout.report_all();
+        self
+    }
+
+    /// Makes the tool `tool` report-only (see [`PipelineBuilder::report_only`]); other
+    /// tools stay enforced. May be called once per tool.
+    pub fn report_only_for(mut self, tool: impl Into<String>) -> Self {
+        self.pipeline.rollout.report_tool(tool);
+        self
+    }
+
     /// The pipeline.
     #[must_use]
     pub fn build(self) -> Pipeline {
@@ -263,6 +312,42 @@ impl Pipeline {
         PipelineBuilder::default()
     }
 
+    /// What the pipeline has counted so far (shared by its clones).
+    #[must_use]
+    pub fn stats(&self) -> Stats {
+        self.counters.snapshot()
+    }
+
+    /// How results of `tool` are enforced.
+    #[must_use]
+    pub fn enforcement(&self, tool: &str) -> Enforcement {
+        self.rollout.of(tool)
+    }
+
+    /// The counters, for an adapter that makes results of its own.
+    #[cfg(feature = "rmcp")]
+    pub(crate) fn counters(&self) -> &Counters {
+        &self.counters
+    }
+
+    /// The rollout, for an adapter that sets report-only on the pipeline it serves.
+    #[cfg(feature = "rmcp")]
+    pub(crate) fn rollout(&self) -> &Rollout {
+        &self.rollout
+    }
+
+    #[cfg(feature = "rmcp")]
+    pub(crate) fn rollout_mut(&mut self) -> &mut Rollout {
+        &mut self.rollout
+    }
+
+    /// Counts and reports a result on its way out.
+    #[inline]
+    fn served(&self, ctx: &CallContext, contract: Option<&OutputContract>, result: ToolCallResult) -> ToolCallResult {
+        self.counters.served(ctx.tool(), contract, &result);
+        result
+    }
+
     /// Runs a synchronous handler through the pipeline. A panic in the handler or a
     /// middleware becomes an error result; it never unwinds into the caller.
     pub fn call_sync<T, E>(&self, ctx: &CallContext, handler: impl FnOnce() -> Result<T, E>) -> ToolCallResult
@@ -273,13 +358,14 @@ impl Pipeline {
         // The contract bound to the tool: a generic type's instantiation is named after it.
         let contract = match T::try_contract_for(ctx.tool()) {
             Ok(contract) => contract,
-            Err(err) => return broken_contract(&err),
+            Err(err) => return self.served(ctx, None, broken_contract(&err)),
         };
         if let Some(hit) = self.lookup(ctx, contract) {
-            return hit;
+            return self.served(ctx, Some(contract), hit);
         }
         let outcome = catch_unwind(AssertUnwindSafe(handler));
-        self.finish(ctx, contract, outcome)
+        let result = self.finish(ctx, contract, outcome);
+        self.served(ctx, Some(contract), result)
     }
 
     /// Runs an async handler through the pipeline. On a cache hit the handler future is
@@ -293,18 +379,29 @@ impl Pipeline {
         // The contract bound to the tool: a generic type's instantiation is named after it.
         let contract = match T::try_contract_for(ctx.tool()) {
             Ok(contract) => contract,
-            Err(err) => return broken_contract(&err),
+            Err(err) => return self.served(ctx, None, broken_contract(&err)),
         };
         if let Some(hit) = self.lookup(ctx, contract) {
-            return hit;
+            return self.served(ctx, Some(contract), hit);
         }
         let outcome = CatchUnwind(Box::pin(handler)).await;
-        self.finish(ctx, contract, outcome)
+        let result = self.finish(ctx, contract, outcome);
+        self.served(ctx, Some(contract), result)
     }
 
     /// The path after the handler, for a result the caller already has: serialize,
     /// middleware, validate, admit, emit.
     pub fn process<T: Serialize + ?Sized>(
+        &self,
+        ctx: &CallContext,
+        contract: &OutputContract,
+        output: &T,
+    ) -> ToolCallResult {
+        let result = self.process_output(ctx, contract, output);
+        self.served(ctx, Some(contract), result)
+    }
+
+    fn process_output<T: Serialize + ?Sized>(
         &self,
         ctx: &CallContext,
         contract: &OutputContract,
@@ -324,7 +421,7 @@ impl Pipeline {
                 // The completeness invariants are read from the tree.
                 if let Ok(value) = serde_json::to_value(output) {
                     if let Err(failure) = check_completeness(contract, &value) {
-                        return *failure;
+                        return self.refuse_or_report(ctx, contract, *failure, value, text);
                     }
                     return self.admit(ctx, contract, Some(value), text);
                 }
@@ -359,15 +456,22 @@ impl Pipeline {
         value: Value,
         text: String,
     ) -> ToolCallResult {
-        if self.middleware.is_empty() {
-            return self.accept(ctx, contract, value, Some(text));
-        }
-        self.process_value(ctx, contract, value)
+        let result = if self.middleware.is_empty() {
+            self.accept(ctx, contract, value, Some(text))
+        } else {
+            self.judge_value(ctx, contract, value)
+        };
+        self.served(ctx, Some(contract), result)
     }
 
     /// The path after serialization, for a result that is already JSON (an adapter's
     /// handler wrote it): middleware, validate, admit, emit.
     pub fn process_value(&self, ctx: &CallContext, contract: &OutputContract, value: Value) -> ToolCallResult {
+        let result = self.judge_value(ctx, contract, value);
+        self.served(ctx, Some(contract), result)
+    }
+
+    fn judge_value(&self, ctx: &CallContext, contract: &OutputContract, value: Value) -> ToolCallResult {
         // Measured before any middleware walks it, and again after them: a middleware
         // may grow the value past the limits.
         if let Err(err) = crate::contract::finite::measure_value(&value, &self.limits) {
@@ -404,17 +508,22 @@ impl Pipeline {
         outcome: Result<Result<T, E>, Panic>,
     ) -> ToolCallResult {
         match outcome {
-            Ok(Ok(output)) => self.process(ctx, contract, &output),
+            Ok(Ok(output)) => self.process_output(ctx, contract, &output),
             Ok(Err(err)) => {
                 let err = err.to_tool_error();
                 let clean = ToolError::new(err.code(), sanitize(err.message(), &[])).with_retryable(err.retryable());
                 ToolCallResult::failure(clean, Vec::new(), Some(meta(contract)))
             }
-            Err(_) => ToolCallResult::failure(
-                ToolError::execution("the tool failed unexpectedly (it panicked); the details are in the server log"),
-                Vec::new(),
-                Some(meta(contract)),
-            ),
+            Err(_) => {
+                crate::serve::observe::panicked(ctx.tool(), Some(contract));
+                ToolCallResult::failure(
+                    ToolError::execution(
+                        "the tool failed unexpectedly (it panicked); the details are in the server log",
+                    ),
+                    Vec::new(),
+                    Some(meta(contract)),
+                )
+            }
         }
     }
 
@@ -428,10 +537,54 @@ impl Pipeline {
         text: Option<String>,
     ) -> ToolCallResult {
         if let Err(failure) = check(contract, &value) {
-            return *failure;
+            let text = text.unwrap_or_else(|| value.to_string());
+            return self.refuse_or_report(ctx, contract, *failure, value, text);
         }
         let text = text.unwrap_or_else(|| value.to_string());
         self.admit(ctx, contract, Some(value), text)
+    }
+
+    /// A result that broke its contract: the refusal when the tool is enforced; under
+    /// report-only, the finding reported and the result sent unchanged, marked
+    /// `"enforced": false` and never cached. Only a contract's judgement is ever waived
+    /// (a violation or a broken completeness invariant); the size limit still holds.
+    fn refuse_or_report(
+        &self,
+        ctx: &CallContext,
+        contract: &OutputContract,
+        failure: ToolCallResult,
+        value: Value,
+        text: String,
+    ) -> ToolCallResult {
+        let waivable =
+            matches!(failure.error_code(), Some(ErrorCode::OutputContractViolation | ErrorCode::FalseCompleteness));
+        if !waivable || self.rollout.of(ctx.tool()) == Enforcement::Enforce {
+            return failure;
+        }
+        if let Some(limit) = self.over_size(contract, &text) {
+            return limit;
+        }
+        self.counters.reported(ctx.tool(), contract, &failure);
+        let status = if self.cache.is_some() && ctx.cacheable { CacheStatus::Miss } else { CacheStatus::Bypass };
+        let meta = ResultMeta::unenforced(contract, status);
+        let (value, text) = match root_shape(contract, ctx.protocol()) {
+            RootShape::Natural | RootShape::ObjectByComposition => (value, text),
+            RootShape::Wrapped => (json!({ "result": value }), crate::serve::wire::wrapped_text(&text)),
+        };
+        ToolCallResult::success(value, text, Some(meta), status)
+    }
+
+    /// The `output_limit_exceeded` refusal of a text larger than the size limit.
+    fn over_size(&self, contract: &OutputContract, text: &str) -> Option<ToolCallResult> {
+        if text.len() <= self.limits.max_bytes() {
+            return None;
+        }
+        // The walk before conversion counts no escapes; this is the exact size.
+        let error = ToolError::new(
+            ErrorCode::OutputLimitExceeded,
+            format!("the result is larger than {} bytes of JSON (Limits::with_max_bytes)", self.limits.max_bytes()),
+        );
+        Some(ToolCallResult::failure(error, Vec::new(), Some(meta(contract))))
     }
 
     /// Admits a checked result (its tree, when one was built, and its text) to the cache
@@ -443,13 +596,8 @@ impl Pipeline {
         value: Option<Value>,
         text: String,
     ) -> ToolCallResult {
-        if text.len() > self.limits.max_bytes() {
-            // The walk before conversion counts no escapes; this is the exact size.
-            let error = ToolError::new(
-                ErrorCode::OutputLimitExceeded,
-                format!("the result is larger than {} bytes of JSON (Limits::with_max_bytes)", self.limits.max_bytes()),
-            );
-            return ToolCallResult::failure(error, Vec::new(), Some(meta(contract)));
+        if let Some(limit) = self.over_size(contract, &text) {
+            return limit;
         }
         if let (Some(cache), true) = (&self.cache, ctx.cacheable) {
             cache.put(
@@ -471,10 +619,23 @@ impl Pipeline {
     /// and entries that fail revalidation, are evicted. Adapters that run handlers
     /// themselves call it first.
     pub fn cached(&self, ctx: &CallContext, contract: &OutputContract) -> Option<ToolCallResult> {
-        self.lookup(ctx, contract)
+        let hit = self.lookup(ctx, contract)?;
+        Some(self.served(ctx, Some(contract), hit))
     }
 
+    /// `find`, counted as a cache hit or miss when the cache was asked.
     fn lookup(&self, ctx: &CallContext, contract: &OutputContract) -> Option<ToolCallResult> {
+        self.cache.as_ref().filter(|_| ctx.cacheable)?;
+        let found = self.find(ctx, contract);
+        if found.is_some() {
+            self.counters.cache_hit();
+        } else {
+            self.counters.cache_miss();
+        }
+        found
+    }
+
+    fn find(&self, ctx: &CallContext, contract: &OutputContract) -> Option<ToolCallResult> {
         let cache = self.cache.as_ref().filter(|_| ctx.cacheable)?;
         let key = CacheKey::new(ctx.tool(), contract.id(), ctx.arguments());
         let (entry, prepared) = cache.get_prepared(&key)?;

@@ -17,12 +17,16 @@
 //!
 //! The result cache and the contract version come from the environment
 //! (`QE_SERVER_CACHE`, `QE_SERVER_CONTRACT_NEXT`): see `qe_server::replica`.
+//! `QE_SERVER_LOG=warn|info` writes the runtime's operator events (violations,
+//! refusals, cache outages) on stderr, one line each; unset or `off`, only errors.
 
 use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::time::Duration;
 
 use qe_server::http::HttpLimits;
+
+mod events;
 
 const USAGE: &str = "usage: qe-server [--http [ADDR]] [--broken] [--max-sessions N] [--session-idle SECONDS] \
                      [--max-body BYTES] [--max-connections N]";
@@ -80,6 +84,10 @@ fn parse(args: &[String]) -> Result<Options, String> {
 }
 
 fn main() -> ExitCode {
+    if let Err(msg) = events::install() {
+        eprintln!("qe-server: {msg}");
+        return ExitCode::from(2);
+    }
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.iter().any(|a| a == "--help" || a == "-h") {
         println!("{USAGE}");

@@ -224,8 +224,11 @@ impl<H: ServerHandler> Enforcer<H> {
         .await;
         let response = match outcome {
             Ok(Ok(response)) => response,
-            Ok(Err(err)) => return Ok(failure(Some(contract), &handler_error(&err)).into()),
-            Err(_) => return Ok(failure(Some(contract), &panicked()).into()),
+            Ok(Err(err)) => return Ok(self.shared.fail(ctx.tool(), Some(contract), &handler_error(&err)).into()),
+            Err(_) => {
+                crate::serve::observe::panicked(ctx.tool(), Some(contract));
+                return Ok(self.shared.fail(ctx.tool(), Some(contract), &panicked()).into());
+            }
         };
         match response {
             CallToolResponse::Complete(result) => Ok(self.enforce(contract, &ctx, result).into()),
@@ -255,10 +258,10 @@ impl<H: ServerHandler> Enforcer<H> {
     ) -> CallToolResult {
         let mut meta = result.meta.take().unwrap_or_default();
         if let Some(error) = meta.0.remove(ERROR_KEY).as_ref().and_then(error_from_marker) {
-            return failure(Some(contract), &error);
+            return self.shared.fail(ctx.tool(), Some(contract), &error);
         }
         if result.is_error == Some(true) {
-            return failure(Some(contract), &text_error(&result, meta.0.is_empty()));
+            return self.shared.fail(ctx.tool(), Some(contract), &text_error(&result, meta.0.is_empty()));
         }
         let Some(value) = result.structured_content.take() else {
             let error = ToolError::new(
@@ -270,7 +273,7 @@ impl<H: ServerHandler> Enforcer<H> {
                     contract.version()
                 ),
             );
-            return failure(Some(contract), &error);
+            return self.shared.fail(ctx.tool(), Some(contract), &error);
         };
         if meta.0.remove(CHECKED_KEY).is_none() {
             // Made by rmcp's `Json` or by hand: converted by someone who writes NaN and
@@ -285,7 +288,7 @@ impl<H: ServerHandler> Enforcer<H> {
                     contract.version()
                 ),
             );
-            return failure(Some(contract), &error);
+            return self.shared.fail(ctx.tool(), Some(contract), &error);
         }
         let processed = match first_text(result.content) {
             Some(text) => self.shared.pipeline.process_serialized(ctx, contract, value, text),
@@ -308,7 +311,8 @@ impl<H: ServerHandler> Enforcer<H> {
                 "the task's result is withheld: the output-contract adapter did not see this task created by a \
                  tools/call (or has forgotten it), so it cannot tell which contract the result must keep",
             );
-            return to_object(&failure(None, &error));
+            // The tool is unknown too: the event names none.
+            return to_object(&self.shared.fail("", None, &error));
         };
         if let Some(enforced) = enforced {
             return enforced;
@@ -321,7 +325,7 @@ impl<H: ServerHandler> Enforcer<H> {
                     ErrorCode::OutputContractViolation,
                     "the task completed with something that is not a tools/call result",
                 );
-                failure(contract, &error)
+                self.shared.fail(ctx.tool(), contract, &error)
             }
         };
         let enforced = to_object(&enforced);
@@ -341,12 +345,24 @@ impl<H: ServerHandler> Enforcer<H> {
             }
             TaskPayload::Failed { error } => {
                 // A contracted tool's failure reads as it would from a complete call: a
-                // completed task whose result is the sanitized, classified `isError`.
-                let contract = lock(&self.shared.tasks).records.get(&task_id).and_then(|record| record.contract);
+                // completed task whose result is the sanitized, classified `isError`,
+                // made (and counted) once: every poll sees the same.
+                let known = lock(&self.shared.tasks)
+                    .records
+                    .get(&task_id)
+                    .and_then(|record| Some((record.contract?, record.ctx.tool().to_owned(), record.enforced.clone())));
                 let parsed = serde_json::from_value::<ErrorData>(Value::Object(error.clone()));
-                match (contract, parsed) {
-                    (Some(contract), Ok(err)) => {
-                        let failed = to_object(&failure(Some(contract), &handler_error(&err)));
+                match (known, parsed) {
+                    (Some((_, _, Some(failed))), _) => {
+                        let task = result.task.task.clone();
+                        result.task = DetailedTask::new(task, TaskPayload::Completed { result: failed });
+                    }
+                    (Some((contract, tool, None)), Ok(err)) => {
+                        let failed = to_object(&self.shared.fail(&tool, Some(contract), &handler_error(&err)));
+                        let failed = match lock(&self.shared.tasks).records.get_mut(&task_id) {
+                            Some(record) => record.enforced.get_or_insert(failed).clone(),
+                            None => failed,
+                        };
                         let task = result.task.task.clone();
                         result.task = DetailedTask::new(task, TaskPayload::Completed { result: failed });
                     }
@@ -398,7 +414,9 @@ impl<H: ServerHandler> ServerHandler for Enforcer<H> {
         let arguments = Value::Object(request.arguments.clone().unwrap_or_default());
         if let Err(message) = self.check_arguments(&tool, &arguments) {
             let meta = json!({ META_KEY: contract.map_or_else(unqualified_meta, result_meta) });
-            return Ok(to_rmcp(ToolCallResult::invalid_arguments(&message, Some(meta))).into());
+            let refused = ToolCallResult::invalid_arguments(&message, Some(meta));
+            self.shared.pipeline.counters().served(&tool.name, contract, &refused);
+            return Ok(to_rmcp(refused).into());
         }
         let Some(contract) = contract else {
             // Unqualified: served as the handler made it, marked as not validated.
@@ -527,9 +545,14 @@ fn sanitize_error_object(error: &mut JsonObject) {
     error.remove("data");
 }
 
-/// The `isError` result for `error`, sanitized, in the pipeline's envelope.
-fn failure(contract: Option<&OutputContract>, error: &ToolError) -> CallToolResult {
-    to_rmcp(ToolCallResult::from_error(error, contract))
+impl Shared {
+    /// The `isError` result for `error`, sanitized, in the pipeline's envelope; counted
+    /// and reported as the pipeline's own refusals are.
+    fn fail(&self, tool: &str, contract: Option<&OutputContract>, error: &ToolError) -> CallToolResult {
+        let result = ToolCallResult::from_error(error, contract);
+        self.pipeline.counters().served(tool, contract, &result);
+        to_rmcp(result)
+    }
 }
 
 fn to_object(result: &CallToolResult) -> JsonObject {

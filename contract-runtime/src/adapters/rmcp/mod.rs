@@ -20,7 +20,9 @@
 //!   failure is an `isError` result with `invalid_arguments`, SEP-1303); the result
 //!   then runs through the [`Pipeline`] — middleware, validation, cache admission —
 //!   so a result that breaks its contract leaves as `output_contract_violation`,
-//!   never as a success. Handler errors and panics become sanitized `isError`
+//!   never as a success — unless the tool is report-only
+//!   ([`ContractedServer::report_only`]): then it leaves unchanged, marked
+//!   `"enforced": false` in its `_meta`, reported and counted, never cached. Handler errors and panics become sanitized `isError`
 //!   results. An unknown tool stays a JSON-RPC error, answered by the inner handler.
 //! - Tasks (SEP-2663): a `tools/call` the handler answers with a task is remembered,
 //!   and the task's result is enforced when `tasks/get` returns it (rmcp 3.11 has no
@@ -258,10 +260,69 @@ impl<H: ServerHandler> ContractedServer<H> {
     /// Validated results are admitted to the pipeline's cache (violations never are);
     /// a hit under the current contract identity is served without running the
     /// handler, and an entry written under another identity is evicted.
+    ///
+    /// Report-only settings made on the server ([`ContractedServer::report_only`],
+    /// [`ContractedServer::report_only_for`]) carry over to `pipeline`, as do its own:
+    /// a tool report-only in either is report-only. The counters are `pipeline`'s.
     #[must_use]
-    pub fn with_pipeline(self, pipeline: Pipeline) -> Self {
+    pub fn with_pipeline(self, mut pipeline: Pipeline) -> Self {
+        pipeline.rollout_mut().merge(self.enforcer.shared.pipeline.rollout());
+        self.rebuilt(pipeline)
+    }
+
+    fn rebuilt(self, pipeline: Pipeline) -> Self {
         let shared = Shared::new(self.enforcer.shared.contracts.clone(), pipeline);
         Self { enforcer: Enforcer { inner: self.enforcer.inner, shared: Arc::new(shared) } }
+    }
+
+    /// Makes every contracted tool report-only
+    /// ([`Enforcement::Report`](crate::serve::observe::Enforcement)): a result that
+    /// breaks its contract is sent unchanged — complete, as a task's result, never
+    /// cached — with `"enforced": false` beside the contract identity in its `_meta`,
+    /// and reported as a `warn` event and in [`ContractedServer::stats`]. Serialization
+    /// failures, limits, handler errors and refused arguments stay errors. Removing the
+    /// line enforces again. Call it while building the server, before serving.
+    #[must_use]
+    pub fn report_only(self) -> Self {
+        let mut pipeline = self.enforcer.shared.pipeline.clone();
+        pipeline.rollout_mut().report_all();
+        self.rebuilt(pipeline)
+    }
+
+    /// Makes the contracted tool `tool` report-only (see
+    /// [`ContractedServer::report_only`]); the other tools stay enforced.
+    ///
+    /// # Errors
+    ///
+    /// An [`AdapterError`] when no contract is bound to `tool`: a misspelt name would
+    /// otherwise leave the tool enforced without a word.
+    pub fn report_only_for(self, tool: &str) -> Result<Self, AdapterError> {
+        if !self.enforcer.shared.contracts.contains_key(tool) {
+            let bound: Vec<&str> = self.enforcer.shared.contracts.keys().map(String::as_str).collect();
+            return Err(AdapterError {
+                problems: vec![format!(
+                    "report_only_for(\"{tool}\"): no contract is bound to tool `{tool}`; the contracted tools are {}",
+                    if bound.is_empty() { "none".to_owned() } else { format!("`{}`", bound.join("`, `")) }
+                )],
+            });
+        }
+        let mut pipeline = self.enforcer.shared.pipeline.clone();
+        pipeline.rollout_mut().report_tool(tool);
+        Ok(self.rebuilt(pipeline))
+    }
+
+    /// How results of `tool` are enforced.
+    #[must_use]
+    pub fn enforcement(&self, tool: &str) -> crate::serve::observe::Enforcement {
+        self.enforcer.shared.pipeline.enforcement(tool)
+    }
+
+    /// What the server has counted so far: calls, error results by code, report-only
+    /// findings, cache hits and misses ([`Stats`](crate::serve::observe::Stats)). Shared
+    /// by every clone of the server (each streamable HTTP session's).
+    #[must_use]
+    pub fn stats(&self) -> crate::serve::observe::Stats {
+        self.enforcer.shared.pipeline.stats()
     }
 
     /// The wrapped handler.

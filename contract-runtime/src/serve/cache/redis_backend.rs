@@ -404,11 +404,14 @@ impl RedisCache {
             health.down_since = Some(now);
             health.backoff = FIRST_BACKOFF;
             bump(&self.counters.outages);
-            // Once per outage, not per call: the next message is the recovery.
-            eprintln!(
-                "tool-contracts: the Redis result cache at {} is unavailable ({err}); calls are served uncached \
-                 while it is away",
-                self.client.get_connection_info().addr()
+            // Once per outage, not per call: the next event is the recovery. The error
+            // names the failure (refused, timed out), never an entry.
+            tracing::warn!(
+                target: crate::serve::observe::TARGET,
+                backend = "redis",
+                addr = %self.client.get_connection_info().addr(),
+                error = %err,
+                "result cache unavailable; calls are served uncached"
             );
         } else {
             health.backoff = (health.backoff * 2).min(self.max_backoff.max(FIRST_BACKOFF));
@@ -420,10 +423,13 @@ impl RedisCache {
         let mut health = self.health.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(since) = health.down_since.take() {
             health.backoff = FIRST_BACKOFF;
-            eprintln!(
-                "tool-contracts: the Redis result cache at {} answers again after {:.1} s",
-                self.client.get_connection_info().addr(),
-                since.elapsed().as_secs_f64()
+            let down_ms = u64::try_from(since.elapsed().as_millis()).unwrap_or(u64::MAX);
+            tracing::info!(
+                target: crate::serve::observe::TARGET,
+                backend = "redis",
+                addr = %self.client.get_connection_info().addr(),
+                down_ms,
+                "result cache answers again"
             );
         }
     }

@@ -50,9 +50,23 @@ impl ErrorCode {
     pub fn from_name(name: &str) -> Option<Self> {
         ALL_CODES.iter().copied().find(|c| c.as_str() == name)
     }
+
+    /// Every code, in a fixed order (the order of the declaration).
+    #[must_use]
+    pub fn all() -> &'static [ErrorCode] {
+        &ALL_CODES
+    }
+
+    /// The code's place in [`ErrorCode::all`].
+    pub(crate) fn index(self) -> usize {
+        ALL_CODES.iter().position(|c| *c == self).unwrap_or(0)
+    }
 }
 
-const ALL_CODES: [ErrorCode; 8] = [
+/// How many codes there are.
+pub(crate) const CODE_COUNT: usize = 8;
+
+const ALL_CODES: [ErrorCode; CODE_COUNT] = [
     ErrorCode::OutputContractViolation,
     ErrorCode::ToolExecutionError,
     ErrorCode::MiddlewareError,

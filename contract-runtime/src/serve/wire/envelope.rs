@@ -59,12 +59,20 @@ impl PartialEq for ResultMeta {
     }
 }
 
-/// The `_meta` objects of one contract's results, with and without a cache status.
+/// The `_meta` objects of one contract's results, with and without a cache status,
+/// enforced or sent unchanged under report-only.
 struct ContractMetas {
     plain: Arc<ResultMeta>,
     hit: Arc<ResultMeta>,
     miss: Arc<ResultMeta>,
+    unenforced: Arc<ResultMeta>,
+    unenforced_miss: Arc<ResultMeta>,
 }
+
+/// The member beside the contract identity (under [`META_KEY`]) of a result that broke
+/// its contract and was sent unchanged because the tool is report-only: always
+/// `false` there, and absent from every result that was enforced.
+pub const ENFORCED_FIELD: &str = "enforced";
 
 impl ResultMeta {
     pub(crate) fn new(value: Value) -> Self {
@@ -88,8 +96,26 @@ impl ResultMeta {
                 value[CACHE_META_KEY] = Value::from(status);
                 Arc::new(Self::new(value))
             };
-            ContractMetas { hit: with_status("hit"), miss: with_status("miss"), plain: Arc::new(plain) }
+            let mut unenforced = plain.value.clone();
+            unenforced[META_KEY][ENFORCED_FIELD] = Value::Bool(false);
+            let mut unenforced_miss = unenforced.clone();
+            unenforced_miss[CACHE_META_KEY] = Value::from("miss");
+            ContractMetas {
+                hit: with_status("hit"),
+                miss: with_status("miss"),
+                plain: Arc::new(plain),
+                unenforced: Arc::new(Self::new(unenforced)),
+                unenforced_miss: Arc::new(Self::new(unenforced_miss)),
+            }
         })
+    }
+
+    /// The `_meta` of a result sent unchanged although it broke its contract: the
+    /// identity with [`ENFORCED_FIELD`] `false`, and the cache status of a call that asked
+    /// the cache (a miss: such a result is never admitted).
+    pub(crate) fn unenforced(contract: &OutputContract, status: CacheStatus) -> Arc<Self> {
+        let metas = Self::metas(contract);
+        Arc::clone(if status == CacheStatus::Bypass { &metas.unenforced } else { &metas.unenforced_miss })
     }
 
     /// [`ResultMeta::for_contract`], built once per contract and kept with it.
