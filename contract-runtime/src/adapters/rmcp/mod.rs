@@ -38,6 +38,10 @@
 //!   error is `invalid_arguments`; rmcp's own refusal of undeserializable arguments,
 //!   whose type its router erases into a plain `isError` text, is recognised by its
 //!   whole shape.
+//! - `_meta`: for a peer on protocol 2026-07-28 or later, every result the adapter
+//!   answers carries the inner handler's `get_info().server_info` under
+//!   `io.modelcontextprotocol/serverInfo` (earlier revisions define no such key and get
+//!   none); a success keeps the handler's own `_meta` keys beside the adapter's.
 //! - Input-required results (MRTR) carry no output and pass; the retried call that
 //!   completes is a `tools/call` like any other (never served from the cache).
 //!
@@ -88,6 +92,7 @@
 
 mod enforce;
 mod json;
+mod server_info;
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
