@@ -6,7 +6,7 @@
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::future::Future as _;
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams, ContentBlock, CreateTaskResult,
@@ -38,8 +38,9 @@ type InputCache = Mutex<HashMap<String, (Arc<JsonObject>, Arc<jsonschema::Valida
 type PortableCache = Mutex<HashMap<String, (Arc<JsonObject>, Arc<JsonObject>)>>;
 
 pub(super) struct Shared {
-    /// Contract of each contracted tool, by tool name.
-    pub(super) contracts: BTreeMap<String, &'static OutputContract>,
+    /// Contract of each contracted tool, by tool name; written when a contract is bound
+    /// at run time.
+    contracts: RwLock<BTreeMap<String, &'static OutputContract>>,
     pub(super) pipeline: Pipeline,
     inputs: InputCache,
     /// Advertised (portable) input schemas, by tool name, with the schema they came from.
@@ -60,7 +61,7 @@ pub(super) struct Shared {
 impl Shared {
     pub(super) fn new(contracts: BTreeMap<String, &'static OutputContract>, pipeline: Pipeline) -> Self {
         Self {
-            contracts,
+            contracts: RwLock::new(contracts),
             pipeline,
             inputs: Mutex::new(HashMap::new()),
             portable: Mutex::new(HashMap::new()),
@@ -69,6 +70,15 @@ impl Shared {
             task_tools: Mutex::new(HashMap::new()),
             server_info: OnceLock::new(),
         }
+    }
+
+    /// The contract of each contracted tool, by tool name.
+    pub(super) fn contracts(&self) -> RwLockReadGuard<'_, BTreeMap<String, &'static OutputContract>> {
+        self.contracts.read().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    pub(super) fn contracts_mut(&self) -> RwLockWriteGuard<'_, BTreeMap<String, &'static OutputContract>> {
+        self.contracts.write().unwrap_or_else(PoisonError::into_inner)
     }
 }
 
@@ -117,7 +127,7 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 impl<H: ServerHandler> Enforcer<H> {
     fn contract(&self, tool: &str) -> Option<&'static OutputContract> {
-        self.shared.contracts.get(tool).copied()
+        self.shared.contracts().get(tool).copied()
     }
 
     /// The server's identity for the results of a peer on `protocol`, when that peer's

@@ -92,6 +92,7 @@
 
 mod enforce;
 mod json;
+mod runtime;
 mod server_info;
 
 use std::borrow::Cow;
@@ -174,7 +175,7 @@ impl<H> Clone for ContractedServer<H> {
 impl<H> fmt::Debug for ContractedServer<H> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ContractedServer")
-            .field("contracts", &self.enforcer.shared.contracts.keys().collect::<Vec<_>>())
+            .field("contracts", &self.enforcer.shared.contracts().keys().collect::<Vec<_>>())
             .field("pipeline", &self.enforcer.shared.pipeline)
             .finish_non_exhaustive()
     }
@@ -260,7 +261,7 @@ impl<H: ServerHandler> ContractedServer<H> {
     /// handler, and an entry written under another identity is evicted.
     #[must_use]
     pub fn with_pipeline(self, pipeline: Pipeline) -> Self {
-        let shared = Shared::new(self.enforcer.shared.contracts.clone(), pipeline);
+        let shared = Shared::new(self.enforcer.shared.contracts().clone(), pipeline);
         Self { enforcer: Enforcer { inner: self.enforcer.inner, shared: Arc::new(shared) } }
     }
 
@@ -273,7 +274,7 @@ impl<H: ServerHandler> ContractedServer<H> {
     /// The contract bound to `tool`, if any.
     #[must_use]
     pub fn contract(&self, tool: &str) -> Option<&'static OutputContract> {
-        self.enforcer.shared.contracts.get(tool).copied()
+        self.enforcer.shared.contracts().get(tool).copied()
     }
 }
 
