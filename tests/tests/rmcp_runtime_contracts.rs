@@ -293,8 +293,9 @@ fn a_contract_name_has_one_schema_at_a_time_across_tools() {
     let newer = OutputContract::from_json(&declared, &text).expect("the same schema at 1.1.0");
     let err = server.bind("weather_eu", newer).unwrap_err();
     assert!(err.to_string().contains("tool `weather` is bound to another contract of that name"), "{err}");
-    // Rebinding the tool itself replaces its contract (a re-registered tool).
-    assert!(std::ptr::eq(server.unbind("weather_eu").expect("bound"), weather()));
-    assert!(std::ptr::eq(server.bind("weather", newer).expect("replaced").expect("had one"), weather()));
-    assert_eq!(server.contract("weather").map(|c| c.version().to_string()), Some("1.1.0".to_owned()));
+    // The fix the message names: unbind `weather` first. Rebinding `weather_eu` itself
+    // then replaces its contract (a re-registered tool).
+    assert!(std::ptr::eq(server.unbind("weather").expect("bound"), weather()));
+    assert!(std::ptr::eq(server.bind("weather_eu", newer).expect("replaced").expect("had one"), weather()));
+    assert_eq!(server.contract("weather_eu").map(|c| c.version().to_string()), Some("1.1.0".to_owned()));
 }
