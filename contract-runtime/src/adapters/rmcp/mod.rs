@@ -38,6 +38,10 @@
 //!   error is `invalid_arguments`; rmcp's own refusal of undeserializable arguments,
 //!   whose type its router erases into a plain `isError` text, is recognised by its
 //!   whole shape.
+//! - Tools registered at run time: [`ContractedServer::bind`] binds a contract read from a
+//!   checked-in file ([`ContractSet::load_dir`]) to a tool the handler added after start,
+//!   for this server and every clone; [`ContractedServer::notify_tool_list_changed`]
+//!   re-checks every binding before it sends `notifications/tools/list_changed`.
 //! - `_meta`: for a peer on protocol 2026-07-28 or later, every result the adapter
 //!   answers carries the inner handler's `get_info().server_info` under
 //!   `io.modelcontextprotocol/serverInfo` (earlier revisions define no such key and get
