@@ -11,7 +11,7 @@ use std::time::Duration;
 use contract_runtime::cache::InMemoryCache;
 use contract_runtime::pipeline::Pipeline;
 use contract_runtime::rmcp::{ContractedServer, Json};
-use contract_runtime::wire::META_KEY;
+use contract_runtime::wire::{CACHE_META_KEY, META_KEY};
 use contract_runtime::{contracts, ToolError, ToolOutput};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::tool::{IntoCallToolResult, ToolCallContext};
@@ -91,7 +91,9 @@ impl Probe {
 
     #[tool(description = "A healthy count, with a trace id of the handler's own in `_meta`.")]
     async fn traced(&self, Parameters(c): Parameters<Count>) -> Result<CallToolResponse, ErrorData> {
-        Ok(with_key(Json(Health { healthy: c.n }).into_call_tool_result()?, TRACE, json!("t-1")))
+        let result = with_key(Json(Health { healthy: c.n }).into_call_tool_result()?, TRACE, json!("t-1"));
+        // A key of the adapter's namespace is the adapter's to write, not the handler's.
+        Ok(with_key(result, CACHE_META_KEY, json!("hit")))
     }
 
     #[tool(description = "Breaks its contract (a negative count), with a trace id in `_meta`.")]
@@ -296,6 +298,7 @@ fn the_handlers_own_meta_stays_beside_the_adapters_keys_on_a_success_and_goes_wi
             assert_eq!(traced["_meta"][META_KEY]["qualified"], true, "{traced}");
             assert_identity(&traced, era);
             rmcp_paths::assert_no_markers(&traced);
+            assert!(traced["_meta"].get(CACHE_META_KEY).is_none(), "the handler claimed a cache hit: {traced}");
 
             // The refused result's `_meta` is refused with it: only the adapter's keys.
             let broken = wire.call("broken", json!({})).await;

@@ -200,6 +200,26 @@ fn a_schema_changed_without_its_declared_hash_is_refused_at_the_inventory_pointe
 }
 
 #[test]
+fn a_schema_that_does_not_compile_is_refused_naming_the_file() {
+    let dir = copy_of_fixtures("does-not-compile");
+    let file = dir.join("weather.json");
+    let mut schema = read_json(&file);
+    schema["properties"]["city"] = json!({ "type": "text" });
+    let canonical = canonical_string(&schema);
+    std::fs::write(&file, &canonical).expect("write");
+    edit_entry(&dir, |entry| entry["sha256"] = json!(sha256_hex(canonical.as_bytes())));
+    let (at, _, message) = the_problem(&dir);
+    assert_eq!(at, shown(&file));
+    assert!(message.contains("not a JSON Schema 2020-12"), "{message}");
+    // Control: a type that exists.
+    schema["properties"]["city"] = json!({ "type": "string", "minLength": 1 });
+    let canonical = canonical_string(&schema);
+    std::fs::write(&file, &canonical).expect("write");
+    edit_entry(&dir, |entry| entry["sha256"] = json!(sha256_hex(canonical.as_bytes())));
+    ContractSet::load_dir(&dir).unwrap_or_else(|err| panic!("{err}"));
+}
+
+#[test]
 fn inventory_mistakes_are_refused_at_their_pointer() {
     let dir = copy_of_fixtures("inventory");
     let inventory = shown(&dir.join("inventory.json"));

@@ -27,6 +27,9 @@ use crate::serve::wire::{
     ToolError, META_KEY,
 };
 
+/// The prefix of every `_meta` key the adapter writes.
+const OWN_NAMESPACE: &str = "tool-contracts.dev/";
+
 /// How many task-augmented calls the adapter remembers; the oldest is forgotten first,
 /// and a task it no longer knows has its result withheld (fail closed).
 const TASK_MEMORY: usize = 16_384;
@@ -321,11 +324,15 @@ impl<H: ServerHandler> Enforcer<H> {
         };
         let mut enforced = to_rmcp(processed);
         if enforced.is_error != Some(true) {
-            // What else the handler put in `_meta` stays beside the adapter's keys (which
-            // win on a clash); a refused result's `_meta` is refused with it.
+            // What else the handler put in `_meta` stays beside the adapter's keys, except
+            // keys of the adapter's own namespace (the contract identity, the cache
+            // status), which only the adapter writes; a refused result's `_meta` is
+            // refused with it.
             let out = enforced.meta.get_or_insert_with(MetaObject::default);
             for (key, value) in meta.0 {
-                out.0.entry(key).or_insert(value);
+                if !key.starts_with(OWN_NAMESPACE) {
+                    out.0.entry(key).or_insert(value);
+                }
             }
         }
         enforced

@@ -74,10 +74,10 @@ impl<H: ServerHandler> ContractedServer<H> {
     ///
     /// Every binding whose tool is gone, each with its fix.
     pub fn check_bindings(&self) -> Result<(), AdapterError> {
-        let problems: Vec<String> = self
-            .enforcer
-            .shared
-            .contracts()
+        // Copied out first: the handler's `get_tool` runs without the bindings locked.
+        let bindings: Vec<(String, &'static OutputContract)> =
+            self.enforcer.shared.contracts().iter().map(|(tool, contract)| (tool.clone(), *contract)).collect();
+        let problems: Vec<String> = bindings
             .iter()
             .filter(|(tool, _)| self.inner().get_tool(tool).is_none())
             .map(|(tool, contract)| {
