@@ -56,8 +56,10 @@ fn the_problem(dir: &Path) -> (String, Option<String>, String) {
     let problem = &err.problems()[0];
     // The display form names the file and the pointer too.
     assert!(err.to_string().starts_with(problem.file()), "{err}");
-    if let Some(pointer) = problem.pointer() {
-        assert!(err.to_string().contains(&format!("at `{pointer}`")), "{err}");
+    match problem.pointer() {
+        Some("") => assert!(err.to_string().contains(": at the root: "), "{err}"),
+        Some(pointer) => assert!(err.to_string().contains(&format!(": at `{pointer}`: ")), "{err}"),
+        None => {}
     }
     (problem.file().to_owned(), problem.pointer().map(str::to_owned), problem.message().to_owned())
 }

@@ -63,6 +63,7 @@ impl LoadProblem {
 impl fmt::Display for LoadProblem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.pointer {
+            Some(pointer) if pointer.is_empty() => write!(f, "{}: at the root: {}", self.file, self.message),
             Some(pointer) => write!(f, "{}: at `{pointer}`: {}", self.file, self.message),
             None => write!(f, "{}: {}", self.file, self.message),
         }
