@@ -30,6 +30,8 @@
 //! cargo xtask schemas --check                 fail on drift, each change classified (CI)
 //! cargo xtask schemas --check --against REV   also judge every change since git revision REV
 //! cargo xtask schemas --format json           the review as JSON, for pull-request bots
+//! cargo xtask schemas --check --runtime-dir schemas/dynamic
+//!                                             also check a run-time contract folder
 //! cargo xtask --help
 //! ```
 //!
@@ -83,6 +85,12 @@ struct SchemasArgs {
     /// The schemas folder [default: schemas/ in the workspace root].
     #[arg(long, value_name = "DIR")]
     dir: Option<PathBuf>,
+    /// Also check this folder of run-time contracts (checked-in files that
+    /// `ContractSet::load_dir` reads, for tools registered at run time): canonical form,
+    /// each SHA-256 against its inventory.json, no silent {}. Never written. Repeatable;
+    /// relative to the workspace root.
+    #[arg(long = "runtime-dir", value_name = "DIR")]
+    runtime_dirs: Vec<PathBuf>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -179,6 +187,13 @@ fn schemas(args: &SchemasArgs, contracts: &ContractSet, listing: Option<&ToolLis
             ));
         }
         eprintln!("against {rev}: every change since {rev} is covered by its version bump");
+    }
+    for runtime_dir in &args.runtime_dirs {
+        let runtime_dir = if runtime_dir.is_absolute() { runtime_dir.clone() } else { root.join(runtime_dir) };
+        let count = snapshot::check_runtime_dir(&runtime_dir).map_err(|e| e.to_string())?;
+        if !json {
+            println!("{} is sound ({count} run-time contracts)", shown(&runtime_dir));
+        }
     }
     let review = snapshot::review(&dir, contracts).map_err(|e| e.to_string())?;
     let tools = listing.map(|l| tools::review(&dir, l, contracts)).transpose().map_err(|e| e.to_string())?;

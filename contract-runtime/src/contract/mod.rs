@@ -16,9 +16,13 @@
 //! - [`completeness`]: completeness metadata and its invariants.
 //! - `escape`: a string written as a JSON string literal, byte for byte what
 //!   serde_json writes.
+//! - Run-time contracts ([`OutputContract::from_file`], [`OutputContract::from_json`],
+//!   [`Declared`], [`LoadError`]): contracts read from checked-in canonical schema files,
+//!   for tools whose result type is not known at build time, in `load.rs`.
 //!
 #![doc = include_str!("../../docs/writing.md")]
 
+mod load;
 mod output;
 
 #[cfg(any(feature = "rmcp", test))]
@@ -32,4 +36,6 @@ pub mod redact;
 pub mod schema;
 pub mod validate;
 
+pub(crate) use load::load_dir;
+pub use load::{Declared, LoadError, LoadProblem, INVENTORY_FILE};
 pub use output::*;

@@ -265,6 +265,37 @@ impl OutputContract {
         })
     }
 
+    /// A contract read from a checked-in file rather than derived from a type: `schema`
+    /// is already the final, canonical schema (`canonical` its text), and the pointers
+    /// come from the file's inventory entry. It has no completeness checks: those are
+    /// markers of a derived type, not part of the schema.
+    pub(crate) fn from_checked_in(
+        id: ContractId,
+        compatibility: Compatibility,
+        type_name: &'static str,
+        mut schema: Value,
+        canonical: String,
+        sensitive: Vec<String>,
+        opaque: Vec<String>,
+    ) -> Result<Self, String> {
+        let validator = crate::contract::validate::compile(&schema)?;
+        schema.sort_all_objects();
+        Ok(Self {
+            id,
+            compatibility,
+            type_name,
+            schema,
+            canonical,
+            sensitive,
+            opaque,
+            completeness: Vec::new(),
+            counts: Vec::new(),
+            validator,
+            memo: OnceLock::new(),
+            fast: OnceLock::new(),
+        })
+    }
+
     /// The contract identity.
     #[must_use]
     pub fn id(&self) -> &ContractId {

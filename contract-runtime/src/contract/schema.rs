@@ -497,6 +497,12 @@ fn constrains_nothing(node: &Value) -> bool {
     }
 }
 
+/// Whether a subschema accepts every JSON value, in every spelling the lint knows (`{}`,
+/// `true`, annotations only, a type list of every type, …).
+pub(crate) fn accepts_any(node: &Value) -> bool {
+    opaque::accepts_any(node)
+}
+
 fn is_opaque(node: &Value) -> bool {
     node.get(OPAQUE_MARK).is_some()
 }

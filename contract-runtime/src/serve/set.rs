@@ -10,7 +10,7 @@
 
 use std::fmt;
 
-use crate::contract::{ContractError, OutputContract, ToolOutput};
+use crate::contract::{ContractError, LoadError, OutputContract, ToolOutput};
 
 /// A list of output contracts, each bound to a tool name.
 ///
@@ -141,6 +141,32 @@ impl ContractSet {
             Some(tool) => self.bind::<T>(tool),
             None => self.with::<T>(),
         }
+    }
+
+    /// The contracts of a run-time folder (the layout of `schemas/`: one canonical schema
+    /// file per contract and an `inventory.json`), each bound to the tool of its name:
+    /// for tools whose result type is not a Rust type known at build time. Every file is
+    /// checked as `cargo xtask schemas --check` checks a derived contract's (canonical
+    /// form, the declared SHA-256, a semver version, no silent `{}`; see
+    /// [`OutputContract::from_file`]).
+    ///
+    /// # Errors
+    ///
+    /// Every problem of the folder at once, each naming the file and the JSON pointer.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let set = contract_runtime::ContractSet::load_dir("../tests/fixtures/dynamic").unwrap();
+    /// assert!(set.check().is_ok());
+    /// assert!(set.get("weather").is_some());
+    /// ```
+    pub fn load_dir(dir: impl AsRef<std::path::Path>) -> Result<Self, LoadError> {
+        let mut set = Self::new();
+        for contract in crate::contract::load_dir(dir)? {
+            set.push(Ok(contract), None);
+        }
+        Ok(set)
     }
 
     /// Adds a contract that may have failed to build (what

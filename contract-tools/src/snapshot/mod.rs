@@ -203,6 +203,23 @@ pub fn review(dir: &Path, contracts: &ContractSet) -> Result<Review, SnapshotErr
     Ok(Review { shown, expected, files, contracts: reviews })
 }
 
+/// Checks a run-time contract folder (contracts of tools registered at run time, read by
+/// `ContractSet::load_dir`): the same checks the server makes when it loads it —
+/// canonical form, each file's SHA-256 against `inventory.json`, a semver version, no
+/// silent `{}` unless declared opaque, no file without an entry. The folder is a source:
+/// nothing here writes it. Returns how many contracts it holds.
+///
+/// # Errors
+///
+/// Every problem, each naming the file and the JSON pointer.
+pub fn check_runtime_dir(dir: &Path) -> Result<usize, SnapshotError> {
+    // Read through the path as messages show it (relative to the current directory when
+    // inside it), so that every problem names the file that way.
+    ContractSet::load_dir(PathBuf::from(display_dir(dir)))
+        .map(|set| set.len())
+        .map_err(|err| SnapshotError { problems: err.problems().iter().map(ToString::to_string).collect() })
+}
+
 mod checked_in;
 mod review;
 

@@ -6,7 +6,7 @@
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::future::Future as _;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams, ContentBlock, CreateTaskResult,
@@ -19,12 +19,16 @@ use rmcp::{ErrorData, ServerHandler};
 use serde_json::{json, Value};
 
 use super::json::{error_from_marker, CHECKED_KEY, ERROR_KEY};
+use super::server_info;
 use crate::contract::OutputContract;
 use crate::serve::pipeline::{CallContext, Pipeline};
 use crate::serve::wire::{
     advertised_output_schema, contract_meta, result_meta, unqualified_meta, ErrorCode, ProtocolVersion, ToolCallResult,
     ToolError, META_KEY,
 };
+
+/// The prefix of every `_meta` key the adapter writes.
+const OWN_NAMESPACE: &str = "tool-contracts.dev/";
 
 /// How many task-augmented calls the adapter remembers; the oldest is forgotten first,
 /// and a task it no longer knows has its result withheld (fail closed).
@@ -37,8 +41,9 @@ type InputCache = Mutex<HashMap<String, (Arc<JsonObject>, Arc<jsonschema::Valida
 type PortableCache = Mutex<HashMap<String, (Arc<JsonObject>, Arc<JsonObject>)>>;
 
 pub(super) struct Shared {
-    /// Contract of each contracted tool, by tool name.
-    pub(super) contracts: BTreeMap<String, &'static OutputContract>,
+    /// Contract of each contracted tool, by tool name; written when a contract is bound
+    /// at run time.
+    contracts: RwLock<BTreeMap<String, &'static OutputContract>>,
     pub(super) pipeline: Pipeline,
     inputs: InputCache,
     /// Advertised (portable) input schemas, by tool name, with the schema they came from.
@@ -51,19 +56,32 @@ pub(super) struct Shared {
     /// the clients it did so for: a cache hit for a client on one of those versions that
     /// declared tasks is served as one.
     task_tools: Mutex<HashMap<String, std::collections::HashSet<ProtocolVersion>>>,
+    /// The inner handler's `Implementation` (`get_info().server_info`) as JSON, read on
+    /// first use: what results carry under `io.modelcontextprotocol/serverInfo`.
+    server_info: OnceLock<Value>,
 }
 
 impl Shared {
     pub(super) fn new(contracts: BTreeMap<String, &'static OutputContract>, pipeline: Pipeline) -> Self {
         Self {
-            contracts,
+            contracts: RwLock::new(contracts),
             pipeline,
             inputs: Mutex::new(HashMap::new()),
             portable: Mutex::new(HashMap::new()),
             tasks: Mutex::new(TaskBook::default()),
             hits: TaskManager::new(),
             task_tools: Mutex::new(HashMap::new()),
+            server_info: OnceLock::new(),
         }
+    }
+
+    /// The contract of each contracted tool, by tool name.
+    pub(super) fn contracts(&self) -> RwLockReadGuard<'_, BTreeMap<String, &'static OutputContract>> {
+        self.contracts.read().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    pub(super) fn contracts_mut(&self) -> RwLockWriteGuard<'_, BTreeMap<String, &'static OutputContract>> {
+        self.contracts.write().unwrap_or_else(PoisonError::into_inner)
     }
 }
 
@@ -112,7 +130,20 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 impl<H: ServerHandler> Enforcer<H> {
     fn contract(&self, tool: &str) -> Option<&'static OutputContract> {
-        self.shared.contracts.get(tool).copied()
+        self.shared.contracts().get(tool).copied()
+    }
+
+    /// The server's identity for the results of a peer on `protocol`, when that peer's
+    /// revision puts it in every result's `_meta`.
+    fn server_info(&self, protocol: &ProtocolVersion) -> Option<&Value> {
+        if !server_info::wanted(protocol) {
+            return None;
+        }
+        let info = self
+            .shared
+            .server_info
+            .get_or_init(|| serde_json::to_value(self.inner.get_info().server_info).unwrap_or(Value::Null));
+        info.is_object().then_some(info)
     }
 
     /// `tool` as a peer on `protocol` sees it in `tools/list`.
@@ -294,7 +325,20 @@ impl<H: ServerHandler> Enforcer<H> {
             Some(text) => self.shared.pipeline.process_serialized(ctx, contract, value, text),
             None => self.shared.pipeline.process_value(ctx, contract, value),
         };
-        to_rmcp(processed)
+        let mut enforced = to_rmcp(processed);
+        if enforced.is_error != Some(true) {
+            // What else the handler put in `_meta` stays beside the adapter's keys, except
+            // keys of the adapter's own namespace (the contract identity, the cache
+            // status), which only the adapter writes; a refused result's `_meta` is
+            // refused with it.
+            let out = enforced.meta.get_or_insert_with(MetaObject::default);
+            for (key, value) in meta.0 {
+                if !key.starts_with(OWN_NAMESPACE) {
+                    out.0.entry(key).or_insert(value);
+                }
+            }
+        }
+        enforced
     }
 
     /// The enforced result of a completed task, or the withheld one when the adapter
@@ -373,35 +417,9 @@ impl<H: ServerHandler> Enforcer<H> {
         }
         result
     }
-}
 
-impl<H: ServerHandler> ServerHandler for Enforcer<H> {
-    fn get_info(&self) -> ServerConfig {
-        self.inner.get_info()
-    }
-
-    fn supported_protocol_versions(&self) -> Cow<'static, [rmcp::model::ProtocolVersion]> {
-        self.inner.supported_protocol_versions()
-    }
-
-    fn get_tool(&self, name: &str) -> Option<Tool> {
-        // Without a peer the natural (latest) form is the honest answer.
-        self.inner.get_tool(name).map(|tool| self.advertise(tool, &ProtocolVersion::latest()))
-    }
-
-    async fn list_tools(
-        &self,
-        request: Option<PaginatedRequestParams>,
-        context: RequestContext<RoleServer>,
-    ) -> Result<ListToolsResult, ErrorData> {
-        let protocol = protocol_of(&context);
-        let mut result = self.inner.list_tools(request, context).await?;
-        result.tools =
-            std::mem::take(&mut result.tools).into_iter().map(|tool| self.advertise(tool, &protocol)).collect();
-        Ok(result)
-    }
-
-    async fn call_tool(
+    /// A `tools/call` as the adapter answers it, before the server's identity is added.
+    async fn route_call(
         &self,
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
@@ -440,17 +458,66 @@ impl<H: ServerHandler> ServerHandler for Enforcer<H> {
             .with_cacheable(!continuation);
         self.contracted_call(contract, request, context, ctx).await
     }
+}
+
+impl<H: ServerHandler> ServerHandler for Enforcer<H> {
+    fn get_info(&self) -> ServerConfig {
+        self.inner.get_info()
+    }
+
+    fn supported_protocol_versions(&self) -> Cow<'static, [rmcp::model::ProtocolVersion]> {
+        self.inner.supported_protocol_versions()
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        // Without a peer the natural (latest) form is the honest answer.
+        self.inner.get_tool(name).map(|tool| self.advertise(tool, &ProtocolVersion::latest()))
+    }
+
+    async fn list_tools(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let protocol = protocol_of(&context);
+        let mut result = self.inner.list_tools(request, context).await?;
+        result.tools =
+            std::mem::take(&mut result.tools).into_iter().map(|tool| self.advertise(tool, &protocol)).collect();
+        if let Some(info) = self.server_info(&protocol) {
+            server_info::stamp(&mut result.meta, info);
+        }
+        Ok(result)
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let protocol = protocol_of(&context);
+        let mut response = self.route_call(request, context).await?;
+        if let Some(info) = self.server_info(&protocol) {
+            server_info::stamp_response(&mut response, info);
+        }
+        Ok(response)
+    }
 
     async fn get_task(
         &self,
         request: GetTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, ErrorData> {
-        if let Ok(task) = self.shared.hits.get_task(&request.task_id) {
-            return Ok(GetTaskResult::new(task));
+        let protocol = protocol_of(&context);
+        let mut result = if let Ok(task) = self.shared.hits.get_task(&request.task_id) {
+            GetTaskResult::new(task)
+        } else {
+            let result = self.inner.get_task(request, context).await?;
+            self.enforce_task(result)
+        };
+        if let Some(info) = self.server_info(&protocol) {
+            server_info::stamp_task(&mut result, info);
         }
-        let result = self.inner.get_task(request, context).await?;
-        Ok(self.enforce_task(result))
+        Ok(result)
     }
 
     async fn update_task(

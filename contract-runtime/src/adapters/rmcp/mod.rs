@@ -40,6 +40,14 @@
 //!   error is `invalid_arguments`; rmcp's own refusal of undeserializable arguments,
 //!   whose type its router erases into a plain `isError` text, is recognised by its
 //!   whole shape.
+//! - Tools registered at run time: [`ContractedServer::bind`] binds a contract read from a
+//!   checked-in file ([`ContractSet::load_dir`]) to a tool the handler added after start,
+//!   for this server and every clone; [`ContractedServer::notify_tool_list_changed`]
+//!   re-checks every binding before it sends `notifications/tools/list_changed`.
+//! - `_meta`: for a peer on protocol 2026-07-28 or later, every result the adapter
+//!   answers carries the inner handler's `get_info().server_info` under
+//!   `io.modelcontextprotocol/serverInfo` (earlier revisions define no such key and get
+//!   none); a success keeps the handler's own `_meta` keys beside the adapter's.
 //! - Input-required results (MRTR) carry no output and pass; the retried call that
 //!   completes is a `tools/call` like any other (never served from the cache).
 //!
@@ -93,6 +101,8 @@ mod enforce;
 mod json;
 #[cfg(feature = "stdio")]
 mod stdio;
+mod runtime;
+mod server_info;
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -176,7 +186,7 @@ impl<H> Clone for ContractedServer<H> {
 impl<H> fmt::Debug for ContractedServer<H> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ContractedServer")
-            .field("contracts", &self.enforcer.shared.contracts.keys().collect::<Vec<_>>())
+            .field("contracts", &self.enforcer.shared.contracts().keys().collect::<Vec<_>>())
             .field("pipeline", &self.enforcer.shared.pipeline)
             .finish_non_exhaustive()
     }
@@ -271,7 +281,7 @@ impl<H: ServerHandler> ContractedServer<H> {
     }
 
     fn rebuilt(self, pipeline: Pipeline) -> Self {
-        let shared = Shared::new(self.enforcer.shared.contracts.clone(), pipeline);
+        let shared = Shared::new(self.enforcer.shared.contracts().clone(), pipeline);
         Self { enforcer: Enforcer { inner: self.enforcer.inner, shared: Arc::new(shared) } }
     }
 
@@ -297,14 +307,17 @@ impl<H: ServerHandler> ContractedServer<H> {
     /// An [`AdapterError`] when no contract is bound to `tool`: a misspelt name would
     /// otherwise leave the tool enforced without a word.
     pub fn report_only_for(self, tool: &str) -> Result<Self, AdapterError> {
-        if !self.enforcer.shared.contracts.contains_key(tool) {
-            let bound: Vec<&str> = self.enforcer.shared.contracts.keys().map(String::as_str).collect();
-            return Err(AdapterError {
-                problems: vec![format!(
-                    "report_only_for(\"{tool}\"): no contract is bound to tool `{tool}`; the contracted tools are {}",
-                    if bound.is_empty() { "none".to_owned() } else { format!("`{}`", bound.join("`, `")) }
-                )],
-            });
+        {
+            let contracts = self.enforcer.shared.contracts();
+            if !contracts.contains_key(tool) {
+                let bound: Vec<&str> = contracts.keys().map(String::as_str).collect();
+                return Err(AdapterError {
+                    problems: vec![format!(
+                        "report_only_for(\"{tool}\"): no contract is bound to tool `{tool}`; the contracted tools are {}",
+                        if bound.is_empty() { "none".to_owned() } else { format!("`{}`", bound.join("`, `")) }
+                    )],
+                });
+            }
         }
         let mut pipeline = self.enforcer.shared.pipeline.clone();
         pipeline.rollout_mut().report_tool(tool);
@@ -334,7 +347,7 @@ impl<H: ServerHandler> ContractedServer<H> {
     /// The contract bound to `tool`, if any.
     #[must_use]
     pub fn contract(&self, tool: &str) -> Option<&'static OutputContract> {
-        self.enforcer.shared.contracts.get(tool).copied()
+        self.enforcer.shared.contracts().get(tool).copied()
     }
 }
 
