@@ -73,6 +73,7 @@ fn an_edited_description_fails_until_regenerated_and_needs_no_bump() {
     let err = check(&dir, &edited).expect_err("a stale snapshot fails");
     assert!(err.contains("review: description of ping changed"), "{err}");
     assert!(err.contains("[-Answers-]{+Replies+} pong."), "{err}");
+    assert!(!err.contains("signal:"), "an ordinary rewrite carries no instruction signal: {err}");
     assert!(err.contains("run `cargo xtask schemas` and commit"), "{err}");
     // No version is involved: regenerating at the same versions is allowed, then it passes.
     write(&dir, &edited).expect("a text change needs no bump");
@@ -204,6 +205,16 @@ fn a_description_carrying_instructions_is_listed_for_review_after_regeneration()
     assert_eq!(change.bump, "none");
     let text = change.text.as_ref().expect("the texts");
     assert_eq!(text.old.as_deref(), Some("Answers pong."));
+    // The instruction-like phrase is flagged, in the text review and in the report.
+    assert!(
+        lines.iter().any(|l| l.starts_with("  signal: imperative: ") && l.contains("ignore previous instructions")),
+        "{lines:?}"
+    );
+    assert!(
+        text.signals.iter().any(|s| s.starts_with("imperative: ") && s.contains("ignore previous instructions")),
+        "{:?}",
+        text.signals
+    );
     // The control: the same listing against itself lists nothing.
     assert!(tools::review(&head, &injected, &set()).unwrap().text_lines().is_empty());
 }

@@ -103,13 +103,15 @@ fn bounded(text: String) -> String {
 }
 
 /// Signals that a changed text reads like instructions to the model rather than a
-/// description of the tool (so a reviewer looks closer): the place where the text
-/// verdict shows them. `other_tools` are the other tools' names.
-///
-/// This version finds none; the heuristic is `evolution::text::instruction_signals`,
-/// to be called from here.
+/// description of the tool, so a reviewer looks closer: what
+/// [`crate::evolution::text::instruction_signals`] finds in `new` and not in `old`, each
+/// written `kind: phrase`. `other_tools` are the other tools' names. A heuristic: it
+/// flags, it never decides a verdict.
 #[must_use]
 pub fn instruction_signals(old: Option<&str>, new: Option<&str>, other_tools: &[&str]) -> Vec<String> {
-    let _ = (old, new, other_tools);
-    Vec::new()
+    let Some(new) = new else { return Vec::new() };
+    crate::evolution::text::instruction_signals(old.unwrap_or(""), new, other_tools)
+        .iter()
+        .map(ToString::to_string)
+        .collect()
 }

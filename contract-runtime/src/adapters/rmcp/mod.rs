@@ -99,10 +99,10 @@
 
 mod enforce;
 mod json;
-#[cfg(feature = "stdio")]
-mod stdio;
 mod runtime;
 mod server_info;
+#[cfg(feature = "stdio")]
+mod stdio;
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
