@@ -202,6 +202,14 @@ impl Walk<'_> {
         };
         if object.keys().all(|k| ANNOTATIONS.contains(&k.as_str())) {
             self.accepts_anything(pointer, "a schema without constraints accepts any value");
+        } else if let Some(instance) =
+            self.opaque.get(pointer).filter(|_| self.permissive && !self.branch_of_declared(pointer))
+        {
+            // Declared opaque and typed (an object map of any values, say): still a hole
+            // by design, noted as such.
+            let message =
+                format!("opaque declared at {instance}: its contents are not checked, by the contract's design");
+            self.push(Level::Info, "opaque", pointer, message);
         }
         if let Some(format) = object.get("format").and_then(Value::as_str) {
             if !STANDARD_FORMATS.contains(&format) {
@@ -229,7 +237,14 @@ impl Walk<'_> {
         let closed = |k: &str| object.get(k) == Some(&Value::Bool(false));
         let is_object =
             object.get("type").and_then(Value::as_str) == Some("object") || object.contains_key("properties");
-        if self.exact && is_object && !composed && !closed("additionalProperties") && !closed("unevaluatedProperties") {
+        let declared = self.opaque.contains_key(pointer) || self.branch_of_declared(pointer);
+        if self.exact
+            && is_object
+            && !composed
+            && !declared
+            && !closed("additionalProperties")
+            && !closed("unevaluatedProperties")
+        {
             self.push(
                 Level::Warn,
                 "open-object",
@@ -261,6 +276,16 @@ impl Walk<'_> {
                 _ => {}
             }
         }
+    }
+
+    /// Whether `pointer` is a branch (`…/anyOf/1`) of a subschema that is itself declared
+    /// opaque: the note is made once, at the declared subschema.
+    fn branch_of_declared(&self, pointer: &str) -> bool {
+        let Some((rest, index)) = pointer.rsplit_once('/') else { return false };
+        let Some((parent, keyword)) = rest.rsplit_once('/') else { return false };
+        matches!(keyword, "anyOf" | "oneOf" | "allOf")
+            && index.bytes().all(|b| b.is_ascii_digit())
+            && self.opaque.contains_key(parent)
     }
 
     /// A subschema that accepts any value: declared when the listing says it is opaque,
@@ -490,6 +515,29 @@ mod tests {
         // Control: without the listing's opaque pointers the same holes are permissive.
         let found = kinds(tool(output, exact()));
         assert_eq!(found.iter().filter(|(k, _)| *k == "permissive").count(), 3, "{found:?}");
+    }
+
+    #[test]
+    fn declared_opaque_objects_are_noted_once_at_the_declared_subschema() {
+        let output = json!({"type": "object", "additionalProperties": false, "properties": {
+            "metadata": {"type": "object", "additionalProperties": true},
+            "output": {"anyOf": [{"type": "object", "additionalProperties": true}, {"type": "null"}]}
+        }});
+        let meta = json!({"tool-contracts.dev/contract": {"qualified": true, "compatibility": "exact",
+            "opaque": ["/metadata", "/output"]}});
+        assert_eq!(
+            kinds(tool(output.clone(), meta)),
+            vec![("opaque", "/properties/metadata".to_owned()), ("opaque", "/properties/output".to_owned())]
+        );
+        // Control: undeclared, a typed object map is not any value (no `permissive`), but
+        // under `exact` it is an open object.
+        assert_eq!(
+            kinds(tool(output, exact())),
+            vec![
+                ("open-object", "/properties/metadata".to_owned()),
+                ("open-object", "/properties/output/anyOf/0".to_owned())
+            ]
+        );
     }
 
     #[test]

@@ -46,7 +46,7 @@ pub struct InventoryEntry {
 /// The review of a schemas folder, as `schemas --format json` prints it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema, ToolOutput)]
 #[serde(deny_unknown_fields)]
-#[tool_output(name = "schemas_review", version = "3.0.0", compatibility = "exact")]
+#[tool_output(name = "schemas_review", version = "3.0.1", compatibility = "exact")]
 pub struct ReviewReport {
     /// Up to date and every version bump sufficient: the check passes.
     pub ok: bool,
