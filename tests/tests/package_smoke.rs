@@ -283,9 +283,11 @@ fn packaged_xtask_checks_the_tool_list() {
     .unwrap();
 
     let out = ok(in_ws(&["xtask", "schemas"]), "cargo xtask schemas (first tool snapshots)");
-    assert!(String::from_utf8_lossy(&out.stdout).contains("wrote schemas/tools/weather.tool.json"));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("wrote schemas/tools/weather.tool.json"), "{stdout}");
     let out = ok(in_ws(&["xtask", "schemas", "--check"]), "--check on fresh snapshots");
-    assert!(String::from_utf8_lossy(&out.stdout).contains("is up to date (6 contracts, 6 tools)"));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("is up to date (6 contracts, 6 tools)"), "{stdout}");
 
     // A description edited in the server, not regenerated.
     edit(
@@ -314,7 +316,7 @@ fn packaged_xtask_checks_the_tool_list() {
     assert_eq!(out.status.code(), Some(1), "refused without the bump");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stderr.contains("+ /inputSchema/properties/hours (required, open object): BREAKING, needs 3.0.0"),
+        stderr.contains("+ /inputSchema/properties/hours (required argument added: calls without it are refused): BREAKING, needs 3.0.0"),
         "{stderr}"
     );
     let fix = "fix: set `#[tool_output(version = \"3.0.0\")]` (or later) on `Forecast`";

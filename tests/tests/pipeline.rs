@@ -442,7 +442,7 @@ mod v2 {
     use contract_runtime::ToolOutput;
 
     #[derive(Clone, serde::Serialize, schemars::JsonSchema, ToolOutput)]
-    #[tool_output(name = "task_status", version = "2.1.0", compatibility = "exact")]
+    #[tool_output(name = "task_status", version = "2.1.1", compatibility = "exact")]
     pub struct TaskStatusRenamed {
         pub id: String,
         pub state: String,

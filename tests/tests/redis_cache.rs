@@ -6,7 +6,7 @@
 //!   is rejected, deleted and never served; TTLs per tool; an outage is skipped quickly,
 //!   counted once, and ends when Redis answers again.
 //! - A rolling deploy: two qe-server replicas (real child processes over stdio), one
-//!   serving `task_status` at 2.1.0 and one at 2.2.0, share one Redis. Interleaved calls
+//!   serving `task_status` at its current version and one at the next, share one Redis. Interleaved calls
 //!   never serve one version's entry from the other; Redis stopped mid-run leaves every
 //!   call succeeding uncached; restarted, hits resume; planted entries are never served.
 //!
@@ -518,8 +518,14 @@ fn rolling_deploy_two_contract_versions_share_one_redis() {
     // Each replica's identity for `task_status`, as it states it.
     let old_id = old.call("task_status", &json!({ "task_id": tasks[0] }));
     let new_id = new.call("task_status", &json!({ "task_id": tasks[0] }));
-    assert!(old_id.identity.starts_with("task_status@2.1.0+sha256:"), "{}", old_id.identity);
-    assert!(new_id.identity.starts_with("task_status@2.2.0+sha256:"), "{}", new_id.identity);
+    // The identities the two types state, read from the types themselves.
+    let (current, next) = (
+        <qe_server::contracts::TaskStatus as contract_runtime::ToolOutput>::contract(),
+        <qe_server::replica::TaskStatusNext as contract_runtime::ToolOutput>::contract(),
+    );
+    assert_ne!(current.version(), next.version(), "a rolling deploy of two versions");
+    assert_eq!(old_id.identity, current.id().to_string());
+    assert_eq!(new_id.identity, next.id().to_string());
     // The old replica's entry existed when the new one asked: a hit here would have been
     // a cross-version serve.
     assert_eq!(old_id.cache.as_deref(), Some("miss"));
@@ -549,7 +555,8 @@ fn rolling_deploy_two_contract_versions_share_one_redis() {
     // Both versions' entries sit side by side, one per task each.
     let keys = redis.keys(&format!("{prefix}:task_status/*"));
     assert_eq!(keys.len(), 2 * tasks.len(), "{keys:?}");
-    assert_eq!(keys.iter().filter(|k| k.contains("/task_status@2.1.0+")).count(), tasks.len());
+    let current_key = format!("/task_status@{}+", current.version());
+    assert_eq!(keys.iter().filter(|k| k.contains(&current_key)).count(), tasks.len());
     // A contract both versions share (fleet_status) is shared: the new replica hits what
     // the old one computed.
     assert_eq!(old.call("fleet_status", &json!({})).cache.as_deref(), Some("miss"));

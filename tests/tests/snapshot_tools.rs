@@ -207,11 +207,11 @@ fn a_description_carrying_instructions_is_listed_for_review_after_regeneration()
     assert_eq!(text.old.as_deref(), Some("Answers pong."));
     // The instruction-like phrase is flagged, in the text review and in the report.
     assert!(
-        lines.iter().any(|l| l.starts_with("  signal: imperative: ") && l.contains("ignore previous instructions")),
+        lines.iter().any(|l| l.starts_with("  signal: imperative: ") && l.contains("ignore previous")),
         "{lines:?}"
     );
     assert!(
-        text.signals.iter().any(|s| s.starts_with("imperative: ") && s.contains("ignore previous instructions")),
+        text.signals.iter().any(|s| s.starts_with("imperative: ") && s.contains("ignore previous")),
         "{:?}",
         text.signals
     );

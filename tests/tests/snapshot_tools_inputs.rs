@@ -73,7 +73,7 @@ fn a_new_required_argument_of_a_contracted_tool_needs_a_major_contract_bump() {
     let generated = contract_tools::tools::render(&changed, &set).unwrap()["search.tool.json"].clone();
     let line = line_with(&generated, "\"limit\": {");
     let expected = format!(
-        "tool search (contract search 1.0.0): + /inputSchema/properties/limit (required, open object): BREAKING, \
+        "tool search (contract search 1.0.0): + /inputSchema/properties/limit (required argument added: calls without it are refused): BREAKING, \
          needs 2.0.0; schemas-dir/tools/search.tool.json line {line}"
     );
     let shown = err.replace(&format!("{}/tools", dir.display()), "schemas-dir/tools");
@@ -119,7 +119,7 @@ fn a_new_required_argument_of_an_uncontracted_tool_needs_a_major_server_bump() {
     let changed = listing("1.2.0", "lookup", input(&["query", "limit"], &json!({ "limit": { "type": "integer" } })));
     let err = tools::check(&dir, &changed, &set).expect_err("stale").to_string();
     assert!(
-        err.contains("tool lookup (server version): + /inputSchema/properties/limit (required, open object): BREAKING, needs server version 2.0.0"),
+        err.contains("tool lookup (server version): + /inputSchema/properties/limit (required argument added: calls without it are refused): BREAKING, needs server version 2.0.0"),
         "{err}"
     );
     let fix = err.lines().find(|l| l.starts_with("fix: ")).expect("a fix line");

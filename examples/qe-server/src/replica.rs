@@ -10,7 +10,7 @@
 //! - `QE_SERVER_CACHE_PREFIX`: the Redis key namespace (default `qe-server`).
 //! - `QE_SERVER_CACHE_TIMEOUT_MS`: the deadline of each Redis operation (default 200).
 //! - `QE_SERVER_CONTRACT_NEXT=1`: `task_status` is served under [`TaskStatusNext`]
-//!   (version 2.2.0, one more optional field) instead of [`TaskStatus`](crate::contracts::TaskStatus) (2.1.0): the
+//!   (version 2.2.0, one more optional field) instead of [`TaskStatus`](crate::contracts::TaskStatus) (2.1.1): the
 //!   replica then carries another contract identity, as a new build would in a rolling
 //!   deploy.
 
