@@ -46,7 +46,7 @@ pub struct InventoryEntry {
 /// The review of a schemas folder, as `schemas --format json` prints it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema, ToolOutput)]
 #[serde(deny_unknown_fields)]
-#[tool_output(name = "schemas_review", version = "3.0.0", compatibility = "exact")]
+#[tool_output(name = "schemas_review", version = "3.0.1", compatibility = "exact")]
 pub struct ReviewReport {
     /// Up to date and every version bump sufficient: the check passes.
     pub ok: bool,
@@ -348,10 +348,11 @@ pub enum FileStatus {
 }
 
 /// The contracts of the tooling's own files, for its schemas folder
-/// (`contract-tools/schemas/`).
+/// (`contract-tools/schemas/`): the review, the inventory and the tools lock
+/// (`tools.lock.json`, which `contract-audit pin` writes).
 #[must_use]
 pub fn contracts() -> ContractSet {
-    contract_runtime::contracts![ReviewReport, Inventory]
+    contract_runtime::contracts![ReviewReport, Inventory, contract_runtime::client::lock::Lock]
 }
 
 impl ReviewReport {

@@ -43,6 +43,7 @@
 #![doc = include_str!("../../../docs/client.md")]
 
 mod catalog;
+pub mod lock;
 mod outcome;
 #[cfg(feature = "rmcp-client")]
 pub mod rmcp;
