@@ -176,12 +176,13 @@ impl Harness {
         Ok(self.catalog().refresh(tools))
     }
 
-    /// Refreshes the catalog if it is stale.
-    pub async fn ensure_fresh(&self) -> Result<(), HarnessError> {
+    /// Refreshes the catalog if it is stale, with what the refresh found (`None`: it was
+    /// fresh).
+    pub async fn ensure_fresh(&self) -> Result<Option<RefreshReport>, HarnessError> {
         if self.stale.load(Ordering::SeqCst) || self.catalog().is_stale() {
-            self.refresh().await?;
+            return self.refresh().await.map(Some);
         }
-        Ok(())
+        Ok(None)
     }
 
     /// Calls `tool` with `arguments` through the gates: a quarantined tool refused and
