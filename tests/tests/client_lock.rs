@@ -24,8 +24,8 @@ use contract_runtime::client::lock::{
 use contract_runtime::client::rmcp::{CatalogWatch, Harness};
 use contract_runtime::client::{CallOutcome, Catalog, FailureKind, RefreshReport};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ListToolsResult, PaginatedRequestParams, ServerCapabilities,
-    ServerConfig,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ListToolsResult, PaginatedRequestParams,
+    ServerCapabilities, ServerConfig,
 };
 use rmcp::service::{RequestContext, RoleClient, RoleServer, RunningService};
 use rmcp::{ErrorData, ServiceExt};
@@ -693,9 +693,7 @@ fn the_pin_outlives_a_reconnect() {
 
 // ------------------------------------------------------------------ qe-server over stdio
 
-async fn qe_server(
-    watch: &CatalogWatch,
-) -> (RunningService<RoleClient, CatalogWatch>, tokio::process::Child) {
+async fn qe_server(watch: &CatalogWatch) -> (RunningService<RoleClient, CatalogWatch>, tokio::process::Child) {
     let mut child = tokio::process::Command::new(bins::qe_server())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

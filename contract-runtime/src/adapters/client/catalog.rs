@@ -6,7 +6,9 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::lock::{drift_of_server, Action, DriftStatus, LockPolicy, LockedServer, LockedTool, ServerSource, ToolDrift};
+use super::lock::{
+    drift_of_server, Action, DriftStatus, LockPolicy, LockedServer, LockedTool, ServerSource, ToolDrift,
+};
 use super::outcome::{CallOutcome, ContractFailure, DeclaredError, FailureKind, Success};
 use crate::contract::schema::{canonical_string, sha256_hex};
 use crate::contract::validate::{compile, Violation};
@@ -208,7 +210,8 @@ fn serialize_drifts<S: serde::Serializer>(drifts: &[ToolDrift], serializer: S) -
     use serde::ser::SerializeSeq;
     let mut seq = serializer.serialize_seq(Some(drifts.len()))?;
     for drift in drifts {
-        let digests = |d: Option<&super::lock::Digests>| d.map(|d| serde_json::json!({"text": d.text, "shape": d.shape}));
+        let digests =
+            |d: Option<&super::lock::Digests>| d.map(|d| serde_json::json!({"text": d.text, "shape": d.shape}));
         let changes: Vec<Value> = drift
             .changes()
             .iter()
@@ -274,14 +277,7 @@ impl Catalog {
     /// An empty catalog that pins on first use, judged by `policy`.
     #[must_use]
     pub fn with_policy(policy: LockPolicy) -> Self {
-        Self {
-            tools: BTreeMap::new(),
-            stale: true,
-            generation: 0,
-            pin: None,
-            policy,
-            quarantined: BTreeMap::new(),
-        }
+        Self { tools: BTreeMap::new(), stale: true, generation: 0, pin: None, policy, quarantined: BTreeMap::new() }
     }
 
     /// An empty catalog held to `pinned` (a server of a lock file, [`Lock::server`]) from

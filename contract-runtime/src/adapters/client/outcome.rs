@@ -163,6 +163,7 @@ impl ContractFailure {
 
 /// A drift as the change kinds, verdicts and areas and the digests: nothing the server
 /// wrote (texts, property names in pointers) is serialized.
+#[allow(clippy::ref_option)] // serde's `serialize_with` hands the field itself.
 fn serialize_drift<S: serde::Serializer>(drift: &Option<Box<ToolDrift>>, serializer: S) -> Result<S::Ok, S::Error> {
     let Some(drift) = drift else { return serializer.serialize_none() };
     let digests = |d: Option<&super::lock::Digests>| d.map(|d| json!({"text": d.text, "shape": d.shape}));
