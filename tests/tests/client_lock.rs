@@ -19,7 +19,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use contract_runtime::client::lock::{
-    Action, DriftStatus, DriftVerdict, Lock, LockPolicy, LockedServer, ServerSource, ToolDrift,
+    Action, DriftChange, DriftStatus, DriftVerdict, Lock, LockPolicy, LockedServer, ServerSource, ToolDrift,
 };
 use contract_runtime::client::rmcp::{CatalogWatch, Harness};
 use contract_runtime::client::{CallOutcome, Catalog, FailureKind, RefreshReport};
@@ -282,7 +282,7 @@ fn model_names(harness: &Harness) -> Vec<String> {
 }
 
 fn kinds(drift: &ToolDrift) -> Vec<&str> {
-    drift.changes().iter().map(|c| c.kind()).collect()
+    drift.changes().iter().map(DriftChange::kind).collect()
 }
 
 /// Arguments each tool of `listing()` and its variants accepts.
