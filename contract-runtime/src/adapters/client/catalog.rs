@@ -354,6 +354,12 @@ impl Catalog {
     /// Replaces the catalog with the tools of a complete listing (all pages, in order).
     /// Validators of tools whose schemas did not change are reused; changed schemas are
     /// compiled again. The catalog is fresh afterwards.
+    ///
+    /// The listing is then held to the pin: the first refresh of a catalog without a lock
+    /// pins it ([`RefreshReport::pinned`]); every other one computes each tool's drift from
+    /// its pin and quarantines the tools the policy holds back
+    /// ([`RefreshReport::quarantined`]). Quarantine is judged afresh each time, so a tool
+    /// listed as pinned again is served again.
     pub fn refresh(&mut self, tools: impl IntoIterator<Item = Value>) -> RefreshReport {
         let mut report = RefreshReport::default();
         // Validators by (tool, schema hash), so an unchanged schema is never compiled twice.
