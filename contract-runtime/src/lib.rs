@@ -74,6 +74,8 @@
 //! - [`observe`]: in production — report-only rollout, `tracing` events, counters.
 //! - `client` (feature `client`): the validating client harness.
 //! - [`set`]: [`ContractSet`], the one list a server serves and its xtask checks.
+//! - `evolution` (feature `evolution`): the semantic diff of two schemas, for outputs
+//!   and for arguments, and the version policy that follows from it.
 #![warn(missing_docs)]
 // The library reports through `tracing` events (`observe`), never on a process's own
 // output streams, which a stdio server uses for protocol messages.
@@ -89,7 +91,8 @@
 //!    [`ContractId`], [`Compatibility`]; [`schema`] generation, closing, lints and the
 //!    canonical form; [`validate`] and the [`fast`] plan; limits ([`finite`]);
 //!    [`redact`]ion; JSON [`pointer`](mod@pointer)s and the one `$ref` resolver;
-//!    [`completeness`]. It knows nothing of serving or of MCP's wire.
+//!    [`completeness`]; the semantic diff of two schemas (`evolution`, feature
+//!    `evolution`). It knows nothing of serving or of MCP's wire.
 //! 2. [`serve`] — serving a result: the [`pipeline`], the [`cache`]s (in-memory; Redis
 //!    with feature `redis`), the [`wire`] envelope, codes and protocol eras, and the
 //!    contract [`set`].
@@ -100,6 +103,10 @@
 //! Each module is also reachable at the crate root (`contract_runtime::schema`,
 //! `contract_runtime::pipeline`, `contract_runtime::rmcp`, …), the paths user code
 //! writes.
+
+// The derive's expansion names the crate `::contract_runtime`, in this crate too (the lock
+// file's type derives its contract).
+extern crate self as contract_runtime;
 
 pub mod adapters;
 pub mod contract;
@@ -114,6 +121,8 @@ pub use adapters::client;
 pub use adapters::http;
 #[cfg(feature = "rmcp")]
 pub use adapters::rmcp;
+#[cfg(feature = "evolution")]
+pub use contract::evolution;
 
 // The README's examples run as doc tests too, so the front page cannot go stale.
 #[cfg(doctest)]

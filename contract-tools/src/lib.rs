@@ -23,7 +23,7 @@
 #![warn(missing_docs)]
 
 pub mod cli;
-pub mod evolution;
+pub use contract_runtime::evolution;
 pub mod report;
 pub mod snapshot;
 pub mod tools;

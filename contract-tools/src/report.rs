@@ -348,10 +348,11 @@ pub enum FileStatus {
 }
 
 /// The contracts of the tooling's own files, for its schemas folder
-/// (`contract-tools/schemas/`).
+/// (`contract-tools/schemas/`): the review, the inventory and the tools lock
+/// (`tools.lock.json`, which `contract-audit pin` writes).
 #[must_use]
 pub fn contracts() -> ContractSet {
-    contract_runtime::contracts![ReviewReport, Inventory]
+    contract_runtime::contracts![ReviewReport, Inventory, contract_runtime::client::lock::Lock]
 }
 
 impl ReviewReport {

@@ -14,6 +14,7 @@ use std::process::Stdio;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
+use contract_runtime::client::lock::{Action, LockPolicy};
 use contract_runtime::client::rmcp::{CatalogWatch, Harness};
 use contract_runtime::client::{CallOutcome, Catalog, FailureKind};
 use contract_runtime::wire::ErrorCode;
@@ -215,9 +216,16 @@ fn declared_errors_are_not_validated_and_keep_their_code() {
     failure(&catalog.check_result("search_tickets", &odd), FailureKind::MalformedResult);
 }
 
+/// A lock policy that lets every change through: the refresh tests below are about
+/// validators, not pinning (tests/tests/client_lock.rs is).
+fn unpinned() -> LockPolicy {
+    LockPolicy::default().text(Action::Pass).breaking(Action::Pass).added_tools(Action::Pass)
+}
+
 #[test]
 fn a_refresh_keeps_unchanged_validators_and_rebuilds_changed_ones() {
-    let mut catalog = catalog();
+    let mut catalog = Catalog::with_policy(unpinned());
+    catalog.refresh([search_tickets(), get_ticket()]);
     let before = catalog.get("search_tickets").unwrap().output_sha256().unwrap().to_owned();
     // The server now allows a third status: the schema hash changes and so does the verdict.
     let mut changed = search_tickets();
@@ -454,7 +462,7 @@ fn all_pages_are_listed_and_list_changed_refreshes_the_catalog() {
         let watch = CatalogWatch::new("contract-tests", "0");
         let client = watch.clone().serve(client_io).await.expect("the client connects");
         let server = serving.await.expect("the server task");
-        let harness = Harness::new(client.peer().clone(), &watch);
+        let harness = Harness::with_catalog(client.peer().clone(), &watch, Catalog::with_policy(unpinned()));
 
         let outcome = call(&harness, "count", json!({})).await;
         assert!(matches!(&outcome, CallOutcome::Success(s) if s.validated), "{outcome:?}");

@@ -29,6 +29,8 @@ mod output;
 pub(crate) mod arguments;
 pub mod completeness;
 pub(crate) mod escape;
+#[cfg(feature = "evolution")]
+pub mod evolution;
 pub mod fast;
 pub mod finite;
 pub mod pointer;

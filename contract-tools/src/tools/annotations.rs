@@ -7,40 +7,15 @@
 
 use serde_json::{Map, Value};
 
+use contract_runtime::evolution::hints::hint_changes;
+
 use super::review::{ToolArea, ToolChange, ToolVerdict};
 
 /// The opt-in annotations manifest inside `schemas/tools/`: kept for an app-store
 /// submission, checked against the live tool list when it exists.
 pub const MANIFEST: &str = "annotations.json";
 
-/// One of the four behaviour hints of MCP tool annotations.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Hint {
-    /// The key, such as `readOnlyHint`.
-    pub key: &'static str,
-    /// Its value when absent.
-    pub default: bool,
-    /// Its safe value: the one a client may auto-approve on.
-    pub safe: bool,
-}
-
-/// The four hints, with their defaults and safe values.
-pub const HINTS: [Hint; 4] = [
-    Hint { key: "readOnlyHint", default: false, safe: true },
-    Hint { key: "destructiveHint", default: true, safe: false },
-    Hint { key: "idempotentHint", default: false, safe: true },
-    Hint { key: "openWorldHint", default: true, safe: false },
-];
-
-/// The hint's value as a client reads it: the declared boolean, or the default.
-/// `Err` for a value that is not a boolean.
-fn effective(hint: Hint, map: Option<&Map<String, Value>>) -> Result<bool, ()> {
-    match map.and_then(|m| m.get(hint.key)) {
-        None | Some(Value::Null) => Ok(hint.default),
-        Some(Value::Bool(b)) => Ok(*b),
-        Some(_) => Err(()),
-    }
-}
+pub use contract_runtime::evolution::hints::{Hint, HINTS};
 
 /// Classifies every change from `old` annotations to `new` (`None` when absent): each
 /// hint by safety, `title` as text, any other key as unclassified (breaking).
@@ -48,28 +23,16 @@ fn effective(hint: Hint, map: Option<&Map<String, Value>>) -> Result<bool, ()> {
 pub fn classify_annotations(old: Option<&Map<String, Value>>, new: Option<&Map<String, Value>>) -> Vec<ToolChange> {
     let mut out = Vec::new();
     let get = |m: Option<&Map<String, Value>>, k: &str| m.and_then(|m| m.get(k)).cloned();
-    for hint in HINTS {
-        let (a, b) = (get(old, hint.key), get(new, hint.key));
-        if a == b {
-            continue;
-        }
-        let pointer = format!("/annotations/{}", hint.key);
-        let shown =
-            |v: &Option<Value>| v.as_ref().map_or_else(|| format!("absent ({})", hint.default), Value::to_string);
-        let (verdict, kind, why) = match (effective(hint, old), effective(hint, new)) {
-            (Ok(x), Ok(y)) if x == y => (ToolVerdict::Cosmetic, "hint_spelled_out", "the same for clients".to_owned()),
-            (Ok(_), Ok(y)) if y == hint.safe => {
-                (ToolVerdict::Additive, "hint_safer", "safer: clients may ask less".to_owned())
-            }
-            (Ok(_), Ok(_)) => (
-                ToolVerdict::Breaking,
-                "hint_less_safe",
-                "less safe: a client that auto-approved the tool must ask again".to_owned(),
-            ),
-            _ => (ToolVerdict::Breaking, "hint_unclassified", "not a boolean, so assumed unsafe".to_owned()),
-        };
-        let line = format!("~ {pointer} ({} → {}, {why})", shown(&a), shown(&b));
-        out.push(ToolChange::new(ToolArea::Annotation, kind, verdict, pointer, line, b.is_none()));
+    for change in hint_changes(old, new) {
+        let pointer = format!("/annotations/{}", change.hint().key);
+        out.push(ToolChange::new(
+            ToolArea::Annotation,
+            change.kind(),
+            ToolVerdict::of(change.verdict()),
+            pointer,
+            change.line(),
+            change.new_value().is_none(),
+        ));
     }
     let a = get(old, "title").and_then(|v| v.as_str().map(str::to_owned));
     let b = get(new, "title").and_then(|v| v.as_str().map(str::to_owned));

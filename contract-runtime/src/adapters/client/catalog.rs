@@ -6,6 +6,9 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use super::lock::{
+    drift_of_server, Action, DriftStatus, LockPolicy, LockedServer, LockedTool, ServerSource, ToolDrift,
+};
 use super::outcome::{CallOutcome, ContractFailure, DeclaredError, FailureKind, Success};
 use crate::contract::schema::{canonical_string, sha256_hex};
 use crate::contract::validate::{compile, Violation};
@@ -186,30 +189,177 @@ pub struct RefreshReport {
     /// Definitions that are not tools (not an object, or no string `name`), by their
     /// position in the listing.
     pub malformed: Vec<usize>,
+    /// Whether this refresh pinned the listing: the first refresh of a catalog without a
+    /// lock.
+    pub pinned: bool,
+    /// Tools held back by the lock policy, each with how it differs from its pin, by
+    /// name. Their calls are refused and their definitions kept from the model until they
+    /// are approved ([`Catalog::approve`]) or listed as pinned again. This is for the
+    /// operator: a text change's new text is in it, and must not reach the model.
+    #[serde(serialize_with = "serialize_drifts")]
+    pub quarantined: Vec<ToolDrift>,
+    /// Tools that differ from their pin but were let through by the policy (additive or
+    /// cosmetic changes under the default), and pinned tools no longer listed.
+    #[serde(serialize_with = "serialize_drifts")]
+    pub passed: Vec<ToolDrift>,
 }
 
-/// Every tool a server lists, with one compiled validator per (tool, schema hash).
+/// A drift as JSON for an operator's log: status, digests old → new, and each change's
+/// area, kind, verdict, pointer, detail and instruction signals.
+fn serialize_drifts<S: serde::Serializer>(drifts: &[ToolDrift], serializer: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeSeq;
+    let mut seq = serializer.serialize_seq(Some(drifts.len()))?;
+    for drift in drifts {
+        let digests =
+            |d: Option<&super::lock::Digests>| d.map(|d| serde_json::json!({"text": d.text, "shape": d.shape}));
+        let changes: Vec<Value> = drift
+            .changes()
+            .iter()
+            .map(|c| {
+                serde_json::json!({
+                    "area": c.area().as_str(),
+                    "kind": c.kind(),
+                    "verdict": c.verdict().as_str(),
+                    "pointer": c.pointer(),
+                    "detail": c.detail(),
+                    "signals": c.signals(),
+                })
+            })
+            .collect();
+        seq.serialize_element(&serde_json::json!({
+            "name": drift.name(),
+            "status": drift.status().as_str(),
+            "old": digests(drift.old_digests()),
+            "new": digests(drift.new_digests()),
+            "changes": changes,
+        }))?;
+    }
+    seq.end()
+}
+
+/// Every tool a server lists, with one compiled validator per (tool, schema hash), held
+/// to a pin of the server's tools.
 ///
 /// Build it from the tools of ALL `tools/list` pages with [`refresh`](Self::refresh).
 /// Call [`invalidate`](Self::invalidate) on `notifications/tools/list_changed` and on a
 /// reconnect; a harness then refreshes before its next call.
-#[derive(Debug, Default)]
+///
+/// Every refresh compares the listing with the pin — a [`LockedServer`] given up front
+/// ([`with_lock`](Self::with_lock)), or else the first complete listing, pinned for the
+/// life of the catalog — and the [`LockPolicy`] judges each tool's drift. A quarantined
+/// tool is refused before anything is sent ([`FailureKind::Quarantined`]) and is not in
+/// [`model_tools`](Self::model_tools) until it is [approved](Self::approve) or listed as
+/// pinned again.
+#[derive(Debug)]
 pub struct Catalog {
     tools: BTreeMap<String, ToolEntry>,
     stale: bool,
     generation: u64,
+    pin: Option<LockedServer>,
+    policy: LockPolicy,
+    quarantined: BTreeMap<String, ToolDrift>,
+}
+
+impl Default for Catalog {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 impl Catalog {
-    /// An empty catalog, stale until the first refresh.
+    /// An empty catalog, stale until the first refresh, which pins every listed tool;
+    /// the default [`LockPolicy`] judges later listings.
     #[must_use]
     pub fn new() -> Self {
-        Self { tools: BTreeMap::new(), stale: true, generation: 0 }
+        Self::with_policy(LockPolicy::default())
+    }
+
+    /// An empty catalog that pins on first use, judged by `policy`.
+    #[must_use]
+    pub fn with_policy(policy: LockPolicy) -> Self {
+        Self { tools: BTreeMap::new(), stale: true, generation: 0, pin: None, policy, quarantined: BTreeMap::new() }
+    }
+
+    /// An empty catalog held to `pinned` (a server of a lock file, [`Lock::server`]) from
+    /// its first refresh, judged by `policy`: a tool that changed since it was pinned,
+    /// even before this process started, is caught by the first listing.
+    ///
+    /// [`Lock::server`]: super::lock::Lock::server
+    #[must_use]
+    pub fn with_lock(pinned: LockedServer, policy: LockPolicy) -> Self {
+        Self { pin: Some(pinned), ..Self::with_policy(policy) }
+    }
+
+    /// The pin the catalog holds the server to: the lock it was given, or the first
+    /// complete listing (with the source `ServerSource::Command([])` and no server info,
+    /// to be set before it is written to a lock file); `None` before the first refresh of
+    /// a catalog without a lock.
+    #[must_use]
+    pub fn pinned(&self) -> Option<&LockedServer> {
+        self.pin.as_ref()
+    }
+
+    /// The policy that judges drift.
+    #[must_use]
+    pub fn policy(&self) -> LockPolicy {
+        self.policy
+    }
+
+    /// Why `tool` is quarantined — how it differs from its pin — or `None` when it is
+    /// served.
+    #[must_use]
+    pub fn quarantine(&self, tool: &str) -> Option<&ToolDrift> {
+        self.quarantined.get(tool)
+    }
+
+    /// Every quarantined tool's drift, by name.
+    pub fn quarantined(&self) -> impl Iterator<Item = &ToolDrift> {
+        self.quarantined.values()
+    }
+
+    /// The tools to show a model: every listed tool but the quarantined ones, by name.
+    /// An agent builds the model's tool list from these definitions, never from
+    /// [`tools`](Self::tools).
+    pub fn model_tools(&self) -> impl Iterator<Item = &ToolEntry> {
+        self.tools.values().filter(|entry| !self.quarantined.contains_key(&entry.name))
+    }
+
+    /// Accepts `tool` as it is listed now: its current definition replaces its pin (or is
+    /// added to it), and it is served from now on. Returns `false`, and changes nothing,
+    /// when no such tool is listed.
+    pub fn approve(&mut self, tool: &str) -> bool {
+        let Some(entry) = self.tools.get(tool) else { return false };
+        let locked = LockedTool::pin(&entry.definition);
+        let pin = self.pin.get_or_insert_with(|| LockedServer::pin(first_use_source(), None, &[]));
+        match pin.tools.binary_search_by(|t| t.name.as_str().cmp(tool)) {
+            Ok(at) => pin.tools[at] = locked,
+            Err(at) => pin.tools.insert(at, locked),
+        }
+        self.quarantined.remove(tool);
+        true
+    }
+
+    /// Accepts every tool as listed now: the pin becomes the current listing (keeping its
+    /// source and server info) and nothing is quarantined.
+    pub fn approve_all(&mut self) {
+        let listed: Vec<Value> = self.tools.values().map(|entry| entry.definition.clone()).collect();
+        let (source, info) = match self.pin.take() {
+            Some(pin) => (pin.source, pin.server_info),
+            None => (first_use_source(), None),
+        };
+        self.pin = Some(LockedServer::pin(source, info, &listed));
+        self.quarantined.clear();
     }
 
     /// Replaces the catalog with the tools of a complete listing (all pages, in order).
     /// Validators of tools whose schemas did not change are reused; changed schemas are
     /// compiled again. The catalog is fresh afterwards.
+    ///
+    /// The listing is then held to the pin: the first refresh of a catalog without a lock
+    /// pins it ([`RefreshReport::pinned`]); every other one computes each tool's drift from
+    /// its pin and quarantines the tools the policy holds back
+    /// ([`RefreshReport::quarantined`]). Quarantine is judged afresh each time, so a tool
+    /// listed as pinned again is served again.
     pub fn refresh(&mut self, tools: impl IntoIterator<Item = Value>) -> RefreshReport {
         let mut report = RefreshReport::default();
         // Validators by (tool, schema hash), so an unchanged schema is never compiled twice.
@@ -265,7 +415,29 @@ impl Catalog {
         self.tools = next;
         self.stale = false;
         self.generation += 1;
+        self.judge(&mut report);
         report
+    }
+
+    /// Pins the listing on first use, or compares it with the pin and quarantines what the
+    /// policy holds back.
+    fn judge(&mut self, report: &mut RefreshReport) {
+        let listed: Vec<Value> = self.tools.values().map(|entry| entry.definition.clone()).collect();
+        self.quarantined.clear();
+        let Some(pin) = &self.pin else {
+            self.pin = Some(LockedServer::pin(first_use_source(), None, &listed));
+            report.pinned = true;
+            return;
+        };
+        for drift in drift_of_server(pin, &listed) {
+            let held = drift.status() != DriftStatus::Removed && self.policy.judge(&drift) == Action::Quarantine;
+            if held {
+                self.quarantined.insert(drift.name().to_owned(), drift.clone());
+                report.quarantined.push(drift);
+            } else {
+                report.passed.push(drift);
+            }
+        }
     }
 
     /// Marks the catalog stale: the server said its tools changed
@@ -312,7 +484,13 @@ impl Catalog {
     /// Validates the model's arguments against the tool's `inputSchema` before
     /// `tools/call`. The arguments must be a JSON object; an unknown tool, an
     /// `inputSchema` that does not compile, and any violation are refused.
+    ///
+    /// A quarantined tool is refused first ([`FailureKind::Quarantined`], with its drift),
+    /// whatever the arguments.
     pub fn check_arguments(&self, tool: &str, arguments: &Value) -> Result<(), ContractFailure> {
+        if let Some(drift) = self.quarantined.get(tool) {
+            return Err(ContractFailure::quarantined(drift));
+        }
         let Some(entry) = self.tools.get(tool) else {
             return Err(ContractFailure::new(tool, FailureKind::UnknownTool, Vec::new()));
         };
@@ -342,8 +520,13 @@ impl Catalog {
     /// - Otherwise, when the tool declared an `outputSchema`, `structuredContent` must be
     ///   present and valid (any JSON root is legal); the text block never stands in for it.
     /// - A tool without an `outputSchema` gives an unvalidated [`Success`].
+    /// - A tool quarantined since the call was sent gives a [`FailureKind::Quarantined`]
+    ///   failure: nothing of its result reaches the model.
     #[must_use]
     pub fn check_result(&self, tool: &str, result: &Value) -> CallOutcome {
+        if let Some(drift) = self.quarantined.get(tool) {
+            return CallOutcome::ContractFailure(ContractFailure::quarantined(drift));
+        }
         let Some(entry) = self.tools.get(tool) else {
             return CallOutcome::ContractFailure(ContractFailure::new(tool, FailureKind::UnknownTool, Vec::new()));
         };
@@ -421,6 +604,12 @@ impl Catalog {
             CallOutcome::ContractFailure(ContractFailure::new(tool, FailureKind::OutputViolation, violations))
         }
     }
+}
+
+/// The source of a pin made on first use: unknown to the catalog, set by whoever writes it
+/// to a lock file.
+fn first_use_source() -> ServerSource {
+    ServerSource::Command(Vec::new())
 }
 
 /// The violations of `instance`, masked: keywords, messages written from the keyword

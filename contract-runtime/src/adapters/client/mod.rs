@@ -14,6 +14,10 @@
 //! - [`Catalog::check_result`] turns a `tools/call` result into a [`CallOutcome`]: a
 //!   validated value, a declared error with its code, or a contract failure whose
 //!   violations carry JSON pointers and keywords but never values.
+//! - The catalog holds the server to a pin of its tools ([`lock`]): a lock file's, or the
+//!   first listing. A tool that drifted in a way the [`lock::LockPolicy`] holds back is
+//!   quarantined: refused before `tools/call` ([`FailureKind::Quarantined`]) and left out
+//!   of [`Catalog::model_tools`] until it is approved.
 //!
 //! The core is transport-agnostic: it reads tool definitions and results as JSON. The
 //! rmcp integration (feature `rmcp-client`) lives in the `rmcp` submodule.
@@ -43,6 +47,7 @@
 #![doc = include_str!("../../../docs/client.md")]
 
 mod catalog;
+pub mod lock;
 mod outcome;
 #[cfg(feature = "rmcp-client")]
 pub mod rmcp;

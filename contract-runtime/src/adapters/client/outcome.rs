@@ -6,6 +6,7 @@ use std::fmt;
 use serde_json::{json, Value};
 
 use super::catalog::ContractInfo;
+use super::lock::{DriftStatus, ToolDrift};
 use crate::contract::validate::Violation;
 use crate::serve::wire::ErrorCode;
 
@@ -30,6 +31,10 @@ pub enum FailureKind {
     MissingStructuredContent,
     /// `structuredContent` breaks the declared `outputSchema`.
     OutputViolation,
+    /// The tool changed since it was pinned and the lock policy holds it back: the call
+    /// is refused before anything is sent (or its result dropped), until the tool is
+    /// approved again. The failure carries the tool's drift.
+    Quarantined,
 }
 
 impl FailureKind {
@@ -42,6 +47,7 @@ impl FailureKind {
             Self::UnusableSchema => "unusable_schema",
             Self::MalformedResult => "malformed_result",
             Self::MissingStructuredContent | Self::OutputViolation => ErrorCode::OutputContractViolation.as_str(),
+            Self::Quarantined => "tool_quarantined",
         }
     }
 }
@@ -114,19 +120,87 @@ pub struct ContractFailure {
     pub kind: FailureKind,
     /// Where, masked.
     pub violations: Vec<Violation>,
+    /// For [`FailureKind::Quarantined`]: how the tool differs from its pin (every change,
+    /// the digests old → new). For the operator: a text change holds the new text, which
+    /// never reaches [`CallOutcome::model_view`]. Serialized as the change kinds and the
+    /// digests only.
+    #[serde(skip_serializing_if = "Option::is_none", serialize_with = "serialize_drift")]
+    pub drift: Option<Box<ToolDrift>>,
 }
 
 impl ContractFailure {
     /// A failure of `kind` for `tool`.
     #[must_use]
     pub fn new(tool: &str, kind: FailureKind, violations: Vec<Violation>) -> Self {
-        Self { tool: tool.to_owned(), kind, violations }
+        Self { tool: tool.to_owned(), kind, violations, drift: None }
     }
+
+    /// The refusal of a quarantined tool, carrying its drift.
+    #[must_use]
+    pub fn quarantined(drift: &ToolDrift) -> Self {
+        Self {
+            tool: drift.name().to_owned(),
+            kind: FailureKind::Quarantined,
+            violations: Vec::new(),
+            drift: Some(Box::new(drift.clone())),
+        }
+    }
+
+    /// The kinds of a quarantined tool's changes, without repeats, in order
+    /// (`text_changed`, `hint_less_safe`, `tool_added`, …): words of a fixed vocabulary,
+    /// never text the server chose. Empty for any other failure.
+    #[must_use]
+    pub fn change_kinds(&self) -> Vec<&str> {
+        let mut kinds: Vec<&str> = Vec::new();
+        for change in self.drift.iter().flat_map(|d| d.changes()) {
+            if !kinds.contains(&change.kind()) {
+                kinds.push(change.kind());
+            }
+        }
+        kinds
+    }
+}
+
+/// A drift as the change kinds, verdicts and areas and the digests: nothing the server
+/// wrote (texts, property names in pointers) is serialized.
+#[allow(clippy::ref_option)] // serde's `serialize_with` hands the field itself.
+fn serialize_drift<S: serde::Serializer>(drift: &Option<Box<ToolDrift>>, serializer: S) -> Result<S::Ok, S::Error> {
+    let Some(drift) = drift else { return serializer.serialize_none() };
+    let digests = |d: Option<&super::lock::Digests>| d.map(|d| json!({"text": d.text, "shape": d.shape}));
+    serde::Serialize::serialize(
+        &json!({
+            "status": drift.status().as_str(),
+            "old": digests(drift.old_digests()),
+            "new": digests(drift.new_digests()),
+            "changes": change_summary(drift),
+        }),
+        serializer,
+    )
+}
+
+/// Each change's area, kind and verdict.
+fn change_summary(drift: &ToolDrift) -> Vec<Value> {
+    drift
+        .changes()
+        .iter()
+        .map(|c| json!({"area": c.area().as_str(), "kind": c.kind(), "verdict": c.verdict().as_str()}))
+        .collect()
 }
 
 impl fmt::Display for ContractFailure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{} ({}): ", self.tool, self.kind.code())?;
+        if self.kind == FailureKind::Quarantined {
+            let kinds = self.change_kinds();
+            let kinds = if kinds.is_empty() { "its bytes".to_owned() } else { kinds.join(", ") };
+            let added = self.drift.as_deref().is_some_and(|d| d.status() == DriftStatus::Added);
+            let what = if added {
+                "the tool is not in the lock, so it was never approved"
+            } else {
+                "the tool changed since it was approved"
+            };
+            return write!(f, "{what} ({kinds}); its calls are refused until it is approved again");
+        }
         if self.violations.is_empty() {
             return f.write_str("no such tool");
         }
@@ -174,6 +248,12 @@ impl CallOutcome {
                 "code": error.code.as_deref().unwrap_or(ErrorCode::ToolExecutionError.as_str()),
                 "message": error.message,
                 "retryable": error.retryable.unwrap_or(false),
+            }}),
+            Self::ContractFailure(failure) if failure.kind == FailureKind::Quarantined => json!({"error": {
+                "code": failure.kind.code(),
+                "message": failure.to_string(),
+                "retryable": false,
+                "changes": failure.drift.as_deref().map(change_summary).unwrap_or_default(),
             }}),
             Self::ContractFailure(failure) => json!({"error": {
                 "code": failure.kind.code(),

@@ -7,6 +7,11 @@
 //! reconnect ([`Harness::reconnected`]), arguments are checked before the request is
 //! sent, and each result becomes a [`CallOutcome`].
 //!
+//! Every refresh is held to the catalog's pin (see [`Catalog`]): a tool the lock policy
+//! quarantines is refused before `tools/call` is sent, with a
+//! [`FailureKind::Quarantined`] failure. The pin outlives reconnects: it is the
+//! catalog's, and [`Harness::reconnected`] keeps the catalog.
+//!
 //! ```no_run
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
 //! use contract_runtime::client::rmcp::{CatalogWatch, Harness};
@@ -112,9 +117,24 @@ pub struct Harness {
 
 impl Harness {
     /// A harness on `peer`, whose list-changed notifications reach `watch`.
+    /// The catalog pins the first complete listing and judges later ones by the default
+    /// [`LockPolicy`](super::lock::LockPolicy).
     #[must_use]
     pub fn new(peer: Peer<RoleClient>, watch: &CatalogWatch) -> Self {
-        Self { peer: Mutex::new(peer), stale: Arc::clone(&watch.stale), catalog: Mutex::new(Catalog::new()) }
+        Self::with_catalog(peer, watch, Catalog::new())
+    }
+
+    /// A harness on `peer` with `catalog`: for example [`Catalog::with_lock`], to hold the
+    /// server to a lock file from the first call.
+    #[must_use]
+    pub fn with_catalog(peer: Peer<RoleClient>, watch: &CatalogWatch, catalog: Catalog) -> Self {
+        Self { peer: Mutex::new(peer), stale: Arc::clone(&watch.stale), catalog: Mutex::new(catalog) }
+    }
+
+    /// Accepts `tool` as listed now (see [`Catalog::approve`]); `false` when it is not
+    /// listed.
+    pub fn approve(&self, tool: &str) -> bool {
+        self.catalog().approve(tool)
     }
 
     /// The catalog (locked; do not hold it across an `.await`).
@@ -156,16 +176,18 @@ impl Harness {
         Ok(self.catalog().refresh(tools))
     }
 
-    /// Refreshes the catalog if it is stale.
-    pub async fn ensure_fresh(&self) -> Result<(), HarnessError> {
+    /// Refreshes the catalog if it is stale, with what the refresh found (`None`: it was
+    /// fresh).
+    pub async fn ensure_fresh(&self) -> Result<Option<RefreshReport>, HarnessError> {
         if self.stale.load(Ordering::SeqCst) || self.catalog().is_stale() {
-            self.refresh().await?;
+            return self.refresh().await.map(Some);
         }
-        Ok(())
+        Ok(None)
     }
 
-    /// Calls `tool` with `arguments` through the gates: arguments checked against the
-    /// `inputSchema` first (an invalid call is never sent), the result judged after.
+    /// Calls `tool` with `arguments` through the gates: a quarantined tool refused and
+    /// the arguments checked against the `inputSchema` first (neither call is ever
+    /// sent), the result judged after.
     /// Transport and protocol errors are `Err`; everything a model should see is an
     /// [`CallOutcome`].
     pub async fn call(&self, tool: &str, arguments: Value) -> Result<CallOutcome, HarnessError> {

@@ -9,7 +9,7 @@ use super::*;
 /// # Examples
 ///
 /// ```
-/// use contract_tools::evolution::{minimum_version, Bump, Version};
+/// use contract_runtime::evolution::{minimum_version, Bump, Version};
 /// let v = |s| Version::parse(s).unwrap();
 /// assert_eq!(minimum_version(&v("1.2.3"), Bump::None), v("1.2.3"));
 /// assert_eq!(minimum_version(&v("1.2.3"), Bump::Patch), v("1.2.4"));
@@ -76,7 +76,7 @@ impl Policy {
 /// # Examples
 ///
 /// ```
-/// use contract_tools::evolution::{version_policy, Policy, Version};
+/// use contract_runtime::evolution::{version_policy, Policy, Version};
 /// let v = |s| Version::parse(s).unwrap();
 /// // An identical schema needs no bump, but a version never decreases.
 /// assert_eq!(version_policy(&v("1.2.0"), &v("1.2.0"), &[]), Policy::Ok);

@@ -363,7 +363,8 @@ impl Change {
 
 impl Change {
     /// The one change of a contract that is checked in but no longer produced: breaking.
-    pub(crate) fn contract_removed(name: &str) -> Self {
+    #[must_use]
+    pub fn contract_removed(name: &str) -> Self {
         Change {
             pointer: String::new(),
             kind: ChangeKind::ContractRemoved,

@@ -48,7 +48,7 @@
 //! | only the text changed (`$defs` renamed or reordered, a `type` array written as `anyOf` with one single-`type` branch per type, `{}` members of an object written `true`) | cosmetic | cosmetic |
 //! | any other keyword added, removed or changed | breaking (not classified, so assumed unsafe) | breaking |
 //! | a difference the walk cannot judge: nested deeper than 256 levels, behind a `$ref` chain longer than 64 or a `$ref` that does not resolve, more than 16 property levels inside an unclassified keyword, a classified keyword of the wrong JSON type | breaking (`unclassified`, naming the pointer and the limit) | breaking |
-//! | a contract removed (checked in, no longer produced; see [`crate::snapshot`]) | breaking (`contract_removed`) | — |
+//! | a contract removed (checked in, no longer produced; see `contract_tools::snapshot`) | breaking (`contract_removed`) | — |
 //!
 //! An optional argument added to an open object is additive for requests although a
 //! strict reading calls it unsafe: an old caller might have sent that name (an open
@@ -113,7 +113,7 @@
 //! # Examples
 //!
 //! ```
-//! use contract_tools::evolution::{self, Bump, Verdict};
+//! use contract_runtime::evolution::{self, Bump, Verdict};
 //! use serde_json::json;
 //!
 //! let old = json!({
@@ -137,7 +137,7 @@
 //! assert_eq!(evolution::minimum_version(&v("0.4.1"), Bump::Major), v("0.5.0"));
 //! ```
 //!
-#![doc = include_str!("../../docs/evolution.md")]
+#![doc = include_str!("../../../docs/evolution.md")]
 
 use std::borrow::Cow;
 use std::collections::BTreeSet;
@@ -145,7 +145,7 @@ use std::fmt;
 
 use serde_json::{Map, Value};
 
-use contract_runtime::schema::{canonical_string, Subschemas, ANNOTATIONS};
+use crate::contract::schema::{canonical_string, Subschemas, ANNOTATIONS};
 
 /// The semantic version type the policy works with (from the `semver` crate).
 pub use semver::Version;
@@ -189,6 +189,7 @@ const CLASSIFIED: &[&str] = &[
 static TRUE: Value = Value::Bool(true);
 
 mod change;
+pub mod hints;
 mod node;
 mod policy;
 mod rules;
@@ -217,7 +218,7 @@ use walk::{Closed, Effect, Walker};
 /// # Examples
 ///
 /// ```
-/// use contract_tools::evolution::{diff, ChangeKind, Verdict};
+/// use contract_runtime::evolution::{diff, ChangeKind, Verdict};
 /// use serde_json::json;
 ///
 /// let old = json!({ "type": "object", "properties": { "n": { "type": "integer" } } });

@@ -5,7 +5,7 @@ use super::*;
 
 /// RFC 6901 escaping of one pointer token.
 pub(super) fn escape(token: &str) -> String {
-    contract_runtime::pointer::escape(token)
+    crate::contract::pointer::escape(token)
 }
 
 pub(super) fn ref_of(node: &Value) -> Option<&str> {
@@ -14,7 +14,7 @@ pub(super) fn ref_of(node: &Value) -> Option<&str> {
 
 /// Follows a local `$ref` (the runtime's one resolver).
 pub(super) fn lookup<'a>(root: &'a Value, reference: &str) -> Option<&'a Value> {
-    contract_runtime::pointer::resolve_ref(root, reference)
+    crate::contract::pointer::resolve_ref(root, reference)
 }
 
 /// The node with its `$ref` chain followed: the target's keywords, overlaid with the
@@ -60,7 +60,7 @@ pub(super) fn try_resolve<'a>(root: &Value, node: &'a Value) -> Result<Cow<'a, V
 pub(super) fn physical_pointer(root: &Value, logical: &str) -> Option<String> {
     let mut node = root;
     let mut at = String::new();
-    for token in contract_runtime::pointer::tokens(logical) {
+    for token in crate::contract::pointer::tokens(logical) {
         let mut hops = 0;
         while let Some(reference) =
             node.as_object().filter(|map| !map.contains_key(&token)).and_then(|map| map.get("$ref")?.as_str())
@@ -80,7 +80,7 @@ pub(super) fn physical_pointer(root: &Value, logical: &str) -> Option<String> {
             Value::Array(list) => list.get(token.parse::<usize>().ok()?)?,
             _ => return None,
         };
-        at = contract_runtime::pointer::push(&at, &token);
+        at = crate::contract::pointer::push(&at, &token);
     }
     Some(at)
 }
@@ -92,7 +92,7 @@ fn path_of(node: &Value, target: &Value, at: String) -> Option<String> {
     }
     match node {
         Value::Object(map) => {
-            map.iter().find_map(|(key, child)| path_of(child, target, contract_runtime::pointer::push(&at, key)))
+            map.iter().find_map(|(key, child)| path_of(child, target, crate::contract::pointer::push(&at, key)))
         }
         Value::Array(list) => {
             list.iter().enumerate().find_map(|(i, child)| path_of(child, target, format!("{at}/{i}")))
@@ -462,7 +462,7 @@ fn describe(map: &Map<String, Value>, types: Option<&BTreeSet<String>>, properti
 /// array as `anyOf` with one single-`type` branch per type (schemas checked in before
 /// that have the array): when one side has a `type` array and the other a union
 /// (`anyOf`/`oneOf`) and no `type` array, the array is written as the canonical form
-/// writes it ([`contract_runtime::schema::split_type_list`], the values accepted are the
+/// writes it ([`crate::contract::schema::split_type_list`], the values accepted are the
 /// same), so the walk compares branch with branch. Two `type` arrays, or an array and a
 /// node without a union, are compared as they are (the type rules read arrays).
 pub(super) fn same_spelling<'o, 'n>(old: Cow<'o, Value>, new: Cow<'n, Value>) -> (Cow<'o, Value>, Cow<'n, Value>) {
@@ -470,7 +470,7 @@ pub(super) fn same_spelling<'o, 'n>(old: Cow<'o, Value>, new: Cow<'n, Value>) ->
     let union = |v: &Value| v.as_object().and_then(union_keyword).is_some();
     let split = |v: Cow<'_, Value>| {
         let mut owned = v.into_owned();
-        contract_runtime::schema::split_type_list(&mut owned);
+        crate::contract::schema::split_type_list(&mut owned);
         owned
     };
     if type_array(&old) && !type_array(&new) && union(&new) {

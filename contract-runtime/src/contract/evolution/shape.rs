@@ -44,7 +44,7 @@ impl std::error::Error for SchemaProblem {}
 /// # Examples
 ///
 /// ```
-/// use contract_tools::evolution::check_schema;
+/// use contract_runtime::evolution::check_schema;
 /// use serde_json::json;
 /// assert!(check_schema(&json!({ "type": "object" })).is_ok());
 /// let err = check_schema(&json!({ "properties": { "a": { "type": 3 } } })).unwrap_err();
@@ -104,7 +104,7 @@ pub(super) fn check_node(root: &Value, node: &Value, pointer: &str, depth: usize
             k if (UPPER_BOUNDS.contains(&k) || LOWER_BOUNDS.contains(&k)) && !value.is_number() => {
                 return problem(&at, "expected a number".to_owned());
             }
-            keyword => match contract_runtime::schema::subschemas_of(keyword) {
+            keyword => match crate::contract::schema::subschemas_of(keyword) {
                 Some(Subschemas::Map) => {
                     let Some(map) = value.as_object() else {
                         return problem(&at, "expected an object of schemas".to_owned());

@@ -1,0 +1,123 @@
+//! What drift is let through.
+
+use super::drift::{DriftStatus, DriftVerdict, ToolDrift};
+
+/// What happens to a tool that drifted from its pin.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Action {
+    /// Served as listed now.
+    Pass,
+    /// Held back: its calls are refused before anything is sent, and its definition is
+    /// kept from the model, until it is pinned again.
+    Quarantine,
+}
+
+/// Which drift quarantines a tool. The default quarantines a tool whose text changed (a
+/// model reads it: someone must read it first), a tool with a breaking change, and a tool
+/// that is not in the lock; an additive or cosmetic change passes.
+///
+/// ```
+/// use contract_runtime::client::lock::{Action, LockPolicy};
+///
+/// let strict = LockPolicy::default().additive(Action::Quarantine).cosmetic(Action::Quarantine);
+/// let texts_reviewed_elsewhere = LockPolicy::default().text(Action::Pass);
+/// # let _ = (strict, texts_reviewed_elsewhere);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct LockPolicy {
+    text: Action,
+    breaking: Action,
+    additive: Action,
+    cosmetic: Action,
+    added: Action,
+}
+
+impl Default for LockPolicy {
+    fn default() -> Self {
+        Self {
+            text: Action::Quarantine,
+            breaking: Action::Quarantine,
+            additive: Action::Pass,
+            cosmetic: Action::Pass,
+            added: Action::Quarantine,
+        }
+    }
+}
+
+impl LockPolicy {
+    /// Every change quarantines, however small: a digest that moved is enough.
+    #[must_use]
+    pub fn any_change() -> Self {
+        Self {
+            text: Action::Quarantine,
+            breaking: Action::Quarantine,
+            additive: Action::Quarantine,
+            cosmetic: Action::Quarantine,
+            added: Action::Quarantine,
+        }
+    }
+
+    /// What a changed text does.
+    #[must_use]
+    pub fn text(mut self, action: Action) -> Self {
+        self.text = action;
+        self
+    }
+
+    /// What a breaking change does.
+    #[must_use]
+    pub fn breaking(mut self, action: Action) -> Self {
+        self.breaking = action;
+        self
+    }
+
+    /// What an additive change does.
+    #[must_use]
+    pub fn additive(mut self, action: Action) -> Self {
+        self.additive = action;
+        self
+    }
+
+    /// What a cosmetic change (the same meaning, other bytes) does.
+    #[must_use]
+    pub fn cosmetic(mut self, action: Action) -> Self {
+        self.cosmetic = action;
+        self
+    }
+
+    /// What a tool that is not in the lock does.
+    #[must_use]
+    pub fn added_tools(mut self, action: Action) -> Self {
+        self.added = action;
+        self
+    }
+
+    /// The action for one tool's drift: quarantine when any of its changes asks for it.
+    /// A removed tool has nothing to serve: [`Action::Pass`].
+    #[must_use]
+    pub fn judge(&self, drift: &ToolDrift) -> Action {
+        match drift.status() {
+            DriftStatus::Removed => return Action::Pass,
+            DriftStatus::Added => return self.added,
+            DriftStatus::Changed => {}
+        }
+        // A digest moved with nothing classified: the bytes changed, nothing else.
+        let verdicts = drift.changes().iter().map(super::drift::DriftChange::verdict);
+        let mut actions =
+            verdicts.map(|v| self.for_verdict(v)).chain(drift.changes().is_empty().then_some(self.cosmetic));
+        if actions.any(|a| a == Action::Quarantine) {
+            Action::Quarantine
+        } else {
+            Action::Pass
+        }
+    }
+
+    fn for_verdict(self, verdict: DriftVerdict) -> Action {
+        match verdict {
+            DriftVerdict::Text => self.text,
+            DriftVerdict::Breaking => self.breaking,
+            DriftVerdict::Additive => self.additive,
+            DriftVerdict::Cosmetic => self.cosmetic,
+        }
+    }
+}
