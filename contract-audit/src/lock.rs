@@ -160,7 +160,13 @@ pub(crate) async fn pin(args: &PinArgs) -> Result<String, String> {
     let width = server.tools.iter().map(|t| t.name.chars().count()).max().unwrap_or(0).max(4);
     let _ = writeln!(out, "{:<width$}  {:<19}  SHAPE DIGEST", "TOOL", "TEXT DIGEST");
     for tool in &server.tools {
-        let _ = writeln!(out, "{:<width$}  {}  {}", clean(&tool.name), short(&tool.digests.text), short(&tool.digests.shape));
+        let _ = writeln!(
+            out,
+            "{:<width$}  {}  {}",
+            clean(&tool.name),
+            short(&tool.digests.text),
+            short(&tool.digests.shape)
+        );
     }
     match drift {
         None => out.push_str("\nnew entry: this server was not in the lock\n"),
@@ -212,7 +218,10 @@ fn pinned_info(audit: &Audit) -> Option<PinnedServerInfo> {
 }
 
 fn server_line(info: Option<&PinnedServerInfo>) -> String {
-    info.map_or_else(|| "(unnamed server)".to_owned(), |i| clean(&format!("{} {}", i.name, i.version)).trim().to_owned())
+    info.map_or_else(
+        || "(unnamed server)".to_owned(),
+        |i| clean(&format!("{} {}", i.name, i.version)).trim().to_owned(),
+    )
 }
 
 /// Writes `text` to a temporary file beside `path`, then renames it over `path`: a

@@ -220,12 +220,14 @@ fn main() -> ExitCode {
     };
     let outcome = match (&args.pin, &args.locked) {
         (Some(Sub::Pin(pin)), _) => runtime.block_on(lock::pin(pin)).map(|text| (text, None)),
-        (None, Some(file)) => runtime.block_on(lock::compare(&args.target, file)).map(|c| (lock::render(&c, args.format), c.worst())),
-        (None, None) if args.format == Format::Sarif => Err(
-            "--format sarif is the format of --locked (it places each difference in the lock file); the audit \
+        (None, Some(file)) => {
+            runtime.block_on(lock::compare(&args.target, file)).map(|c| (lock::render(&c, args.format), c.worst()))
+        }
+        (None, None) if args.format == Format::Sarif => {
+            Err("--format sarif is the format of --locked (it places each difference in the lock file); the audit \
              itself prints table or json"
-                .to_owned(),
-        ),
+                .to_owned())
+        }
         (None, None) => runtime.block_on(audit_report(&args)),
     };
     let (text, worst) = match outcome {
