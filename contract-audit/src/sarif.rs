@@ -3,6 +3,7 @@
 //! writes) and logically by tool and pointer.
 
 use std::collections::BTreeMap;
+use std::fmt::Write as _;
 
 use serde_json::{json, Value};
 
@@ -64,10 +65,10 @@ pub(crate) fn locked(c: &Comparison) -> String {
             }
             let mut message = format!("{}: {} ({})", tool.name, change.detail, change.verdict);
             if let Some(diff) = &change.word_diff {
-                message.push_str(&format!("\n{diff}"));
+                let _ = write!(message, "\n{diff}");
             }
             for signal in &change.signals {
-                message.push_str(&format!("\nsignal: {signal}"));
+                let _ = write!(message, "\nsignal: {signal}");
             }
             let name = if change.pointer.is_empty() { tool.name.clone() } else { change.pointer.clone() };
             results.push(json!({
