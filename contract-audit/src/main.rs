@@ -8,6 +8,10 @@
 //! harness of `contract-runtime`. A human table by default, `--format json` for CI; the
 //! exit status is 1 when a finding reaches the `--deny` level, 2 when the audit could
 //! not run.
+//!
+//! `contract-audit pin` writes the server's tools into a lock file (`tools.lock.json`);
+//! `contract-audit --locked FILE` compares the live server with that pin and reports each
+//! difference classified, as a table, JSON or SARIF 2.1.0.
 
 mod audit;
 mod lint;
