@@ -431,3 +431,35 @@ pub(crate) fn render(c: &Comparison, format: Format) -> String {
         Format::Sarif => sarif::locked(c) + "\n",
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use contract_runtime::client::lock::ServerSource;
+
+    /// Another spelling of a number moves the shape digest and is reported as a cosmetic note.
+    #[test]
+    fn another_spelling_of_a_number_is_a_cosmetic_note() {
+        let listed = |minimum: Value| json!({"name": "page", "inputSchema": {"type": "object", "properties": {"n": {"type": "integer", "minimum": minimum}}}});
+        let pinned = LockedServer::pin(ServerSource::Url("http://127.0.0.1:1/mcp".into()), None, &[listed(json!(1))]);
+        let drift = drift_of_server(&pinned, &[listed(json!(1.0))]);
+        assert_eq!(drift.len(), 1, "{drift:?}");
+        let reported = Drifted::of(&drift[0]);
+        let kinds: Vec<(&str, DriftVerdict, Level)> =
+            reported.changes.iter().map(|c| (c.kind.as_str(), c.verdict, c.level())).collect();
+        assert_eq!(kinds, [("text_only", DriftVerdict::Cosmetic, Level::Info)]);
+        let (old, new) = (reported.old.as_ref().unwrap(), reported.new.as_ref().unwrap());
+        assert_eq!(old.text, new.text);
+        assert_ne!(old.shape, new.shape, "the shape digest says the bytes moved");
+        // Control: the same spelling is no drift at all.
+        assert!(drift_of_server(&pinned, &[listed(json!(1))]).is_empty());
+    }
+
+    #[test]
+    fn verdicts_map_to_levels() {
+        assert_eq!(level_of(DriftVerdict::Breaking), Level::Error);
+        assert_eq!(level_of(DriftVerdict::Text), Level::Error);
+        assert_eq!(level_of(DriftVerdict::Additive), Level::Info);
+        assert_eq!(level_of(DriftVerdict::Cosmetic), Level::Info);
+    }
+}
