@@ -1,6 +1,7 @@
 //! Connecting, listing, linting and calling.
 
 use std::collections::BTreeMap;
+use std::path::Path;
 use std::process::Stdio;
 use std::time::Duration;
 
@@ -14,13 +15,31 @@ use serde_json::Value;
 
 use crate::lint::{lint_tool, Finding, Level};
 use crate::stderr::Tail;
-use crate::{synth, Cli, StderrMode};
+use crate::{synth, StderrMode, Target};
 
 /// The whole audit of one server.
 #[derive(Debug, serde::Serialize)]
 pub(crate) struct Audit {
     pub(crate) server: ServerInfo,
     pub(crate) tools: Vec<ToolReport>,
+    /// Every tool definition as listed (over all pages), by name; the first of a name
+    /// listed twice.
+    #[serde(skip)]
+    pub(crate) listed: Vec<Value>,
+    /// The names listed more than once.
+    #[serde(skip)]
+    pub(crate) duplicates: Vec<String>,
+}
+
+/// Which tools to call, and with what.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Calls<'a> {
+    /// Call every tool (`--call`).
+    pub(crate) all: bool,
+    /// Arguments by tool name (`--args FILE`).
+    pub(crate) file: Option<&'a Path>,
+    /// Tools not to call.
+    pub(crate) skip: &'a [String],
 }
 
 /// Who answered.
@@ -58,10 +77,10 @@ pub(crate) struct CallReport {
     pub(crate) violations: Vec<Violation>,
 }
 
-/// Runs the audit described by `args`. When a stdio server cannot be audited, the error
-/// ends with the tail of its stderr (`--stderr tail`).
-pub(crate) async fn run(args: &Cli) -> Result<Audit, String> {
-    let plan = arguments_file(args)?;
+/// Runs the audit of `args`'s server, with `calls`. When a stdio server cannot be
+/// audited, the error ends with the tail of its stderr (`--stderr tail`).
+pub(crate) async fn run(args: &Target, calls: Calls<'_>) -> Result<Audit, String> {
+    let plan = arguments_file(calls.file)?;
     let limit = Duration::from_secs(args.timeout.max(1));
     let watch = CatalogWatch::new("contract-audit", env!("CARGO_PKG_VERSION"));
     if let Some(url) = &args.url {
@@ -69,7 +88,7 @@ pub(crate) async fn run(args: &Cli) -> Result<Audit, String> {
         let running = timed(limit, watch.clone().serve(StreamableHttpClientTransport::from_uri(url.as_str())))
             .await?
             .map_err(|err| format!("cannot connect to {url}: {err}"))?;
-        return audit(args, plan.as_ref(), limit, &watch, running, "streamable-http").await;
+        return audit(calls, plan.as_ref(), limit, &watch, running, "streamable-http").await;
     }
     let (program, rest) = args.command.split_first().ok_or("give a URL or a command line after `--`")?;
     eprintln!("contract-audit: starting {}", args.command.join(" "));
@@ -90,7 +109,7 @@ pub(crate) async fn run(args: &Cli) -> Result<Audit, String> {
     let stdout = child.stdout.take().ok_or("the child has no stdout")?;
     let stdin = child.stdin.take().ok_or("the child has no stdin")?;
     let err = match timed(limit, watch.clone().serve((stdout, stdin))).await {
-        Ok(Ok(running)) => match audit(args, plan.as_ref(), limit, &watch, running, "stdio").await {
+        Ok(Ok(running)) => match audit(calls, plan.as_ref(), limit, &watch, running, "stdio").await {
             Ok(audit) => return Ok(audit),
             // The connection is closed by now: the server's exit says nothing.
             Err(err) => {
@@ -122,7 +141,7 @@ async fn init_failed(program: &str, err: &str, child: &mut tokio::process::Child
 
 /// Lists, lints and (when asked) calls over an initialized connection.
 async fn audit(
-    args: &Cli,
+    args: Calls<'_>,
     plan: Option<&BTreeMap<String, Value>>,
     limit: Duration,
     watch: &CatalogWatch,
@@ -132,8 +151,9 @@ async fn audit(
     let server = server_info(&running, transport);
     let harness = Harness::new(running.peer().clone(), watch);
     eprintln!("contract-audit: listing tools");
-    timed(limit, harness.refresh()).await?.map_err(|err| format!("tools/list failed: {err}"))?;
+    let refreshed = timed(limit, harness.refresh()).await?.map_err(|err| format!("tools/list failed: {err}"))?;
 
+    let listed: Vec<Value> = harness.catalog().tools().map(|entry| entry.definition().clone()).collect();
     let mut tools: Vec<ToolReport> = harness
         .catalog()
         .tools()
@@ -145,14 +165,14 @@ async fn audit(
             call: None,
         })
         .collect();
-    if args.call || plan.is_some() {
+    if args.all || plan.is_some() {
         let total = tools.len();
         for (i, tool) in tools.iter_mut().enumerate() {
             if args.skip.contains(&tool.name) {
                 continue;
             }
             let given = plan.and_then(|p| p.get(&tool.name)).cloned();
-            if given.is_none() && !args.call {
+            if given.is_none() && !args.all {
                 continue;
             }
             eprintln!("contract-audit: [{}/{total}] calling {}", i + 1, crate::report::clean(&tool.name));
@@ -162,7 +182,7 @@ async fn audit(
         }
     }
     let _ = running.cancel().await;
-    Ok(Audit { server, tools })
+    Ok(Audit { server, tools, listed, duplicates: refreshed.duplicates })
 }
 
 /// Calls one tool with the given arguments, or with synthesized ones.
@@ -244,8 +264,8 @@ fn call_finding(report: &CallReport) -> Option<Finding> {
 }
 
 /// Reads `--args FILE`: an object of argument objects by tool name.
-fn arguments_file(args: &Cli) -> Result<Option<BTreeMap<String, Value>>, String> {
-    let Some(path) = &args.args else { return Ok(None) };
+fn arguments_file(path: Option<&Path>) -> Result<Option<BTreeMap<String, Value>>, String> {
+    let Some(path) = path else { return Ok(None) };
     let text = std::fs::read_to_string(path).map_err(|err| format!("cannot read {}: {err}", path.display()))?;
     let value: Value = serde_json::from_str(&text).map_err(|err| format!("{} is not JSON: {err}", path.display()))?;
     let Value::Object(map) = value else {

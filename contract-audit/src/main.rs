@@ -8,10 +8,16 @@
 //! harness of `contract-runtime`. A human table by default, `--format json` for CI; the
 //! exit status is 1 when a finding reaches the `--deny` level, 2 when the audit could
 //! not run.
+//!
+//! `contract-audit pin` writes the server's tools into a lock file (`tools.lock.json`);
+//! `contract-audit --locked FILE` compares the live server with that pin and reports each
+//! difference classified, as a table, JSON or SARIF 2.1.0.
 
 mod audit;
 mod lint;
+mod lock;
 mod report;
+mod sarif;
 mod stderr;
 mod synth;
 
@@ -20,6 +26,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
+use contract_runtime::client::lock::ServerSource;
 
 use crate::lint::Level;
 
@@ -35,31 +42,52 @@ fn after_help() -> String {
   1  a finding reached the --deny level
   2  the audit could not run (bad command line, unreadable --args, a server that cannot be
      started, initialized or listed); for a stdio server, the tail of its stderr follows
-     the error unless --stderr inherit or discard",
+     the error unless --stderr inherit or discard
+
+With --locked FILE, each difference from the pinned tools is a finding, by its verdict:
+  breaking  error  breaks a caller of the pinned tool, or asks for less caution (a hint)
+  text      error  a name, title or description a model reads changed: read it again
+  additive  info   safe for a caller of the pinned tool (a tool added is additive too)
+  cosmetic  info   other bytes, the same meaning
+and the exit status is 0 (nothing reached --deny), 1 (a difference did) or 2 (no
+comparison: an unreadable or hand-edited lock, no entry for this URL or command line, a
+server that cannot be listed). `contract-audit pin --help` tells how to pin.",
     );
     text
 }
 
 /// Audit the tool contracts of an MCP server.
 #[derive(Debug, Parser)]
-#[command(name = "contract-audit", version, about, after_help = after_help())]
+#[command(
+    name = "contract-audit",
+    version,
+    about,
+    after_help = after_help(),
+    subcommand_negates_reqs = true,
+    args_conflicts_with_subcommands = true
+)]
 #[allow(clippy::struct_excessive_bools)]
 pub(crate) struct Cli {
-    /// A streamable HTTP endpoint, such as http://127.0.0.1:8000/mcp.
-    #[arg(conflicts_with = "command", required_unless_present = "command")]
-    pub(crate) url: Option<String>,
+    /// Pin a server's tools into a lock file instead of auditing them.
+    #[command(subcommand)]
+    pub(crate) pin: Option<Sub>,
 
-    /// The server's command line, for stdio: `contract-audit -- npx some-server`.
-    #[arg(last = true, num_args = 1..)]
-    pub(crate) command: Vec<String>,
+    /// The server to audit.
+    #[command(flatten)]
+    pub(crate) target: Target,
 
-    /// Output format.
+    /// Output format (`sarif`: SARIF 2.1.0, for code scanning).
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub(crate) format: Format,
 
     /// Exit with status 1 when any finding reaches this level.
     #[arg(long, value_enum, default_value_t = Deny::Error)]
     pub(crate) deny: Deny,
+
+    /// Compare the server with its entry in this lock file (written by `contract-audit
+    /// pin`) and report every difference, classified, instead of auditing it.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["call", "args", "skip"])]
+    pub(crate) locked: Option<PathBuf>,
 
     /// Call every tool, with arguments from --args or synthesized from its inputSchema
     /// (a minimal valid instance). Calls have side effects on real servers.
@@ -73,6 +101,50 @@ pub(crate) struct Cli {
     /// A tool not to call (repeatable).
     #[arg(long, value_name = "TOOL")]
     pub(crate) skip: Vec<String>,
+}
+
+/// The subcommands.
+#[derive(Debug, clap::Subcommand)]
+pub(crate) enum Sub {
+    /// List a server's tools and pin them into a lock file (added, or replacing the
+    /// entry of the same URL or command line); prints what it pinned and, for a server
+    /// pinned before, what changed since.
+    #[command(after_help = PIN_HELP)]
+    Pin(PinArgs),
+}
+
+/// What `pin --help` adds.
+const PIN_HELP: &str = "The lock is written in canonical JSON (keys sorted, two-space indentation), atomically
+(a temporary file renamed over it). Pin several servers by running pin once per server
+with the same --lock. The entry's key is the URL or the command line exactly as given:
+check with `contract-audit --locked FILE` and the same URL or command line.
+
+Exit status:
+  0  the lock was written
+  2  it was not (bad command line, unreadable lock, a server that cannot be listed)";
+
+/// `contract-audit pin`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct PinArgs {
+    /// The lock file to write or update.
+    #[arg(long, value_name = "FILE", default_value = contract_runtime::client::lock::LOCK_FILE)]
+    pub(crate) lock: PathBuf,
+
+    /// The server to pin.
+    #[command(flatten)]
+    pub(crate) target: Target,
+}
+
+/// How to reach the server, and how long to wait for it.
+#[derive(Debug, Clone, clap::Args)]
+pub(crate) struct Target {
+    /// A streamable HTTP endpoint, such as http://127.0.0.1:8000/mcp.
+    #[arg(conflicts_with = "command", required_unless_present = "command")]
+    pub(crate) url: Option<String>,
+
+    /// The server's command line, for stdio: `contract-audit -- npx some-server`.
+    #[arg(last = true, num_args = 1..)]
+    pub(crate) command: Vec<String>,
 
     /// Seconds one request may take.
     #[arg(long, default_value_t = 30)]
@@ -83,6 +155,16 @@ pub(crate) struct Cli {
     /// through; `discard` drops it.
     #[arg(long, value_enum, value_name = "MODE", default_value_t = StderrMode::Tail)]
     pub(crate) stderr: StderrMode,
+}
+
+impl Target {
+    /// The key of this server in a lock: its URL, or its command line as given.
+    pub(crate) fn source(&self) -> ServerSource {
+        match &self.url {
+            Some(url) => ServerSource::Url(url.clone()),
+            None => ServerSource::Command(self.command.clone()),
+        }
+    }
 }
 
 /// What becomes of a stdio server's stderr.
@@ -103,6 +185,8 @@ pub(crate) enum Format {
     Table,
     /// One JSON document for CI.
     Json,
+    /// SARIF 2.1.0, for code scanning (GitHub and others).
+    Sarif,
 }
 
 /// The lowest level that fails the run.
@@ -138,20 +222,40 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let audit = match runtime.block_on(audit::run(&args)) {
-        Ok(audit) => audit,
+    let outcome = match (&args.pin, &args.locked) {
+        (Some(Sub::Pin(pin)), _) => runtime.block_on(lock::pin(pin)).map(|text| (text, None)),
+        (None, Some(file)) => {
+            runtime.block_on(lock::compare(&args.target, file)).map(|c| (lock::render(&c, args.format), c.worst()))
+        }
+        (None, None) if args.format == Format::Sarif => {
+            Err("--format sarif is the format of --locked (it places each difference in the lock file); the audit \
+             itself prints table or json"
+                .to_owned())
+        }
+        (None, None) => runtime.block_on(audit_report(&args)),
+    };
+    let (text, worst) = match outcome {
+        Ok(outcome) => outcome,
         Err(err) => {
             eprintln!("contract-audit: {err}");
             return ExitCode::from(2);
         }
     };
-    match args.format {
-        Format::Table => print!("{}", report::table(&audit)),
-        Format::Json => println!("{}", report::json(&audit)),
-    }
-    let worst = audit.tools.iter().flat_map(|t| &t.findings).map(|f| f.level).max();
+    print!("{text}");
     match (args.deny.level(), worst) {
-        (Some(deny), Some(worst)) if worst >= deny => ExitCode::from(1),
+        (Some(deny), Some(worst)) if args.pin.is_none() && worst >= deny => ExitCode::from(1),
         _ => ExitCode::SUCCESS,
     }
+}
+
+/// The ordinary audit: its report and the worst level of its findings.
+async fn audit_report(args: &Cli) -> Result<(String, Option<Level>), String> {
+    let calls = audit::Calls { all: args.call, file: args.args.as_deref(), skip: &args.skip };
+    let audit = audit::run(&args.target, calls).await?;
+    let text = match args.format {
+        Format::Json => report::json(&audit) + "\n",
+        _ => report::table(&audit),
+    };
+    let worst = audit.tools.iter().flat_map(|t| &t.findings).map(|f| f.level).max();
+    Ok((text, worst))
 }

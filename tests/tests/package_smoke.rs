@@ -171,11 +171,11 @@ fn packaged_crates_serve_a_user_workspace() {
 
 /// `cargo install` of the packed contract-audit gives a working binary.
 ///
-/// contract-derive, contract-runtime and contract-audit are packed as crates.io would
-/// receive them; the unpacked contract-audit is installed with `cargo install --path`
-/// into a fresh root, resolved by the lock file it ships (`--locked`) and offline, with
-/// the packed contract-runtime and contract-derive patched in for the crates.io versions
-/// it names (`--config patch.crates-io…` on the command line). It
+/// contract-derive, contract-runtime, contract-tools and contract-audit are packed as
+/// crates.io would receive them; the unpacked contract-audit is installed with `cargo
+/// install --path` into a fresh root, resolved by the lock file it ships (`--locked`) and
+/// offline, with the packed contract-runtime, contract-derive and contract-tools patched
+/// in for the crates.io versions it names (`--config patch.crates-io…` on the command line). It
 /// builds with the dev profile (`--debug`) in the smoke's target directory, so a rerun
 /// rebuilds only what changed. The installed binary prints its help and audits the demo
 /// server: clean, and with its deliberately broken tool, reported with exit status 1.
@@ -185,7 +185,7 @@ fn packaged_contract_audit_installs_and_audits() {
     let crates = smoke::pack(
         &own.join("crates"),
         &smoke::smoke_dir().join("target"),
-        &["contract-derive", "contract-runtime", "contract-audit"],
+        &["contract-derive", "contract-runtime", "contract-tools", "contract-audit"],
     );
     let folder = |name: &str| &crates.iter().find(|(package, _)| package == name).expect("packed").1;
     // crates.io shows the crate's README.
@@ -205,7 +205,7 @@ fn packaged_contract_audit_installs_and_audits() {
         .arg(&root)
         .arg("--target-dir")
         .arg(smoke::smoke_dir().join("target"));
-    for package in ["contract-derive", "contract-runtime"] {
+    for package in ["contract-derive", "contract-runtime", "contract-tools"] {
         let path = folder(package).to_str().expect("a UTF-8 path");
         install.arg("--config").arg(format!("patch.crates-io.{package}.path={path:?}"));
     }
