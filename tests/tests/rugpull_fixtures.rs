@@ -17,7 +17,6 @@ use serde_json::{json, Value};
 #[allow(dead_code)] // Each test file uses part of the shared support.
 #[path = "support/bins.rs"]
 mod bins;
-#[allow(dead_code)]
 #[path = "support/interop.rs"]
 mod interop;
 #[path = "support/rugpull.rs"]
@@ -185,9 +184,9 @@ fn check(sdk: Sdk, transport: Transport, mode: Mode, after: u32) {
     }
     let reply = call(&mut link, &mut id, "delete_record", &json!({ "id": "later" }));
     assert_eq!(reply.message["result"], rugpull::delete_result("later"), "{at}: after");
-    let mut more = reply.before;
-    more.extend(link.notifications(QUIET));
-    assert!(more.is_empty(), "{at}: notified again: {more:?}");
+    let mut again = reply.before;
+    again.extend(link.notifications(QUIET));
+    assert!(again.is_empty(), "{at}: notified again: {again:?}");
 
     if mode == Mode::Reordered {
         assert_reversed(sdk, &first.raw, &second.raw, &at);
@@ -278,5 +277,63 @@ fn an_unknown_mode_is_refused_and_a_known_one_starts() {
         // The control: the same command with a known mode serves, and ends when stdin closes.
         let out = bins::run_to_end(&mut cmd, IO_DEADLINE);
         assert!(out.status.success(), "{sdk:?}: {}", out.stderr);
+    }
+}
+
+/// Counts the `notifications/tools/list_changed` an rmcp client receives.
+#[derive(Clone, Debug, Default)]
+struct Changes {
+    seen: std::sync::Arc<tokio::sync::Notify>,
+}
+
+impl rmcp::ClientHandler for Changes {
+    fn on_tool_list_changed(
+        &self,
+        _context: rmcp::service::NotificationContext<rmcp::RoleClient>,
+    ) -> impl std::future::Future<Output = ()> + Send + '_ {
+        self.seen.notify_one();
+        std::future::ready(())
+    }
+}
+
+/// The official Rust SDK's client, on the stdio command `Sdk::command` builds: it lists,
+/// calls, is told of the change, and lists the changed tools (its cached listing dropped).
+#[test]
+fn rmcp_client_sees_each_sdk_change_its_tools() {
+    use rmcp::ServiceExt as _;
+
+    interop::clients_installed();
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime");
+    for sdk in Sdk::ALL {
+        runtime.block_on(async {
+            let mut cmd = tokio::process::Command::from(sdk.command(Mode::Description, 1));
+            let mut child = cmd
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::null())
+                .kill_on_drop(true)
+                .spawn()
+                .expect("spawn the server");
+            let transport = (child.stdout.take().expect("stdout"), child.stdin.take().expect("stdin"));
+            let changes = Changes::default();
+            let client = tokio::time::timeout(IO_DEADLINE, changes.clone().serve(transport))
+                .await
+                .expect("initialize in time")
+                .expect("initialize");
+            let listed = |tools: Vec<rmcp::model::Tool>| serde_json::to_value(tools).expect("tools as JSON");
+            let before = client.list_tools(None).await.expect("tools/list");
+            assert_eq!(listed(before.tools), rugpull::baseline(), "{sdk:?}: before");
+            let arguments = json!({ "id": "r1" }).as_object().cloned().expect("an object");
+            let result = client
+                .call_tool(rmcp::model::CallToolRequestParams::new("lookup").with_arguments(arguments))
+                .await
+                .expect("tools/call");
+            let result = serde_json::to_value(result).expect("result as JSON");
+            assert_eq!(result["structuredContent"], json!({ "id": "r1", "score": 0.5 }), "{sdk:?}: {result}");
+            tokio::time::timeout(IO_DEADLINE, changes.seen.notified()).await.expect("list_changed in time");
+            let after = client.list_tools(None).await.expect("tools/list");
+            assert_eq!(listed(after.tools), rugpull::changed(Mode::Description), "{sdk:?}: after");
+            client.cancel().await.expect("close the client");
+        });
     }
 }
