@@ -133,8 +133,7 @@ fn check(sdk: Sdk, transport: Transport, mode: Mode, after: u32) {
     assert_eq!(init["protocolVersion"], interop::LEGACY, "{at}: {init}");
     assert_eq!(init["capabilities"]["tools"], json!({ "listChanged": true }), "{at}: {init}");
 
-    let mut id = 0;
-    id += 1;
+    let mut id = 1;
     let first = link.request(id, "tools/list", &json!({}));
     assert_eq!(first.message["result"]["tools"], rugpull::baseline(), "{at}: the listing before the change");
     let mut seen = first.before;
