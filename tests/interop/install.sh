@@ -9,6 +9,8 @@
 #                  for a newer Node than 20 (`engines`); npm warns and installs it, and
 #                  its CLI runs on Node 20, which the interop tests prove.
 #   .venv/         mcp from requirements.txt (every transitive dependency pinned)
+# The same two SDKs serve the test servers in peers/ and rugpull/ (rugpull/rugpull.py runs
+# its streamable HTTP app on uvicorn, which requirements.txt pins already).
 # Idempotent: a stamp per ecosystem records what was installed, so a second run that has
 # nothing to do returns at once. Needs only node/npm and python3 (with venv and pip).
 set -euo pipefail

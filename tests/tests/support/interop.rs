@@ -47,7 +47,8 @@ pub(crate) fn clients_installed() {
     });
 }
 
-/// `qe-server --http 127.0.0.1:0 --broken`, killed on drop.
+/// An HTTP server (`qe-server --http 127.0.0.1:0 --broken` unless spawned otherwise),
+/// killed on drop.
 pub(crate) struct HttpServer {
     pub(crate) child: Child,
     pub(crate) addr: SocketAddr,
@@ -55,24 +56,36 @@ pub(crate) struct HttpServer {
 
 impl HttpServer {
     pub(crate) fn start() -> Self {
-        let mut child = Command::new(bins::qe_server())
-            .args(["--http", "127.0.0.1:0", "--broken"])
+        let mut cmd = Command::new(bins::qe_server());
+        cmd.args(["--http", "127.0.0.1:0", "--broken"]);
+        Self::spawn(&mut cmd, "qe-server: listening on http://")
+    }
+
+    /// Spawns `cmd`, an HTTP server that writes `{announce}HOST:PORT/mcp` on stderr once
+    /// bound, and waits for that line.
+    pub(crate) fn spawn(cmd: &mut Command, announce: &str) -> Self {
+        let mut child = cmd
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .spawn()
-            .expect("spawn qe-server --http");
+            .unwrap_or_else(|e| panic!("spawn {cmd:?}: {e}"));
         let (tx, rx) = mpsc::channel();
         let stderr = child.stderr.take().expect("piped stderr");
+        let announce = announce.to_owned();
         // Keep draining stderr for the server's life so it never blocks on a full pipe.
         thread::spawn(move || {
             for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                if let Some(url) = line.strip_prefix("qe-server: listening on http://") {
+                if let Some(url) = line.strip_prefix(announce.as_str()) {
                     let _ = tx.send(url.trim_end_matches("/mcp").to_owned());
                 }
             }
         });
-        let addr = rx.recv_timeout(IO_DEADLINE).expect("the server announces its address");
+        let Ok(addr) = rx.recv_timeout(IO_DEADLINE) else {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{cmd:?} did not announce its address within {IO_DEADLINE:?}");
+        };
         Self { child, addr: addr.parse().expect("a socket address") }
     }
 
@@ -92,7 +105,7 @@ impl Drop for HttpServer {
     }
 }
 
-/// `qe-server --broken` over stdio, driven line by line.
+/// A stdio server (`qe-server --broken` unless spawned otherwise), driven line by line.
 pub(crate) struct StdioServer {
     pub(crate) child: Child,
     pub(crate) stdin: Option<ChildStdin>,
@@ -101,13 +114,17 @@ pub(crate) struct StdioServer {
 
 impl StdioServer {
     pub(crate) fn start() -> Self {
-        let mut child = Command::new(bins::qe_server())
-            .arg("--broken")
+        Self::spawn(Command::new(bins::qe_server()).arg("--broken"))
+    }
+
+    /// Spawns `cmd`, a stdio server, with its stdin and stdout piped.
+    pub(crate) fn spawn(cmd: &mut Command) -> Self {
+        let mut child = cmd
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
-            .expect("spawn qe-server");
+            .unwrap_or_else(|e| panic!("spawn {cmd:?}: {e}"));
         let stdout = child.stdout.take().expect("piped stdout");
         let (tx, rx) = mpsc::channel();
         thread::spawn(move || {
@@ -245,10 +262,38 @@ pub(crate) fn http(addr: SocketAddr, method: &str, path: &str, headers: &[(&str,
     // A server may answer (413) and close before it has read a large body.
     let _ = stream.write_all(&request);
     let mut raw = Vec::new();
-    if let Err(err) = stream.read_to_end(&mut raw) {
-        assert!(!raw.is_empty(), "reading the HTTP response failed: {err}");
+    let mut buf = [0u8; 8192];
+    // Read until the server closes or the response is complete: a server may keep the
+    // connection open despite `Connection: close` (the TypeScript SDK's transport answers
+    // `Connection: keep-alive`).
+    while !response_complete(&raw) {
+        match stream.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => raw.extend_from_slice(&buf[..n]),
+            Err(err) => {
+                assert!(!raw.is_empty(), "reading the HTTP response failed: {err}");
+                break;
+            }
+        }
     }
     parse_http(&raw)
+}
+
+/// Whether `raw` holds a whole HTTP response: its head, and the body its `Content-Length`
+/// or its last chunk ends. A response framed by the close only is never complete here.
+fn response_complete(raw: &[u8]) -> bool {
+    let Some(end) = raw.windows(4).position(|w| w == b"\r\n\r\n") else { return false };
+    let head = String::from_utf8_lossy(&raw[..end]).to_ascii_lowercase();
+    let body = &raw[end + 4..];
+    let header = |name: &str| {
+        head.lines()
+            .skip(1)
+            .find_map(|l| l.split_once(':').filter(|(k, _)| k.trim() == name).map(|(_, v)| v.trim().to_owned()))
+    };
+    if header("transfer-encoding").is_some_and(|v| v.contains("chunked")) {
+        return body == b"0\r\n\r\n" || body.ends_with(b"\r\n0\r\n\r\n");
+    }
+    header("content-length").and_then(|v| v.parse::<usize>().ok()).is_some_and(|length| body.len() >= length)
 }
 
 pub(crate) fn parse_http(raw: &[u8]) -> HttpReply {
