@@ -662,26 +662,27 @@ impl fmt::Display for ContractError {
 
 impl std::error::Error for ContractError {}
 
+/// An array, or an optional one: a `type` list with `array`, or the canonical
+/// spelling of `Option<Vec<_>>`, an `anyOf` with an array branch.
+fn is_array(root: &Value, node: &Value) -> bool {
+    let node = node
+        .get("$ref")
+        .and_then(Value::as_str)
+        .and_then(|r| r.strip_prefix('#'))
+        .and_then(|p| root.pointer(p))
+        .unwrap_or(node);
+    let branches = node.get("anyOf").or_else(|| node.get("oneOf")).and_then(Value::as_array);
+    match node.get("type") {
+        Some(Value::String(t)) => t == "array",
+        Some(Value::Array(ts)) => ts.iter().any(|t| t == "array"),
+        _ => branches.is_some_and(|bs| bs.iter().any(|b| is_array(root, b))),
+    }
+}
+
 /// Resolves each `counts` link of the spec to JSON pointers, checking that it links a
 /// `Completeness` field to an array field of the root schema.
 fn counted_arrays(spec: &ContractSpec, generated: &Generated) -> Result<Vec<(String, String)>, ContractError> {
     let root = &generated.schema;
-    // An array, or an optional one: a `type` list with `array`, or the canonical
-    // spelling of `Option<Vec<_>>`, an `anyOf` with an array branch.
-    fn is_array(root: &Value, node: &Value) -> bool {
-        let node = node
-            .get("$ref")
-            .and_then(Value::as_str)
-            .and_then(|r| r.strip_prefix('#'))
-            .and_then(|p| root.pointer(p))
-            .unwrap_or(node);
-        let branches = node.get("anyOf").or_else(|| node.get("oneOf")).and_then(Value::as_array);
-        match node.get("type") {
-            Some(Value::String(t)) => t == "array",
-            Some(Value::Array(ts)) => ts.iter().any(|t| t == "array"),
-            _ => branches.is_some_and(|bs| bs.iter().any(|b| is_array(root, b))),
-        }
-    }
     let is_array = |node: &Value| is_array(root, node);
     let mut out = Vec::new();
     for (field, items) in spec.completeness_counts {
