@@ -11,9 +11,10 @@ use std::time::Duration;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams, ClientCapabilities, ClientConfig,
     ClientNotification, ClientRequest, ClientResult, CompleteRequestParams, CompleteResult, CustomNotification,
-    CustomRequest, CustomResult, GetPromptRequestParams, GetPromptResponse, GetSkillRequestParams, GetSkillResult,
+    CustomRequest, CustomResult, GetExtensions, GetPromptRequestParams, GetPromptResponse, GetSkillRequestParams, GetSkillResult,
     GetTaskParams, GetTaskResult, Implementation, InitializeRequestParams, InitializeResult, ListPromptsResult,
-    ListResourceTemplatesResult, ListResourcesResult, ListSkillsResult, ListToolsResult, PaginatedRequestParams,
+    ListResourceTemplatesResult, ListResourcesResult, ListSkillsResult, ListToolsResult, NotificationMetaObject,
+    PaginatedRequestParams,
     ProtocolVersion, ReadResourceDirectoryRequestParams, ReadResourceDirectoryResult, ReadResourceRequestParams,
     ReadResourceResponse, Request, RequestNoParam, RequestOptionalParam, ServerConfig,
     ServerNotification, ServerRequest, ServerResult, SubscribeRequestParams, UnsubscribeRequestParams,
@@ -419,7 +420,7 @@ impl Service<RoleClient> for Relay {
 
     async fn handle_notification(
         &self,
-        notification: ServerNotification,
+        mut notification: ServerNotification,
         _context: NotificationContext<RoleClient>,
     ) -> Result<(), ErrorData> {
         if matches!(notification, ServerNotification::ToolListChangedNotification(_)) && self.0.has_tools() {
@@ -427,6 +428,10 @@ impl Service<RoleClient> for Relay {
             if let Err(err) = self.0.relist().await {
                 tracing::warn!(error = %err.message, "re-listing the upstream's tools after list_changed failed");
             }
+        }
+        // An absent `_meta` stays absent: the read side keeps an empty one.
+        if notification.extensions().get::<NotificationMetaObject>().is_some_and(|meta| meta.is_empty()) {
+            notification.extensions_mut().remove::<NotificationMetaObject>();
         }
         if let Some(downstream) = self.0.downstream() {
             let _ = downstream.send_notification(notification).await;
