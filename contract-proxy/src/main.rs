@@ -136,12 +136,9 @@ async fn run(cli: Cli) -> Result<ExitCode, String> {
     let _ = shared.info.set(info);
     let _ = shared.upstream.set(running.peer().clone());
     if shared.info.get().is_some_and(|i| i.capabilities.tools.is_some()) {
-        let listing = shared.relist().await.map_err(|err| format!("cannot list the upstream's tools: {}", err.message))?;
-        tracing::info!(
-            tools = listing.tools.len(),
-            quarantined = listing.quarantined.len(),
-            "upstream listed"
-        );
+        let listing =
+            shared.relist().await.map_err(|err| format!("cannot list the upstream's tools: {}", err.message))?;
+        tracing::info!(tools = listing.tools.len(), quarantined = listing.quarantined.len(), "upstream listed");
     }
     eprintln!("contract-proxy: upstream {upstream_name} connected ({source})");
     // The upstream going away ends the proxy: a client must not talk to a dead server.
@@ -176,7 +173,8 @@ async fn serve_http(proxy: Proxy, addr: SocketAddr) -> Result<ExitCode, String> 
     let limits = HttpLimits::default();
     let service = McpLayer::new(limits.clone()).service(proxy);
     let app = axum::Router::new().nest_service("/mcp", service);
-    let listener = tokio::net::TcpListener::bind(addr).await.map_err(|err| format!("cannot listen on {addr}: {err}"))?;
+    let listener =
+        tokio::net::TcpListener::bind(addr).await.map_err(|err| format!("cannot listen on {addr}: {err}"))?;
     let bound = listener.local_addr().map_err(|err| format!("cannot read the address bound: {err}"))?;
     eprintln!("contract-proxy: serving MCP on http://{bound}/mcp");
     contract_runtime::http::serve(listener, app, &limits).await;
@@ -265,9 +263,8 @@ fn declared(cli: &Cli) -> Result<BTreeMap<String, &'static OutputContract>, Stri
         set.bindings().map(|b| (b.tool().to_owned(), b.contract())).collect();
     for entry in &cli.bind {
         let (tool, name) = entry.split_once('=').ok_or_else(|| format!("--bind `{entry}`: write TOOL=CONTRACT"))?;
-        let contract = set
-            .get(name)
-            .ok_or_else(|| format!("--bind `{entry}`: {} holds no contract `{name}`", dir.display()))?;
+        let contract =
+            set.get(name).ok_or_else(|| format!("--bind `{entry}`: {} holds no contract `{name}`", dir.display()))?;
         declared.insert(tool.to_owned(), contract);
     }
     Ok(declared)

@@ -124,7 +124,7 @@ impl Policy {
                 continue;
             }
             if let Some(contract) = self.declared.get(&name) {
-                self.advertise(&name, &mut tool, contract);
+                Self::advertise(&name, &mut tool, contract);
             }
             tools.push(tool);
         }
@@ -134,7 +134,7 @@ impl Policy {
     }
 
     /// Puts a declared contract in a listed tool that publishes no `outputSchema`.
-    fn advertise(&self, name: &str, tool: &mut Value, contract: &OutputContract) {
+    fn advertise(name: &str, tool: &mut Value, contract: &OutputContract) {
         let Some(object) = tool.as_object_mut() else { return };
         if object.get("outputSchema").is_some_and(|s| !s.is_null()) {
             tracing::warn!(

@@ -8,20 +8,19 @@ use std::borrow::Cow;
 use std::sync::{Arc, OnceLock, PoisonError, RwLock};
 use std::time::Duration;
 
+#[allow(deprecated)]
+use rmcp::model::SetLevelRequestParams;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams, ClientCapabilities, ClientConfig,
     ClientNotification, ClientRequest, ClientResult, CompleteRequestParams, CompleteResult, CustomNotification,
-    CustomRequest, CustomResult, GetExtensions, GetPromptRequestParams, GetPromptResponse, GetSkillRequestParams, GetSkillResult,
-    GetTaskParams, GetTaskResult, Implementation, InitializeRequestParams, InitializeResult, ListPromptsResult,
-    ListResourceTemplatesResult, ListResourcesResult, ListSkillsResult, ListToolsResult, NotificationMetaObject,
-    PaginatedRequestParams,
-    ProtocolVersion, ReadResourceDirectoryRequestParams, ReadResourceDirectoryResult, ReadResourceRequestParams,
-    ReadResourceResponse, Request, RequestNoParam, RequestOptionalParam, ServerConfig,
-    ServerNotification, ServerRequest, ServerResult, SubscribeRequestParams, UnsubscribeRequestParams,
-    UpdateTaskParams,
+    CustomRequest, CustomResult, GetExtensions, GetPromptRequestParams, GetPromptResponse, GetSkillRequestParams,
+    GetSkillResult, GetTaskParams, GetTaskResult, Implementation, InitializeRequestParams, InitializeResult,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListSkillsResult, ListToolsResult,
+    NotificationMetaObject, PaginatedRequestParams, ProtocolVersion, ReadResourceDirectoryRequestParams,
+    ReadResourceDirectoryResult, ReadResourceRequestParams, ReadResourceResponse, Request, RequestNoParam,
+    RequestOptionalParam, ServerConfig, ServerNotification, ServerRequest, ServerResult, SubscribeRequestParams,
+    UnsubscribeRequestParams, UpdateTaskParams,
 };
-#[allow(deprecated)]
-use rmcp::model::SetLevelRequestParams;
 use rmcp::service::{
     NotificationContext, Peer, PeerRequestOptions, RequestContext, RoleClient, RoleServer, Service, ServiceError,
 };
@@ -93,7 +92,7 @@ impl Shared {
         context: &RequestContext<RoleServer>,
     ) -> Result<T, ErrorData> {
         let method = request.method().to_owned();
-        let result = self.forward(request, Some(&context)).await?;
+        let result = self.forward(request, Some(context)).await?;
         convert(&result, &method)
     }
 
@@ -158,7 +157,10 @@ fn convert<T: DeserializeOwned>(result: &impl Serialize, method: &str) -> Result
 }
 
 fn ping_request() -> ClientRequest {
-    ClientRequest::PingRequest(RequestNoParam { method: Default::default(), extensions: Default::default() })
+    ClientRequest::PingRequest(RequestNoParam {
+        method: rmcp::model::PingRequestMethod,
+        extensions: rmcp::model::Extensions::default(),
+    })
 }
 
 /// The server the downstream client talks to.
@@ -287,7 +289,8 @@ impl ServerHandler for Proxy {
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         if !self.0.has_tools() {
-            let request = ClientRequest::ListToolsRequest(RequestOptionalParam { params: request, ..Default::default() });
+            let request =
+                ClientRequest::ListToolsRequest(RequestOptionalParam { params: request, ..Default::default() });
             return self.0.relay(request, &context).await;
         }
         // Listed afresh for every client request, so a listing that changed without a
@@ -348,12 +351,20 @@ impl ServerHandler for Proxy {
         self.0.relay(ClientRequest::GetTaskRequest(Request::new(request)), &context).await
     }
 
-    async fn update_task(&self, request: UpdateTaskParams, context: RequestContext<RoleServer>) -> Result<(), ErrorData> {
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
         let request = ClientRequest::UpdateTaskRequest(Request::new(request));
         self.0.forward(request, Some(&context)).await.map(drop)
     }
 
-    async fn cancel_task(&self, request: CancelTaskParams, context: RequestContext<RoleServer>) -> Result<(), ErrorData> {
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
         let request = ClientRequest::CancelTaskRequest(Request::new(request));
         self.0.forward(request, Some(&context)).await.map(drop)
     }
@@ -389,7 +400,11 @@ impl ServerHandler for Proxy {
         }
     }
 
-    async fn on_custom_notification(&self, notification: CustomNotification, _context: NotificationContext<RoleServer>) {
+    async fn on_custom_notification(
+        &self,
+        notification: CustomNotification,
+        _context: NotificationContext<RoleServer>,
+    ) {
         if let Ok(upstream) = self.0.upstream() {
             let _ = upstream.send_notification(ClientNotification::CustomNotification(notification)).await;
         }

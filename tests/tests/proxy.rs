@@ -97,6 +97,8 @@ struct Session {
     notifications: Vec<Value>,
 }
 
+// Requests are written inline as `json!` values; taking them by value reads best.
+#[allow(clippy::needless_pass_by_value)]
 impl Session {
     fn start(argv: &[String]) -> Self {
         bins::server_everything(); // installs the pinned SDK the fixtures run on
@@ -336,9 +338,9 @@ fn a_result_missing_a_required_field_is_refused_through_the_ts_sdk_client() {
         ]),
     );
     let argv = proxied(&[], &interop("fixture_server.mjs"), &[&tools]);
-    let mut args = vec![calls.to_str().unwrap()];
-    args.extend(argv.iter().map(String::as_str));
-    let out = node_json(&interop("sdk_calls.mjs"), &args);
+    let mut script_args = vec![calls.to_str().unwrap()];
+    script_args.extend(argv.iter().map(String::as_str));
+    let out = node_json(&interop("sdk_calls.mjs"), &script_args);
     assert_eq!(out["listed"], true, "{out:#}");
     let report = &out["calls"][0];
     assert_eq!(report["isError"], true, "{out:#}");
@@ -349,9 +351,9 @@ fn a_result_missing_a_required_field_is_refused_through_the_ts_sdk_client() {
 
     // Control for the oracle: directly, the SDK client itself rejects the broken result.
     let direct_argv = upstream(&interop("fixture_server.mjs"), &[&tools]);
-    let mut args = vec![calls.to_str().unwrap()];
-    args.extend(direct_argv.iter().map(String::as_str));
-    let direct = node_json(&interop("sdk_calls.mjs"), &args);
+    let mut direct_args = vec![calls.to_str().unwrap()];
+    direct_args.extend(direct_argv.iter().map(String::as_str));
+    let direct = node_json(&interop("sdk_calls.mjs"), &direct_args);
     assert!(direct["calls"][0]["error"].is_string(), "the SDK's Ajv rejects it directly: {direct:#}");
 }
 
@@ -466,8 +468,8 @@ fn a_contract_declared_from_a_folder_is_advertised_and_enforced() {
     assert_eq!(ok["structuredContent"], json!({ "city": "Oslo", "celsius": 4.5 }), "{ok:#}");
     assert_eq!(contract_id(&ok), contract_id(weather), "{ok:#}");
     // --lift-text: the JSON text becomes the validated structuredContent.
-    let lifted = s.call("weather_text", json!({}));
-    assert_eq!(lifted["structuredContent"], json!({ "city": "Oslo", "celsius": 4.5 }), "{lifted:#}");
+    let from_text = s.call("weather_text", json!({}));
+    assert_eq!(from_text["structuredContent"], json!({ "city": "Oslo", "celsius": 4.5 }), "{from_text:#}");
     assert_eq!(s.call("untyped", json!({}))["content"][0]["text"], "hi");
 
     // Control for the lift: without --lift-text the same answer lacks structuredContent.
@@ -512,7 +514,8 @@ fn a_tool_whose_listing_drifted_from_the_lock_is_quarantined() {
     let lock_file = dir.join("tools.lock.json");
     std::fs::write(&lock_file, lock.to_canonical_string()).unwrap();
 
-    let (mut s, _) = Session::initialized(&proxied(&["--lock", lock_file.to_str().unwrap()], &server, &[&live, &after]));
+    let (mut s, _) =
+        Session::initialized(&proxied(&["--lock", lock_file.to_str().unwrap()], &server, &[&live, &after]));
     assert_eq!(names(&s.listed()), ["stable", "swap"], "the changed tool is kept from the client");
     let refused = s.call("search", json!({ "q": "x" }));
     let error = error_of(&refused);
@@ -532,11 +535,15 @@ fn a_tool_whose_listing_drifted_from_the_lock_is_quarantined() {
 
     // Control for the lock: pinned from the live listing, nothing is quarantined.
     let mut lock = Lock::new();
-    let live_tools: Vec<Value> =
-        serde_json::from_str::<Vec<Value>>(&std::fs::read_to_string(&live).unwrap()).unwrap().into_iter().map(|e| e["tool"].clone()).collect();
+    let live_tools: Vec<Value> = serde_json::from_str::<Vec<Value>>(&std::fs::read_to_string(&live).unwrap())
+        .unwrap()
+        .into_iter()
+        .map(|e| e["tool"].clone())
+        .collect();
     lock.upsert(LockedServer::pin(ServerSource::Command(upstream(&server, &[&live, &after])), None, &live_tools));
     std::fs::write(&lock_file, lock.to_canonical_string()).unwrap();
-    let (mut s, _) = Session::initialized(&proxied(&["--lock", lock_file.to_str().unwrap()], &server, &[&live, &after]));
+    let (mut s, _) =
+        Session::initialized(&proxied(&["--lock", lock_file.to_str().unwrap()], &server, &[&live, &after]));
     assert_eq!(names(&s.listed()), ["search", "stable", "swap"]);
     assert_eq!(s.call("search", json!({}))["structuredContent"], json!({ "count": 1 }));
 }

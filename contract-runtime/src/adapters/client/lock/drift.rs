@@ -296,28 +296,25 @@ pub fn drift_of_server(pinned: &LockedServer, live: &[Value]) -> Vec<ToolDrift> 
     for tool in live {
         let name = tool["name"].as_str().unwrap_or_default();
         let others: Vec<&str> = names.iter().copied().filter(|n| *n != name).collect();
-        match pinned.tool(name) {
-            Some(locked) => {
-                if let Some(drift) = drift_with(locked, tool, &others) {
-                    out.push(drift);
-                }
+        if let Some(locked) = pinned.tool(name) {
+            if let Some(drift) = drift_with(locked, tool, &others) {
+                out.push(drift);
             }
-            None => {
-                let definition = pinned_definition(tool);
-                out.push(ToolDrift {
-                    name: name.to_owned(),
-                    status: DriftStatus::Added,
-                    changes: vec![DriftChange::new(
-                        DriftArea::Tool,
-                        "tool_added",
-                        DriftVerdict::Additive,
-                        String::new(),
-                        "tool added: not in the lock, so never approved".to_owned(),
-                    )],
-                    old: None,
-                    new: Some(digests(&definition)),
-                });
-            }
+        } else {
+            let definition = pinned_definition(tool);
+            out.push(ToolDrift {
+                name: name.to_owned(),
+                status: DriftStatus::Added,
+                changes: vec![DriftChange::new(
+                    DriftArea::Tool,
+                    "tool_added",
+                    DriftVerdict::Additive,
+                    String::new(),
+                    "tool added: not in the lock, so never approved".to_owned(),
+                )],
+                old: None,
+                new: Some(digests(&definition)),
+            });
         }
     }
     for locked in &pinned.tools {
@@ -455,6 +452,9 @@ fn schema_changes(
 }
 
 fn annotation_changes(old: Option<&Value>, new: Option<&Value>, others: &[&str], out: &mut Vec<DriftChange>) {
+    fn title(m: Option<&Map<String, Value>>) -> Option<&str> {
+        m.and_then(|m| m.get("title")).and_then(Value::as_str)
+    }
     let (a, b) = (old.and_then(Value::as_object), new.and_then(Value::as_object));
     for change in hint_changes(a, b) {
         out.push(DriftChange::new(
@@ -464,9 +464,6 @@ fn annotation_changes(old: Option<&Value>, new: Option<&Value>, others: &[&str],
             format!("/annotations/{}", change.hint().key),
             change.line().trim_start_matches("~ ").to_owned(),
         ));
-    }
-    fn title(m: Option<&Map<String, Value>>) -> Option<&str> {
-        m.and_then(|m| m.get("title")).and_then(Value::as_str)
     }
     if title(a) != title(b) {
         out.push(DriftChange::text("/annotations/title".to_owned(), "annotations title", title(a), title(b), others));

@@ -102,7 +102,7 @@ impl LockPolicy {
             DriftStatus::Changed => {}
         }
         // A digest moved with nothing classified: the bytes changed, nothing else.
-        let verdicts = drift.changes().iter().map(|c| c.verdict());
+        let verdicts = drift.changes().iter().map(super::drift::DriftChange::verdict);
         let mut actions =
             verdicts.map(|v| self.for_verdict(v)).chain(drift.changes().is_empty().then_some(self.cosmetic));
         if actions.any(|a| a == Action::Quarantine) {
@@ -112,7 +112,7 @@ impl LockPolicy {
         }
     }
 
-    fn for_verdict(&self, verdict: DriftVerdict) -> Action {
+    fn for_verdict(self, verdict: DriftVerdict) -> Action {
         match verdict {
             DriftVerdict::Text => self.text,
             DriftVerdict::Breaking => self.breaking,
