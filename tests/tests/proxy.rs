@@ -304,6 +304,45 @@ fn every_request_the_fixture_supports_passes_through_unchanged() {
     assert_eq!(through["logs"], direct["logs"]);
 }
 
+#[test]
+fn streamable_http_on_both_sides_passes_everything_through() {
+    let dir = scratch("http");
+    let tools = rich_tools(&dir);
+    let server = interop("proxy/server.mjs");
+    let client = interop("proxy/client.mjs");
+    bins::server_everything();
+    // Proxy A serves the fixture over streamable HTTP; proxy B reaches A as its HTTP
+    // upstream and serves the client over stdio.
+    let front = proxied(&["--http", "127.0.0.1:0"], &server, &[&tools]);
+    let mut a = Command::new(&front[0])
+        .args(&front[1..])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (tx, rx) = mpsc::channel();
+    let stderr = a.stderr.take().unwrap();
+    thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if let Some(url) = line.strip_prefix("contract-proxy: serving MCP on ") {
+                let _ = tx.send(url.to_owned());
+            }
+        }
+    });
+    let url = rx.recv_timeout(DEADLINE).expect("proxy A says where it serves");
+    let chained = [bins::contract_proxy().to_str().unwrap(), "--upstream-url", &url];
+    let through = node_json(&client, &chained);
+    let direct_argv = upstream(&server, &[&tools]);
+    let direct = node_json(&client, &direct_argv.iter().map(String::as_str).collect::<Vec<_>>());
+    let _ = a.kill();
+    let _ = a.wait();
+    for (method, want) in direct.as_object().unwrap() {
+        assert!(want.get("error").is_none(), "{method} fails directly: {want:#}");
+        assert_eq!(&through[method], want, "{method} through two proxies and HTTP differs from the direct answer");
+    }
+}
+
 // ------------------------------------------------------------------ enforcement
 
 /// `report` drops the required `status`; `report_ok` is its clean sibling; `guarded`
@@ -350,9 +389,9 @@ fn a_result_missing_a_required_field_is_refused_through_the_ts_sdk_client() {
     assert_eq!(out["calls"][1]["structuredContent"], json!({ "count": 3, "status": "ok" }));
 
     // Control for the oracle: directly, the SDK client itself rejects the broken result.
-    let direct_argv = upstream(&interop("fixture_server.mjs"), &[&tools]);
+    let server_line = upstream(&interop("fixture_server.mjs"), &[&tools]);
     let mut direct_args = vec![calls.to_str().unwrap()];
-    direct_args.extend(direct_argv.iter().map(String::as_str));
+    direct_args.extend(server_line.iter().map(String::as_str));
     let direct = node_json(&interop("sdk_calls.mjs"), &direct_args);
     assert!(direct["calls"][0]["error"].is_string(), "the SDK's Ajv rejects it directly: {direct:#}");
 }
