@@ -11,12 +11,12 @@
 mod policy;
 mod proxy;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::{ExitCode, Stdio};
 use std::sync::atomic::AtomicU64;
-use std::sync::{Arc, OnceLock, RwLock};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
 use std::time::Duration;
 
 use clap::Parser;
@@ -128,6 +128,7 @@ async fn run(cli: Cli) -> Result<ExitCode, String> {
         downstream: RwLock::new(None),
         listing: tokio::sync::RwLock::new(Arc::new(Listing::default())),
         timeout: Duration::from_secs(cli.timeout.max(1)),
+        progress: Mutex::new(HashMap::new()),
     });
     let (running, child) = connect(&cli, &source, Arc::clone(&shared)).await?;
     let info = running.peer().peer_info().ok_or("the upstream server gave no initialize result")?;

@@ -5,9 +5,11 @@
 //! (progress, logging, list changes, resource updates) back to the downstream peer.
 
 use std::borrow::Cow;
-use std::sync::{Arc, OnceLock, PoisonError, RwLock};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError, RwLock};
 use std::time::Duration;
 
+use rmcp::model::ProgressToken;
 #[allow(deprecated)]
 use rmcp::model::SetLevelRequestParams;
 use rmcp::model::{
@@ -45,6 +47,21 @@ pub(crate) struct Shared {
     pub(crate) listing: tokio::sync::RwLock<Arc<Listing>>,
     /// How long one forwarded request may take.
     pub(crate) timeout: Duration,
+    /// The progress token rmcp gave each request in flight upstream, and the one its
+    /// client gave it (`None`: the client asked for no progress).
+    pub(crate) progress: Mutex<HashMap<ProgressToken, Option<ProgressToken>>>,
+}
+
+/// Forgets a request's progress token when its wait ends, however it ends.
+struct InFlight<'a> {
+    shared: &'a Shared,
+    token: ProgressToken,
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        self.shared.progress.lock().unwrap_or_else(PoisonError::into_inner).remove(&self.token);
+    }
 }
 
 impl Shared {
@@ -74,6 +91,12 @@ impl Shared {
             .send_request_with_option(request, options)
             .await
             .map_err(|err| upstream_error(&method, err))?;
+        // rmcp gives every request a progress token of its own: the upstream's progress
+        // reports are mapped back to the client's token (see `Relay::handle_notification`).
+        let theirs = context.and_then(|c| c.meta.get_progress_token());
+        let token = handle.progress_token.clone();
+        self.progress.lock().unwrap_or_else(PoisonError::into_inner).insert(token.clone(), theirs);
+        let _in_flight = InFlight { shared: self, token };
         let answer = handle.await_response();
         let result = match context {
             Some(context) => tokio::select! {
@@ -442,6 +465,21 @@ impl Service<RoleClient> for Relay {
             // Judged before the client hears of it, so its next tools/list sees the verdict.
             if let Err(err) = self.0.relist().await {
                 tracing::warn!(error = %err.message, "re-listing the upstream's tools after list_changed failed");
+            }
+        }
+        if let ServerNotification::ProgressNotification(progress) = &mut notification {
+            let mapped = self
+                .0
+                .progress
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .get(&progress.params.progress_token)
+                .cloned();
+            match mapped {
+                Some(Some(theirs)) => progress.params.progress_token = theirs,
+                // Progress of a request whose client asked for none.
+                Some(None) => return Ok(()),
+                None => {}
             }
         }
         // An absent `_meta` stays absent: the read side keeps an empty one.

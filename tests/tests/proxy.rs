@@ -257,7 +257,8 @@ fn rich_tools(dir: &Path) -> PathBuf {
                     "outputSchema": { "type": "object", "properties": { "logged": { "type": "boolean" } }, "required": ["logged"] }
                 },
                 "answer": "log"
-            }
+            },
+            { "tool": { "name": "with_progress", "inputSchema": { "type": "object" } }, "answer": "progress" }
         ]),
     )
 }
@@ -287,6 +288,7 @@ fn every_request_the_fixture_supports_passes_through_unchanged() {
         ("roots/list", "/structuredContent/roots/0/uri"),
         ("sampling/createMessage", "/structuredContent/model"),
         ("notifications/message", "/structuredContent/logged"),
+        ("notifications/progress", "/structuredContent/hadProgressToken"),
     ];
     for (method, probe) in table {
         let want = &direct[*method];
@@ -302,6 +304,9 @@ fn every_request_the_fixture_supports_passes_through_unchanged() {
     // Notifications: the setLevel and tool logging messages, in order, unchanged.
     assert_eq!(direct["logs"].as_array().map(Vec::len), Some(2), "{:#}", direct["logs"]);
     assert_eq!(through["logs"], direct["logs"]);
+    // Progress: the client's token reaches the server, and both reports come back for it.
+    assert_eq!(direct["progress"].as_array().map(Vec::len), Some(2), "{:#}", direct["progress"]);
+    assert_eq!(through["progress"], direct["progress"]);
 }
 
 #[test]
@@ -312,7 +317,8 @@ fn streamable_http_on_both_sides_passes_everything_through() {
     let client = interop("proxy/client.mjs");
     bins::server_everything();
     // Proxy A serves the fixture over streamable HTTP; proxy B reaches A as its HTTP
-    // upstream and serves the client over stdio.
+    // upstream and serves the client over stdio. Two proxies also prove progress tokens
+    // are mapped back: each hop's rmcp numbers its requests' tokens itself.
     let front = proxied(&["--http", "127.0.0.1:0"], &server, &[&tools]);
     let mut a = Command::new(&front[0])
         .args(&front[1..])
@@ -333,12 +339,16 @@ fn streamable_http_on_both_sides_passes_everything_through() {
     let url = rx.recv_timeout(DEADLINE).expect("proxy A says where it serves");
     let chained = [bins::contract_proxy().to_str().unwrap(), "--upstream-url", &url];
     let through = node_json(&client, &chained);
+    // The SDK client over streamable HTTP, straight to proxy A.
+    let over_http = node_json(&client, &["--url", &url]);
     let direct_argv = upstream(&server, &[&tools]);
     let direct = node_json(&client, &direct_argv.iter().map(String::as_str).collect::<Vec<_>>());
     let _ = a.kill();
     let _ = a.wait();
+    assert_eq!(direct["progress"].as_array().map(Vec::len), Some(2), "{direct:#}");
     for (method, want) in direct.as_object().unwrap() {
         assert!(want.get("error").is_none(), "{method} fails directly: {want:#}");
+        assert_eq!(&over_http[method], want, "{method} from proxy A over HTTP differs from the direct answer");
         assert_eq!(&through[method], want, "{method} through two proxies and HTTP differs from the direct answer");
     }
 }

@@ -1,13 +1,15 @@
 // The official TypeScript SDK client (pinned in ../package.json) making every request the
 // spec defines that server.mjs supports, and answering its server-to-client requests
 // (roots/list, sampling/createMessage) with fixed values. Prints one JSON object on
-// stdout: each request's result (or `{"error": message}`) under its method, and every
-// logging notification received, in order.
+// stdout: each request's result (or `{"error": message}`) under its method, every
+// logging notification received, in order, and the progress reported for one call.
 //
 //   node client.mjs <server command> [args...]
+//   node client.mjs --url <streamable HTTP endpoint>
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
   CreateMessageRequestSchema,
   ListRootsRequestSchema,
@@ -27,8 +29,13 @@ client.setRequestHandler(CreateMessageRequestSchema, async () => ({
   stopReason: 'endTurn',
 }));
 const logs = [];
+const progress = [];
 client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => logs.push(n.params));
-await client.connect(new StdioClientTransport({ command, args, stderr: 'inherit' }));
+await client.connect(
+  command === '--url'
+    ? new StreamableHTTPClientTransport(new URL(args[0]))
+    : new StdioClientTransport({ command, args, stderr: 'inherit' }),
+);
 
 const out = { serverVersion: client.getServerVersion(), instructions: client.getInstructions() };
 const steps = [
@@ -45,6 +52,8 @@ const steps = [
   ['roots/list', () => client.callTool({ name: 'ask_roots', arguments: {} })],
   ['sampling/createMessage', () => client.callTool({ name: 'ask_sample', arguments: {} })],
   ['notifications/message', () => client.callTool({ name: 'log_then_answer', arguments: {} })],
+  ['notifications/progress', () =>
+    client.callTool({ name: 'with_progress', arguments: {} }, undefined, { onprogress: (p) => progress.push(p) })],
 ];
 for (const [name, step] of steps) {
   try {
@@ -56,5 +65,6 @@ for (const [name, step] of steps) {
 // Notifications may trail their request's answer by a moment.
 await new Promise((resolve) => setTimeout(resolve, 200));
 out.logs = logs;
+out.progress = progress;
 process.stdout.write(JSON.stringify(out));
 await client.close();

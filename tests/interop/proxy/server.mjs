@@ -12,6 +12,7 @@
 //   "sample"   asks the client for sampling/createMessage and answers with what it got
 //   "swap"     lists the second file from now on, sends tools/list_changed, answers {}
 //   "log"      sends a notifications/message, then answers
+//   "progress" sends two notifications/progress for the call's progressToken, then answers
 
 import { readFileSync } from 'node:fs';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -41,7 +42,7 @@ const server = new Server(
 const asJson = (value) => ({ content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value });
 
 server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: entries.map((e) => e.tool) }));
-server.setRequestHandler(CallToolRequestSchema, async (request) => {
+server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
   const entry = entries.find((e) => e.tool.name === request.params.name);
   if (!entry) {
     return { isError: true, content: [{ type: 'text', text: `no tool ${request.params.name}` }] };
@@ -68,6 +69,19 @@ server.setRequestHandler(CallToolRequestSchema, async (request) => {
     case 'log':
       await server.sendLoggingMessage({ level: 'warning', logger: 'fixture', data: { note: 'about to answer' } });
       return asJson({ logged: true });
+    case 'progress': {
+      const progressToken = request.params._meta?.progressToken;
+      for (const progress of [1, 2]) {
+        await extra.sendNotification({
+          method: 'notifications/progress',
+          params: { progressToken, progress, total: 2, message: `step ${progress}` },
+        });
+      }
+      // The SDK client drops a call's progress handler on its response, before it reads
+      // notifications queued ahead of it: let them land first.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      return asJson({ hadProgressToken: progressToken !== undefined });
+    }
     default:
       return entry.answer;
   }
