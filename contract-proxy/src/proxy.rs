@@ -9,7 +9,6 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError, RwLock};
 use std::time::Duration;
 
-use rmcp::model::ProgressToken;
 #[allow(deprecated)]
 use rmcp::model::SetLevelRequestParams;
 use rmcp::model::{
@@ -23,6 +22,7 @@ use rmcp::model::{
     RequestOptionalParam, ServerConfig, ServerNotification, ServerRequest, ServerResult, SubscribeRequestParams,
     UnsubscribeRequestParams, UpdateTaskParams,
 };
+use rmcp::model::{CancelledNotificationParam, ProgressToken};
 use rmcp::service::{
     NotificationContext, Peer, PeerRequestOptions, RequestContext, RoleClient, RoleServer, Service, ServiceError,
 };
@@ -95,13 +95,18 @@ impl Shared {
         // reports are mapped back to the client's token (see `Relay::handle_notification`).
         let theirs = context.and_then(|c| c.meta.get_progress_token());
         let token = handle.progress_token.clone();
+        let id = handle.id.clone();
         self.progress.lock().unwrap_or_else(PoisonError::into_inner).insert(token.clone(), theirs);
         let _in_flight = InFlight { shared: self, token };
         let answer = handle.await_response();
         let result = match context {
             Some(context) => tokio::select! {
                 result = answer => result,
-                () = context.ct.cancelled() => return Err(ErrorData::internal_error(format!("{method} was cancelled"), None)),
+                () = context.ct.cancelled() => {
+                    let note = CancelledNotificationParam::new(Some(id), Some("the client cancelled the request".to_owned()));
+                    let _ = self.upstream()?.notify_cancelled(note).await;
+                    return Err(ErrorData::internal_error(format!("{method} was cancelled"), None));
+                }
             },
             None => answer.await,
         };

@@ -654,6 +654,32 @@ fn malformed_lines_on_stdin_get_an_error_and_the_proxy_keeps_serving() {
 }
 
 #[test]
+fn a_call_the_client_cancels_is_cancelled_upstream() {
+    let dir = scratch("cancel");
+    let input = json!({ "type": "object" });
+    let tools = tools_file(
+        &dir,
+        "tools.json",
+        &json!([
+            { "tool": { "name": "wait", "inputSchema": input }, "answer": "cancellable" },
+            { "tool": { "name": "fast", "inputSchema": input }, "answer": answer(&json!({ "n": 1 })) }
+        ]),
+    );
+    let (mut s, _) = Session::initialized(&proxied(&[], &interop("proxy/server.mjs"), &[&tools]));
+    let id = s.next_id;
+    s.next_id += 1;
+    s.send_line(
+        &json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call", "params": { "name": "wait", "arguments": {} } })
+            .to_string(),
+    );
+    // Control: the call is in flight and other calls are answered meanwhile.
+    assert_eq!(s.call("fast", json!({}))["structuredContent"], json!({ "n": 1 }));
+    s.send_line(&json!({ "jsonrpc": "2.0", "method": "notifications/cancelled", "params": { "requestId": id, "reason": "done waiting" } }).to_string());
+    let note = s.wait_notification("notifications/message");
+    assert_eq!(note["params"]["data"], "cancelled wait", "the server saw the cancellation: {note:#}");
+}
+
+#[test]
 fn a_crashing_upstream_ends_the_proxy_with_a_clear_message() {
     let dir = scratch("crash");
     let tools = enforcement_tools(&dir);

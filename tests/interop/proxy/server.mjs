@@ -13,6 +13,8 @@
 //   "swap"     lists the second file from now on, sends tools/list_changed, answers {}
 //   "log"      sends a notifications/message, then answers
 //   "progress" sends two notifications/progress for the call's progressToken, then answers
+//   "cancellable" answers only when the client cancels the call, after sending a
+//              notifications/message saying so
 
 import { readFileSync } from 'node:fs';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -69,6 +71,13 @@ server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     case 'log':
       await server.sendLoggingMessage({ level: 'warning', logger: 'fixture', data: { note: 'about to answer' } });
       return asJson({ logged: true });
+    case 'cancellable':
+      return new Promise((resolve) => {
+        extra.signal.addEventListener('abort', () => {
+          void server.sendLoggingMessage({ level: 'notice', logger: 'fixture', data: `cancelled ${request.params.name}` });
+          resolve({ content: [] });
+        });
+      });
     case 'progress': {
       const progressToken = request.params._meta?.progressToken;
       for (const progress of [1, 2]) {
