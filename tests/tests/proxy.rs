@@ -355,6 +355,11 @@ fn streamable_http_on_both_sides_passes_everything_through() {
 
 // ------------------------------------------------------------------ enforcement
 
+/// An object `depth` levels deep.
+fn nested(depth: usize) -> Value {
+    (0..depth).fold(json!({}), |inner, _| json!({ "a": inner }))
+}
+
 /// `report` drops the required `status`; `report_ok` is its clean sibling; `guarded`
 /// ends the server if it is ever called.
 fn enforcement_tools(dir: &Path) -> PathBuf {
@@ -713,6 +718,29 @@ fn an_upstream_that_never_answers_times_out_and_the_proxy_keeps_serving() {
     assert!(message.contains("did not answer tools/call within 2s"), "{message}");
     assert!(started.elapsed() < Duration::from_secs(20));
     assert_eq!(s.call("fast", json!({}))["structuredContent"], json!({ "n": 1 }));
+}
+
+#[test]
+fn an_answer_too_deep_to_decode_ends_in_the_timeout_error_and_the_proxy_keeps_serving() {
+    let dir = scratch("deep");
+    let input = json!({ "type": "object" });
+    let tools = tools_file(
+        &dir,
+        "tools.json",
+        &json!([
+            { "tool": { "name": "deep", "inputSchema": input }, "answer": answer(&nested(200)) },
+            { "tool": { "name": "shallow", "inputSchema": input }, "answer": answer(&nested(20)) }
+        ]),
+    );
+    let (mut s, _) = Session::initialized(&proxied(&["--timeout", "2"], &interop("fixture_server.mjs"), &[&tools]));
+    // rmcp's transport discards a message nested deeper than serde_json decodes (128).
+    let lost = s.exchange("tools/call", json!({ "name": "deep", "arguments": {} }));
+    assert!(
+        lost["error"]["message"].as_str().is_some_and(|m| m.contains("did not answer tools/call within 2s")),
+        "{lost:#}"
+    );
+    // Control: a shallower answer of the same shape passes whole.
+    assert_eq!(s.call("shallow", json!({}))["structuredContent"], nested(20));
 }
 
 #[test]
