@@ -34,6 +34,7 @@ fn build(package: &str, bin: &str, features: &[&str]) -> PathBuf {
 }
 
 /// The qe-server binary (the demo server, with its `server` feature).
+#[allow(dead_code)]
 pub(crate) fn qe_server() -> &'static Path {
     static BIN: OnceLock<PathBuf> = OnceLock::new();
     BIN.get_or_init(|| build("qe-server", "qe-server", &["server"]))
@@ -51,6 +52,13 @@ pub(crate) fn qe_server_redis() -> &'static Path {
 pub(crate) fn contract_audit() -> &'static Path {
     static BIN: OnceLock<PathBuf> = OnceLock::new();
     BIN.get_or_init(|| build("contract-audit", "contract-audit", &[]))
+}
+
+/// The contract-proxy binary.
+#[allow(dead_code)]
+pub(crate) fn contract_proxy() -> &'static Path {
+    static BIN: OnceLock<PathBuf> = OnceLock::new();
+    BIN.get_or_init(|| build("contract-proxy", "contract-proxy", &[]))
 }
 
 /// The entry point of the pinned `@modelcontextprotocol/server-everything`, installed by

@@ -1,0 +1,343 @@
+//! What the proxy does to listings and calls: the advertised schemas as the contract,
+//! contracts declared from a folder, the tools lock, per-tool modes and lifted text.
+//! Pure and synchronous; the forwarding lives in `proxy.rs`.
+//!
+//! Two judges, one error envelope. A tool whose contract comes from `--contracts` is
+//! judged by the server-side [`Pipeline`] (limits, NaN, masked sensitive pointers,
+//! `output_contract_violation` with the contract identity in `_meta`). A tool that only
+//! advertises an `outputSchema` is judged by the client harness's [`Catalog`], which
+//! compiles any 2020-12 schema a server publishes (a server's schema need not be in the
+//! canonical form a checked-in contract must be in); its failures are written in the
+//! same envelope: one text block `{"error": {"code", "message", "retryable",
+//! "violations"}}` and `isError: true`.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use contract_runtime::client::lock::{drift_of_server, Action, DriftStatus, LockPolicy, LockedServer};
+use contract_runtime::client::{CallOutcome, Catalog, ContractFailure};
+use contract_runtime::pipeline::{CallContext, Pipeline};
+use contract_runtime::wire::{contract_meta, ErrorCode, ToolCallResult, ToolError, META_KEY};
+use contract_runtime::{OutputContract, Violation};
+use serde_json::{json, Map, Value};
+
+/// The error code of a call refused because its tool is quarantined by the lock.
+pub(crate) const TOOL_QUARANTINED: &str = "tool_quarantined";
+
+/// What the proxy does to one tool's calls.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Mode {
+    /// Arguments and results are checked; a failure replaces the result.
+    Enforce,
+    /// Checked; a failure is logged and counted, and the call and result pass unchanged.
+    Warn,
+    /// Nothing is checked (the lock still applies).
+    Off,
+}
+
+impl Mode {
+    /// Parses `enforce`, `warn` or `off`.
+    pub(crate) fn parse(text: &str) -> Option<Self> {
+        match text {
+            "enforce" => Some(Self::Enforce),
+            "warn" => Some(Self::Warn),
+            "off" => Some(Self::Off),
+            _ => None,
+        }
+    }
+}
+
+/// The proxy's policy, fixed at start.
+#[derive(Debug)]
+pub(crate) struct Policy {
+    /// Contracts from `--contracts`, by tool name.
+    pub(crate) declared: BTreeMap<String, &'static OutputContract>,
+    /// The lock's pin of this upstream, when `--lock` is given.
+    pub(crate) lock: Option<LockedServer>,
+    /// The mode of tools not named in `modes`.
+    pub(crate) default_mode: Mode,
+    /// Per-tool modes.
+    pub(crate) modes: BTreeMap<String, Mode>,
+    /// Tools whose JSON text block is parsed into `structuredContent`.
+    pub(crate) lift_text: BTreeSet<String>,
+    pub(crate) pipeline: Pipeline,
+    /// Failures let through in warn mode.
+    pub(crate) warned: AtomicU64,
+}
+
+/// One upstream listing, as judged.
+#[derive(Debug, Default)]
+pub(crate) struct Listing {
+    /// The tools sent downstream: quarantined ones removed, declared contracts advertised.
+    pub(crate) tools: Vec<Value>,
+    /// Every listed tool that is not quarantined, with the schemas advertised downstream.
+    pub(crate) catalog: Catalog,
+    /// Quarantined tools and the kinds of their changes.
+    pub(crate) quarantined: BTreeMap<String, Vec<String>>,
+}
+
+impl Listing {
+    /// Whether `tool` was listed upstream (quarantined or not).
+    pub(crate) fn knows(&self, tool: &str) -> bool {
+        self.catalog.get(tool).is_some() || self.quarantined.contains_key(tool)
+    }
+}
+
+/// What to do with a call before it is forwarded.
+#[derive(Debug)]
+pub(crate) enum Gate {
+    /// Forward it.
+    Forward,
+    /// Answer with this `tools/call` result, and forward nothing.
+    Refuse(Value),
+}
+
+impl Policy {
+    /// The mode of `tool`.
+    pub(crate) fn mode(&self, tool: &str) -> Mode {
+        self.modes.get(tool).copied().unwrap_or(self.default_mode)
+    }
+
+    /// Judges an upstream listing (every page, in order).
+    pub(crate) fn listing(&self, upstream: Vec<Value>) -> Listing {
+        let mut quarantined = BTreeMap::new();
+        if let Some(pinned) = &self.lock {
+            let policy = LockPolicy::default();
+            for drift in drift_of_server(pinned, &upstream) {
+                if drift.status() == DriftStatus::Removed || policy.judge(&drift) != Action::Quarantine {
+                    continue;
+                }
+                let mut kinds: Vec<String> = match drift.status() {
+                    DriftStatus::Added => vec!["tool_added".to_owned()],
+                    _ => drift.changes().iter().map(|c| c.kind().to_owned()).collect(),
+                };
+                kinds.sort();
+                kinds.dedup();
+                tracing::warn!(tool = drift.name(), changes = %kinds.join(", "), "quarantined by the tools lock");
+                quarantined.insert(drift.name().to_owned(), kinds);
+            }
+        }
+        let mut tools = Vec::with_capacity(upstream.len());
+        for mut tool in upstream {
+            let Some(name) = tool.get("name").and_then(Value::as_str).map(str::to_owned) else { continue };
+            if quarantined.contains_key(&name) {
+                continue;
+            }
+            if let Some(contract) = self.declared.get(&name) {
+                Self::advertise(&name, &mut tool, contract);
+            }
+            tools.push(tool);
+        }
+        let mut catalog = Catalog::new();
+        catalog.refresh(tools.iter().cloned());
+        Listing { tools, catalog, quarantined }
+    }
+
+    /// Puts a declared contract in a listed tool that publishes no `outputSchema`.
+    fn advertise(name: &str, tool: &mut Value, contract: &OutputContract) {
+        let Some(object) = tool.as_object_mut() else { return };
+        if object.get("outputSchema").is_some_and(|s| !s.is_null()) {
+            tracing::warn!(
+                tool = name,
+                "the server publishes an outputSchema; the declared contract is not advertised and its own schema is enforced"
+            );
+            return;
+        }
+        object.insert("outputSchema".to_owned(), contract.schema().clone());
+        let meta = object.entry("_meta").or_insert_with(|| Value::Object(Map::new()));
+        if !meta.is_object() {
+            *meta = Value::Object(Map::new());
+        }
+        meta[META_KEY] = contract_meta(contract);
+    }
+
+    /// The contract `tool` is judged by the pipeline with: declared, and advertised (the
+    /// server published no schema of its own).
+    fn declared_for<'a>(&'a self, listing: &Listing, tool: &str) -> Option<&'a OutputContract> {
+        let contract = self.declared.get(tool)?;
+        let advertised = listing.catalog.get(tool)?.output_schema()?;
+        (advertised == contract.schema()).then_some(*contract)
+    }
+
+    /// The quarantine and argument checks, before anything is forwarded.
+    pub(crate) fn gate(&self, listing: &Listing, tool: &str, arguments: &Value) -> Gate {
+        if let Some(kinds) = listing.quarantined.get(tool) {
+            let message = format!(
+                "tool `{tool}` is quarantined by the tools lock: its listing changed since it was pinned ({}); \
+                 review the change and pin the tool again",
+                kinds.join(", ")
+            );
+            return Gate::Refuse(error_result(TOOL_QUARANTINED, &message, &[], None));
+        }
+        let mode = self.mode(tool);
+        if mode == Mode::Off {
+            return Gate::Forward;
+        }
+        match listing.catalog.check_arguments(tool, arguments) {
+            Ok(()) => Gate::Forward,
+            Err(failure) if mode == Mode::Warn => {
+                self.warn(tool, failure.kind.code(), &failure.to_string());
+                Gate::Forward
+            }
+            Err(failure) => {
+                let meta = self.declared_for(listing, tool).map(|c| json!({ META_KEY: contract_meta(c) }));
+                Gate::Refuse(ToolCallResult::invalid_arguments(&failure.to_string(), meta).to_json())
+            }
+        }
+    }
+
+    /// Judges a complete `tools/call` result (its JSON) and returns what goes downstream.
+    pub(crate) fn judge(&self, listing: &Listing, tool: &str, arguments: &Value, mut result: Value) -> Value {
+        let mode = self.mode(tool);
+        if mode == Mode::Off || result.get("isError").and_then(Value::as_bool) == Some(true) {
+            return result;
+        }
+        let declared = self.declared_for(listing, tool);
+        let has_contract = declared.is_some() || listing.catalog.get(tool).and_then(|t| t.output_schema()).is_some();
+        if has_contract && self.lift_text.contains(tool) {
+            lift_text(&mut result);
+        }
+        let (refusal, extra_meta) = match declared {
+            Some(contract) => judge_declared(&self.pipeline, contract, tool, arguments, &result),
+            None => (judge_advertised(&listing.catalog, tool, &result), None),
+        };
+        match refusal {
+            None => {
+                if let (Some(extra), Some(object)) = (extra_meta, result.as_object_mut()) {
+                    let meta = object.entry("_meta").or_insert_with(|| Value::Object(Map::new()));
+                    if let (Some(meta), Some(extra)) = (meta.as_object_mut(), extra.as_object()) {
+                        for (key, value) in extra {
+                            meta.insert(key.clone(), value.clone());
+                        }
+                    }
+                }
+                result
+            }
+            Some(refusal) if mode == Mode::Warn => {
+                let text = refusal["content"][0]["text"].as_str().unwrap_or_default().to_owned();
+                self.warn(tool, ErrorCode::OutputContractViolation.as_str(), &text);
+                result
+            }
+            Some(refusal) => {
+                tracing::info!(tool, "result refused: output_contract_violation");
+                refusal
+            }
+        }
+    }
+
+    fn warn(&self, tool: &str, code: &str, detail: &str) {
+        let count = self.warned.fetch_add(1, Ordering::Relaxed) + 1;
+        tracing::warn!(tool, code, count, detail, "contract failure let through (warn mode)");
+    }
+}
+
+/// A declared contract's verdict: `Some(error result)` when the result breaks it; on a
+/// pass, the `_meta` keys the pipeline adds (the contract identity).
+fn judge_declared(
+    pipeline: &Pipeline,
+    contract: &OutputContract,
+    tool: &str,
+    arguments: &Value,
+    result: &Value,
+) -> (Option<Value>, Option<Value>) {
+    let Some(structured) = result.get("structuredContent") else {
+        let error = ToolError::new(
+            ErrorCode::OutputContractViolation,
+            format!("tool `{tool}` declares an outputSchema but the result has no structuredContent"),
+        );
+        return (Some(ToolCallResult::from_error(&error, Some(contract)).to_json()), None);
+    };
+    let ctx = CallContext::new(tool, arguments.clone()).with_cacheable(false);
+    let judged = pipeline.process_value(&ctx, contract, structured.clone());
+    if judged.is_error() {
+        (Some(judged.to_json()), None)
+    } else {
+        (None, judged.meta().cloned())
+    }
+}
+
+/// An advertised `outputSchema`'s verdict: `Some(error result)` when the result breaks it.
+fn judge_advertised(catalog: &Catalog, tool: &str, result: &Value) -> Option<Value> {
+    match catalog.check_result(tool, result) {
+        CallOutcome::ContractFailure(failure) => Some(failure_result(&failure)),
+        CallOutcome::Success(_) | CallOutcome::DeclaredError(_) => None,
+    }
+}
+
+/// A harness failure in the pipeline's error envelope.
+fn failure_result(failure: &ContractFailure) -> Value {
+    error_result(failure.kind.code(), &failure.to_string(), &failure.violations, None)
+}
+
+/// An `isError` result in the pipeline's envelope: one text block holding
+/// `{"error": {"code", "message", "retryable": false, "violations"?}}`.
+pub(crate) fn error_result(code: &str, message: &str, violations: &[Violation], meta: Option<Value>) -> Value {
+    let mut body = json!({
+        "code": code,
+        "message": contract_runtime::redact::sanitize(message, &[]),
+        "retryable": false,
+    });
+    if !violations.is_empty() {
+        body["violations"] = violations
+            .iter()
+            .map(|v| json!({ "pointer": v.pointer(), "keyword": v.keyword(), "message": v.message() }))
+            .collect();
+    }
+    let mut out = json!({
+        "content": [{ "type": "text", "text": json!({ "error": body }).to_string() }],
+        "isError": true,
+    });
+    if let Some(meta) = meta {
+        out["_meta"] = meta;
+    }
+    out
+}
+
+/// Parses a result's one JSON text block into `structuredContent`, when it has no
+/// `structuredContent` and exactly one content block, a text that is JSON.
+fn lift_text(result: &mut Value) {
+    let Some(object) = result.as_object_mut() else { return };
+    if object.contains_key("structuredContent") {
+        return;
+    }
+    let parsed = match object.get("content").and_then(Value::as_array).map(Vec::as_slice) {
+        Some([block]) if block.get("type").and_then(Value::as_str) == Some("text") => {
+            block.get("text").and_then(Value::as_str).and_then(|text| serde_json::from_str::<Value>(text).ok())
+        }
+        _ => None,
+    };
+    if let Some(value) = parsed {
+        object.insert("structuredContent".to_owned(), value);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{lift_text, Mode};
+    use serde_json::json;
+
+    #[test]
+    fn a_single_json_text_block_is_lifted_and_nothing_else_is() {
+        let mut one = json!({ "content": [{ "type": "text", "text": "{\"a\":1}" }] });
+        lift_text(&mut one);
+        assert_eq!(one["structuredContent"], json!({ "a": 1 }));
+        // Controls: prose, two blocks, or a result that has structuredContent stay as they are.
+        for original in [
+            json!({ "content": [{ "type": "text", "text": "not json" }] }),
+            json!({ "content": [{ "type": "text", "text": "1" }, { "type": "text", "text": "2" }] }),
+            json!({ "content": [{ "type": "text", "text": "{}" }], "structuredContent": { "b": 2 } }),
+        ] {
+            let mut result = original.clone();
+            lift_text(&mut result);
+            assert_eq!(result, original);
+        }
+    }
+
+    #[test]
+    fn modes_parse_by_name() {
+        assert_eq!(Mode::parse("warn"), Some(Mode::Warn));
+        assert_eq!(Mode::parse("enforce"), Some(Mode::Enforce));
+        assert_eq!(Mode::parse("off"), Some(Mode::Off));
+        assert_eq!(Mode::parse("strict"), None);
+    }
+}

@@ -1,0 +1,508 @@
+//! The two halves: [`Proxy`], the server the downstream client talks to, which forwards
+//! every request to the upstream `Peer<RoleClient>` (and enforces `tools/list` and
+//! `tools/call` on the way); and [`Relay`], the client the upstream server talks to,
+//! which forwards the server's requests (sampling, elicitation, roots) and notifications
+//! (progress, logging, list changes, resource updates) back to the downstream peer.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError, RwLock};
+use std::time::Duration;
+
+#[allow(deprecated)]
+use rmcp::model::SetLevelRequestParams;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams, ClientCapabilities, ClientConfig,
+    ClientNotification, ClientRequest, ClientResult, CompleteRequestParams, CompleteResult, CustomNotification,
+    CustomRequest, CustomResult, GetExtensions, GetPromptRequestParams, GetPromptResponse, GetSkillRequestParams,
+    GetSkillResult, GetTaskParams, GetTaskResult, Implementation, InitializeRequestParams, InitializeResult,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListSkillsResult, ListToolsResult,
+    NotificationMetaObject, PaginatedRequestParams, ProtocolVersion, ReadResourceDirectoryRequestParams,
+    ReadResourceDirectoryResult, ReadResourceRequestParams, ReadResourceResponse, Request, RequestNoParam,
+    RequestOptionalParam, ServerConfig, ServerNotification, ServerRequest, ServerResult, SubscribeRequestParams,
+    UnsubscribeRequestParams, UpdateTaskParams,
+};
+use rmcp::model::{CancelledNotificationParam, ProgressToken};
+use rmcp::service::{
+    NotificationContext, Peer, PeerRequestOptions, RequestContext, RoleClient, RoleServer, Service, ServiceError,
+};
+use rmcp::{ErrorData, ServerHandler};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use serde_json::{json, Value};
+
+use crate::policy::{Gate, Listing, Policy};
+
+/// What both halves share.
+#[derive(Debug)]
+pub(crate) struct Shared {
+    pub(crate) policy: Policy,
+    /// The upstream connection, set once it is initialized.
+    pub(crate) upstream: OnceLock<Peer<RoleClient>>,
+    /// What the upstream answered `initialize` with; advertised downstream.
+    pub(crate) info: OnceLock<InitializeResult>,
+    /// The downstream client that initialized last.
+    pub(crate) downstream: RwLock<Option<Peer<RoleServer>>>,
+    /// The latest upstream listing, judged.
+    pub(crate) listing: tokio::sync::RwLock<Arc<Listing>>,
+    /// How long one forwarded request may take.
+    pub(crate) timeout: Duration,
+    /// The progress token rmcp gave each request in flight upstream, and the one its
+    /// client gave it (`None`: the client asked for no progress).
+    pub(crate) progress: Mutex<HashMap<ProgressToken, Option<ProgressToken>>>,
+}
+
+/// Forgets a request's progress token when its wait ends, however it ends.
+struct InFlight<'a> {
+    shared: &'a Shared,
+    token: ProgressToken,
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        self.shared.progress.lock().unwrap_or_else(PoisonError::into_inner).remove(&self.token);
+    }
+}
+
+impl Shared {
+    fn upstream(&self) -> Result<&Peer<RoleClient>, ErrorData> {
+        self.upstream.get().ok_or_else(|| ErrorData::internal_error("the upstream server is not connected", None))
+    }
+
+    fn has_tools(&self) -> bool {
+        self.info.get().is_some_and(|info| info.capabilities.tools.is_some())
+    }
+
+    /// Sends `request` upstream and waits for its answer, within the timeout and until
+    /// the downstream client cancels it.
+    async fn forward(
+        &self,
+        request: ClientRequest,
+        context: Option<&RequestContext<RoleServer>>,
+    ) -> Result<ServerResult, ErrorData> {
+        let meta = context.map(|c| &c.meta);
+        let method = request.method().to_owned();
+        let mut options = PeerRequestOptions::with_timeout(self.timeout);
+        if let Some(meta) = meta.filter(|m| !m.is_empty()) {
+            options = options.with_meta(meta.clone());
+        }
+        let handle = self
+            .upstream()?
+            .send_request_with_option(request, options)
+            .await
+            .map_err(|err| upstream_error(&method, err))?;
+        // rmcp gives every request a progress token of its own: the upstream's progress
+        // reports are mapped back to the client's token (see `Relay::handle_notification`).
+        let theirs = context.and_then(|c| c.meta.get_progress_token());
+        let token = handle.progress_token.clone();
+        let id = handle.id.clone();
+        self.progress.lock().unwrap_or_else(PoisonError::into_inner).insert(token.clone(), theirs);
+        let _in_flight = InFlight { shared: self, token };
+        let answer = handle.await_response();
+        let result = match context {
+            Some(context) => tokio::select! {
+                result = answer => result,
+                () = context.ct.cancelled() => {
+                    let note = CancelledNotificationParam::new(Some(id), Some("the client cancelled the request".to_owned()));
+                    let _ = self.upstream()?.notify_cancelled(note).await;
+                    return Err(ErrorData::internal_error(format!("{method} was cancelled"), None));
+                }
+            },
+            None => answer.await,
+        };
+        result.map_err(|err| upstream_error(&method, err))
+    }
+
+    /// Forwards `request` and reads its answer as `T`.
+    async fn relay<T: DeserializeOwned>(
+        &self,
+        request: ClientRequest,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<T, ErrorData> {
+        let method = request.method().to_owned();
+        let result = self.forward(request, Some(context)).await?;
+        convert(&result, &method)
+    }
+
+    /// Lists every page of the upstream's tools and judges the listing.
+    pub(crate) async fn relist(&self) -> Result<Arc<Listing>, ErrorData> {
+        let mut tools = Vec::new();
+        let mut cursor: Option<String> = None;
+        for _ in 0..MAX_PAGES {
+            let params = PaginatedRequestParams::default().with_cursor(cursor.take());
+            let request =
+                ClientRequest::ListToolsRequest(RequestOptionalParam { params: Some(params), ..Default::default() });
+            let page: Value = convert(&self.forward(request, None).await?, "tools/list")?;
+            if let Some(listed) = page.get("tools").and_then(Value::as_array) {
+                tools.extend(listed.iter().cloned());
+            }
+            match page.get("nextCursor").and_then(Value::as_str) {
+                Some(next) if !next.is_empty() => cursor = Some(next.to_owned()),
+                _ => break,
+            }
+        }
+        if cursor.is_some() {
+            return Err(ErrorData::internal_error(
+                format!("the upstream server's tools/list did not end within {MAX_PAGES} pages"),
+                None,
+            ));
+        }
+        let listing = Arc::new(self.policy.listing(tools));
+        *self.listing.write().await = Arc::clone(&listing);
+        Ok(listing)
+    }
+
+    fn downstream(&self) -> Option<Peer<RoleServer>> {
+        self.downstream.read().unwrap_or_else(PoisonError::into_inner).clone()
+    }
+}
+
+/// The most `tools/list` pages read from the upstream.
+const MAX_PAGES: usize = 1000;
+
+/// An upstream failure as the downstream client sees it: the upstream's own JSON-RPC
+/// error unchanged, or what went wrong on the way.
+fn upstream_error(method: &str, err: ServiceError) -> ErrorData {
+    match err {
+        ServiceError::McpError(error) => error,
+        ServiceError::Timeout { timeout } => ErrorData::internal_error(
+            format!("the upstream server did not answer {method} within {}s", timeout.as_secs_f64()),
+            None,
+        ),
+        ServiceError::TransportClosed => ErrorData::internal_error(
+            format!("the upstream server closed the connection; {method} was not answered"),
+            None,
+        ),
+        other => ErrorData::internal_error(format!("forwarding {method} to the upstream server failed: {other}"), None),
+    }
+}
+
+/// A result read as another type of the same JSON.
+fn convert<T: DeserializeOwned>(result: &impl Serialize, method: &str) -> Result<T, ErrorData> {
+    serde_json::to_value(result).and_then(serde_json::from_value).map_err(|err| {
+        ErrorData::internal_error(format!("the upstream server's answer to {method} is malformed: {err}"), None)
+    })
+}
+
+fn ping_request() -> ClientRequest {
+    ClientRequest::PingRequest(RequestNoParam {
+        method: rmcp::model::PingRequestMethod,
+        extensions: rmcp::model::Extensions::default(),
+    })
+}
+
+/// The server the downstream client talks to.
+#[derive(Clone, Debug)]
+pub(crate) struct Proxy(pub(crate) Arc<Shared>);
+
+#[allow(deprecated)] // `subscribe`, `unsubscribe` and `set_level` are deprecated upstream yet forwarded.
+impl ServerHandler for Proxy {
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, ErrorData> {
+        context.peer.set_peer_info(request.clone());
+        *self.0.downstream.write().unwrap_or_else(PoisonError::into_inner) = Some(context.peer.clone());
+        self.negotiate_initialize(&request)
+    }
+
+    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
+        // No newer revision than the upstream speaks: the proxy forwards, it does not translate.
+        match self.0.info.get() {
+            Some(info) => Cow::Borrowed(ProtocolVersion::known_up_to(&info.protocol_version)),
+            None => Cow::Borrowed(ProtocolVersion::KNOWN_VERSIONS),
+        }
+    }
+
+    fn get_info(&self) -> ServerConfig {
+        self.0.info.get().cloned().unwrap_or_else(|| InitializeResult::new(rmcp::model::ServerCapabilities::default()))
+    }
+
+    async fn ping(&self, context: RequestContext<RoleServer>) -> Result<(), ErrorData> {
+        self.0.forward(ping_request(), Some(&context)).await.map(drop)
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        self.0.relay(ClientRequest::CompleteRequest(Request::new(request)), &context).await
+    }
+
+    async fn set_level(
+        &self,
+        request: SetLevelRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let request = ClientRequest::SetLevelRequest(Request::new(request));
+        self.0.forward(request, Some(&context)).await.map(drop)
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        let request = ClientRequest::GetPromptRequest(Request::new(request));
+        match self.0.forward(request, Some(&context)).await? {
+            ServerResult::InputRequiredResult(result) => Ok(GetPromptResponse::InputRequired(result)),
+            other => convert(&other, "prompts/get").map(GetPromptResponse::Complete),
+        }
+    }
+
+    async fn list_prompts(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        let request = ClientRequest::ListPromptsRequest(RequestOptionalParam { params: request, ..Default::default() });
+        self.0.relay(request, &context).await
+    }
+
+    async fn list_resources(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let request =
+            ClientRequest::ListResourcesRequest(RequestOptionalParam { params: request, ..Default::default() });
+        self.0.relay(request, &context).await
+    }
+
+    async fn list_resource_templates(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        let request =
+            ClientRequest::ListResourceTemplatesRequest(RequestOptionalParam { params: request, ..Default::default() });
+        self.0.relay(request, &context).await
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let request = ClientRequest::ReadResourceRequest(Request::new(request));
+        match self.0.forward(request, Some(&context)).await? {
+            ServerResult::InputRequiredResult(result) => Ok(ReadResourceResponse::InputRequired(result)),
+            other => convert(&other, "resources/read").map(ReadResourceResponse::Complete),
+        }
+    }
+
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let request = ClientRequest::SubscribeRequest(Request::new(request));
+        self.0.forward(request, Some(&context)).await.map(drop)
+    }
+
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let request = ClientRequest::UnsubscribeRequest(Request::new(request));
+        self.0.forward(request, Some(&context)).await.map(drop)
+    }
+
+    async fn list_tools(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        if !self.0.has_tools() {
+            let request =
+                ClientRequest::ListToolsRequest(RequestOptionalParam { params: request, ..Default::default() });
+            return self.0.relay(request, &context).await;
+        }
+        // Listed afresh for every client request, so a listing that changed without a
+        // notification is judged before it is shown. One page: every upstream page, joined.
+        let listing = self.0.relist().await?;
+        convert(&json!({ "tools": listing.tools }), "tools/list")
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        if !self.0.has_tools() {
+            return Err(ErrorData::invalid_request("the upstream server offers no tools", None));
+        }
+        let name = request.name.to_string();
+        let arguments = Value::Object(request.arguments.clone().unwrap_or_default());
+        let mut listing = Arc::clone(&*self.0.listing.read().await);
+        if !listing.knows(&name) {
+            listing = self.0.relist().await?;
+        }
+        if !listing.knows(&name) {
+            return Err(ErrorData::invalid_params(
+                format!("tool `{name}` is not in the upstream server's tools/list"),
+                None,
+            ));
+        }
+        if let Gate::Refuse(result) = self.0.policy.gate(&listing, &name, &arguments) {
+            tracing::info!(tool = %name, "call refused before forwarding");
+            return convert::<CallToolResult>(&result, "tools/call").map(CallToolResponse::Complete);
+        }
+        let request = ClientRequest::CallToolRequest(Request::new(request));
+        match self.0.forward(request, Some(&context)).await? {
+            ServerResult::InputRequiredResult(result) => Ok(CallToolResponse::InputRequired(result)),
+            ServerResult::CreateTaskResult(result) => Ok(CallToolResponse::Task(result)),
+            other => {
+                let result: Value = convert(&other, "tools/call")?;
+                let judged = self.0.policy.judge(&listing, &name, &arguments, result);
+                convert::<CallToolResult>(&judged, "tools/call").map(CallToolResponse::Complete)
+            }
+        }
+    }
+
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        self.0.relay(ClientRequest::CustomRequest(request), &context).await
+    }
+
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, ErrorData> {
+        self.0.relay(ClientRequest::GetTaskRequest(Request::new(request)), &context).await
+    }
+
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let request = ClientRequest::UpdateTaskRequest(Request::new(request));
+        self.0.forward(request, Some(&context)).await.map(drop)
+    }
+
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let request = ClientRequest::CancelTaskRequest(Request::new(request));
+        self.0.forward(request, Some(&context)).await.map(drop)
+    }
+
+    async fn list_skills(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListSkillsResult, ErrorData> {
+        let request = ClientRequest::ListSkillsRequest(RequestOptionalParam { params: request, ..Default::default() });
+        self.0.relay(request, &context).await
+    }
+
+    async fn get_skill(
+        &self,
+        request: GetSkillRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetSkillResult, ErrorData> {
+        self.0.relay(ClientRequest::GetSkillRequest(Request::new(request)), &context).await
+    }
+
+    async fn read_resource_directory(
+        &self,
+        request: ReadResourceDirectoryRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceDirectoryResult, ErrorData> {
+        self.0.relay(ClientRequest::ReadResourceDirectoryRequest(Request::new(request)), &context).await
+    }
+
+    async fn on_roots_list_changed(&self, _context: NotificationContext<RoleServer>) {
+        if let Ok(upstream) = self.0.upstream() {
+            let _ = upstream.notify_roots_list_changed().await;
+        }
+    }
+
+    async fn on_custom_notification(
+        &self,
+        notification: CustomNotification,
+        _context: NotificationContext<RoleServer>,
+    ) {
+        if let Ok(upstream) = self.0.upstream() {
+            let _ = upstream.send_notification(ClientNotification::CustomNotification(notification)).await;
+        }
+    }
+}
+
+/// The client the upstream server talks to.
+#[derive(Clone, Debug)]
+pub(crate) struct Relay(pub(crate) Arc<Shared>);
+
+impl Service<RoleClient> for Relay {
+    async fn handle_request(
+        &self,
+        request: ServerRequest,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ClientResult, ErrorData> {
+        if matches!(request, ServerRequest::PingRequest(_)) {
+            return Ok(ClientResult::empty(()));
+        }
+        let Some(downstream) = self.0.downstream() else {
+            return Err(ErrorData::internal_error("no client is connected to the proxy yet", None));
+        };
+        downstream.send_request(request).await.map_err(|err| match err {
+            ServiceError::McpError(error) => error,
+            other => ErrorData::internal_error(format!("the proxy's client did not answer: {other}"), None),
+        })
+    }
+
+    async fn handle_notification(
+        &self,
+        mut notification: ServerNotification,
+        _context: NotificationContext<RoleClient>,
+    ) -> Result<(), ErrorData> {
+        if matches!(notification, ServerNotification::ToolListChangedNotification(_)) && self.0.has_tools() {
+            // Judged before the client hears of it, so its next tools/list sees the verdict.
+            if let Err(err) = self.0.relist().await {
+                tracing::warn!(error = %err.message, "re-listing the upstream's tools after list_changed failed");
+            }
+        }
+        if let ServerNotification::ProgressNotification(progress) = &mut notification {
+            let mapped = self
+                .0
+                .progress
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .get(&progress.params.progress_token)
+                .cloned();
+            match mapped {
+                Some(Some(theirs)) => progress.params.progress_token = theirs,
+                // Progress of a request whose client asked for none.
+                Some(None) => return Ok(()),
+                None => {}
+            }
+        }
+        // An absent `_meta` stays absent: the read side keeps an empty one.
+        if notification.extensions().get::<NotificationMetaObject>().is_some_and(|meta| meta.is_empty()) {
+            notification.extensions_mut().remove::<NotificationMetaObject>();
+        }
+        if let Some(downstream) = self.0.downstream() {
+            let _ = downstream.send_notification(notification).await;
+        }
+        Ok(())
+    }
+
+    fn get_info(&self) -> ClientConfig {
+        // Every client capability, so the upstream may ask for what the downstream client
+        // offers; a request the downstream client cannot answer comes back as its error.
+        let capabilities: ClientCapabilities =
+            serde_json::from_value(json!({ "roots": { "listChanged": true }, "sampling": {}, "elicitation": {} }))
+                .unwrap_or_default();
+        ClientConfig::new(capabilities, Implementation::new("contract-proxy", env!("CARGO_PKG_VERSION")))
+    }
+}
