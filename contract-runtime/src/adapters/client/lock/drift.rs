@@ -8,7 +8,7 @@ use super::digest::{digests, pinned_definition, Digests};
 use super::file::{LockedServer, LockedTool};
 use crate::contract::evolution::hints::{hint_changes, HINTS};
 use crate::contract::evolution::text::instruction_signals;
-use crate::contract::evolution::{self, ChangeKind, Direction, Op, Verdict};
+use crate::contract::evolution::{self, ChangeKind, Direction, Verdict};
 
 /// Which part of a tool a change is in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -177,7 +177,7 @@ impl DriftChange {
 impl fmt::Display for DriftChange {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let at = if self.pointer.is_empty() { "(tool)" } else { self.pointer.as_str() };
-        write!(f, "{} {at}: {} ({})", self.area.as_str(), self.detail, self.verdict)
+        write!(f, "{} {} at {at}: {} ({})", self.area.as_str(), self.kind, self.detail, self.verdict)
     }
 }
 
@@ -441,12 +441,7 @@ fn schema_changes(
             ));
             continue;
         }
-        let op = match change.op() {
-            Op::Added => "added",
-            Op::Removed => "removed",
-            Op::Changed => "changed",
-        };
-        let detail = format!("{} {op}: {}", change.kind().as_str(), change.detail());
+        let detail = change.detail().to_owned();
         out.push(DriftChange::new(area, change.kind().as_str(), DriftVerdict::of(change.verdict()), pointer, detail));
     }
 }
