@@ -25,9 +25,3 @@ pub fn formats(value: &Value) -> Vec<String> {
     walk(value, &mut out);
     out
 }
-
-// The repository's README: its Rust examples compile (and, unless `no_run`, run) as
-// doctests of this crate, which has every feature of the workspace's crates.
-#[cfg(doctest)]
-#[doc = include_str!("../../README.md")]
-struct RepositoryReadme;
