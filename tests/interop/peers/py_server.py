@@ -90,6 +90,10 @@ def serve_http(address: str) -> None:
     host, _, port = address.rpartition(":")
     sock = socket.socket(socket.AF_INET6 if ":" in host.strip("[]") else socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    # TCP_NODELAY, inherited by every accepted connection: without it a keep-alive client
+    # waits about 40 ms per answer for its delayed ACK (uvicorn serving a socket it was
+    # given does not set it).
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     sock.bind((host.strip("[]"), int(port)))
     bound = sock.getsockname()
     shown = f"[{bound[0]}]" if sock.family == socket.AF_INET6 else bound[0]
