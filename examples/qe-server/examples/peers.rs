@@ -579,8 +579,10 @@ fn specs(options: &Options, notes: &mut Vec<String>) -> Result<Vec<Spec>, String
             interop.display()
         ));
     }
-    let own = |name, args: &[&str]| Spec { name, program: exe.clone(), args: args.iter().map(|a| (*a).to_owned()).collect() };
-    let mut specs = vec![own("ours (contracted rmcp)", &["serve", "contracted"]), own("plain rmcp", &["serve", "plain"])];
+    let own =
+        |name, args: &[&str]| Spec { name, program: exe.clone(), args: args.iter().map(|a| (*a).to_owned()).collect() };
+    let mut specs =
+        vec![own("ours (contracted rmcp)", &["serve", "contracted"]), own("plain rmcp", &["serve", "plain"])];
     if options.blocking_stdio && options.transport == Transport::Stdio {
         specs.push(own("ours, stdio()", &["serve", "contracted", "--blocking-stdio"]));
         specs.push(own("plain rmcp, stdio()", &["serve", "plain", "--blocking-stdio"]));
@@ -590,9 +592,14 @@ fn specs(options: &Options, notes: &mut Vec<String>) -> Result<Vec<Spec>, String
         Err(note) => notes.push(note),
     }
     let script = |file: &str| interop.join("peers").join(file).to_string_lossy().into_owned();
-    specs.push(Spec { name: "TypeScript McpServer", program: PathBuf::from("node"), args: vec![script("ts_server.mjs")] });
+    specs.push(Spec {
+        name: "TypeScript McpServer",
+        program: PathBuf::from("node"),
+        args: vec![script("ts_server.mjs")],
+    });
     specs.push(Spec { name: "Python MCPServer", program: python, args: vec![script("py_server.py")] });
-    if options.transport == Transport::Stdio {
+    // The floor answers only the page; it has no recipe to break and no HTTP mode.
+    if options.transport == Transport::Stdio && !options.invalid {
         specs.push(own("floor (canned answers)", &["serve", "floor"]));
     }
     Ok(specs)
@@ -672,7 +679,11 @@ fn call_params(query: &str, limit: u32) -> String {
 /// What a server did with the broken result of [`INVALID_QUERY`].
 fn judge_invalid(reply: &Value) -> String {
     if let Some(error) = reply.get("error") {
-        return format!("JSON-RPC error {}: {}", error["code"], truncated(error["message"].as_str().unwrap_or_default()));
+        return format!(
+            "JSON-RPC error {}: {}",
+            error["code"],
+            truncated(error["message"].as_str().unwrap_or_default())
+        );
     }
     let result = &reply["result"];
     if result["isError"] == Value::Bool(true) {
@@ -706,15 +717,15 @@ async fn run_stdio(options: &Options) -> Result<(), String> {
         peers.push(Peer::spawn(name, &spec.program, &args).await?);
     }
     if options.invalid {
-        println!("invalid result probe over stdio: `{TOOL}` with query `{INVALID_QUERY}` (the first ticket has no title)");
+        println!(
+            "invalid result probe over stdio: `{TOOL}` with query `{INVALID_QUERY}` (the first ticket has no title)"
+        );
         print_notes(&notes);
         let params = call_params(INVALID_QUERY, 2);
         for peer in &mut peers {
-            if peer.name.starts_with("floor") {
-                continue;
-            }
             peer.request("tools/call", &params).await?;
-            let reply: Value = serde_json::from_str(&peer.line).map_err(|err| format!("{}: not JSON: {err}", peer.name))?;
+            let reply: Value =
+                serde_json::from_str(&peer.line).map_err(|err| format!("{}: not JSON: {err}", peer.name))?;
             println!("  {:<24} {}", peer.name, judge_invalid(&reply));
         }
         shut_down(&mut peers).await;
@@ -871,8 +882,11 @@ impl Conn {
             conn.session = Some(answer.session.clone().ok_or_else(|| {
                 format!("no Mcp-Session-Id on the initialize response (HTTP {}: {})", answer.status, answer.text())
             })?);
-            conn.post("notifications/initialized", r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_owned())
-                .await?;
+            conn.post(
+                "notifications/initialized",
+                r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_owned(),
+            )
+            .await?;
         }
         Ok(conn)
     }
@@ -920,7 +934,7 @@ impl Conn {
         answer
             .messages()
             .into_iter()
-            .find(|m| m["id"] == Value::from(id))
+            .find(|m| m["id"] == id)
             .ok_or_else(|| format!("no response to call {id} (HTTP {}: {})", answer.status, answer.text()))
     }
 }
