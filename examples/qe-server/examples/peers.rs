@@ -7,6 +7,7 @@
 //! ```text
 //! bash tests/interop/install.sh     # the pinned SDKs, once
 //! cargo build --release --manifest-path bench/tower-mcp-peer/Cargo.toml   # the tower-mcp row
+//! cargo build --release -p contract-proxy   # the row of contract-proxy in front of plain rmcp (stdio)
 //! cargo run --release -p qe-server --features server --example peers
 //! cargo run --release -p qe-server --features server --example peers -- --rounds 12 --round-ms 300 \
 //!     --sizes 1,100,1000 --blocking-stdio
@@ -590,6 +591,27 @@ fn specs(options: &Options, notes: &mut Vec<String>) -> Result<Vec<Spec>, String
     match tower_mcp_binary() {
         Ok(program) => specs.push(Spec { name: "tower-mcp", program, args: Vec::new() }),
         Err(note) => notes.push(note),
+    }
+    // contract-proxy in front of plain rmcp, over stdio: the proxy's own process is what it
+    // adds (its CPU column is the added CPU; the server behind it is the plain rmcp row's).
+    if options.transport == Transport::Stdio {
+        let proxy = exe
+            .parent()
+            .and_then(Path::parent)
+            .map(|dir| dir.join(format!("contract-proxy{}", std::env::consts::EXE_SUFFIX)))
+            .filter(|path| path.exists());
+        match proxy {
+            Some(program) => specs.push(Spec {
+                name: "contract-proxy → plain rmcp",
+                program,
+                args: vec!["--".to_owned(), exe.to_string_lossy().into_owned(), "serve".to_owned(), "plain".to_owned()],
+            }),
+            None => notes.push(
+                "contract-proxy: not built, its row is skipped (build it with `cargo build --release -p \
+                 contract-proxy`)"
+                    .to_owned(),
+            ),
+        }
     }
     let script = |file: &str| interop.join("peers").join(file).to_string_lossy().into_owned();
     specs.push(Spec {

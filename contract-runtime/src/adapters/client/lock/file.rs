@@ -17,7 +17,7 @@ pub const DIGEST_FORM: &str = "sha256-canonical-json";
 
 /// The tools of one or more MCP servers, pinned: what `contract-audit pin` writes and
 /// `contract-audit --locked` and the client harness check a live server against.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema, crate::ToolOutput)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema, contract_runtime::ToolOutput)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[tool_output(name = "tools_lock", version = "1.0.0", compatibility = "exact")]
 pub struct Lock {
@@ -192,7 +192,7 @@ impl Lock {
     pub fn parse(text: &str, file: &str) -> Result<Self, LockError> {
         let value: Value =
             serde_json::from_str(text).map_err(|e| LockError::new(file, None, format!("not JSON: {e}")))?;
-        if let Err(report) = <Lock as crate::ToolOutput>::contract().validate(&value) {
+        if let Err(report) = <Lock as crate::contract::ToolOutput>::contract().validate(&value) {
             let first = &report.violations()[0];
             return Err(LockError::new(
                 file,
