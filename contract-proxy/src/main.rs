@@ -129,6 +129,7 @@ async fn run(cli: Cli) -> Result<ExitCode, String> {
         listing: tokio::sync::RwLock::new(Arc::new(Listing::default())),
         timeout: Duration::from_secs(cli.timeout.max(1)),
         progress: Mutex::new(HashMap::new()),
+        tasks: Mutex::new(proxy::TaskBook::default()),
     });
     let (running, child) = connect(&cli, &source, Arc::clone(&shared)).await?;
     let info = running.peer().peer_info().ok_or("the upstream server gave no initialize result")?;

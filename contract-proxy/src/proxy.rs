@@ -5,7 +5,7 @@
 //! (progress, logging, list changes, resource updates) back to the downstream peer.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError, RwLock};
 use std::time::Duration;
 
@@ -14,13 +14,13 @@ use rmcp::model::SetLevelRequestParams;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams, ClientCapabilities, ClientConfig,
     ClientNotification, ClientRequest, ClientResult, CompleteRequestParams, CompleteResult, CustomNotification,
-    CustomRequest, CustomResult, GetExtensions, GetPromptRequestParams, GetPromptResponse, GetSkillRequestParams,
-    GetSkillResult, GetTaskParams, GetTaskResult, Implementation, InitializeRequestParams, InitializeResult,
-    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListSkillsResult, ListToolsResult,
-    NotificationMetaObject, PaginatedRequestParams, ProtocolVersion, ReadResourceDirectoryRequestParams,
-    ReadResourceDirectoryResult, ReadResourceRequestParams, ReadResourceResponse, Request, RequestNoParam,
-    RequestOptionalParam, ServerConfig, ServerNotification, ServerRequest, ServerResult, SubscribeRequestParams,
-    UnsubscribeRequestParams, UpdateTaskParams,
+    CustomRequest, CustomResult, DetailedTask, GetExtensions, GetPromptRequestParams, GetPromptResponse,
+    GetSkillRequestParams, GetSkillResult, GetTaskParams, GetTaskResult, Implementation, InitializeRequestParams,
+    InitializeResult, JsonObject, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+    ListSkillsResult, ListToolsResult, NotificationMetaObject, PaginatedRequestParams, ProtocolVersion,
+    ReadResourceDirectoryRequestParams, ReadResourceDirectoryResult, ReadResourceRequestParams, ReadResourceResponse,
+    Request, RequestNoParam, RequestOptionalParam, ServerConfig, ServerNotification, ServerRequest, ServerResult,
+    SubscribeRequestParams, TaskPayload, UnsubscribeRequestParams, UpdateTaskParams,
 };
 use rmcp::model::{CancelledNotificationParam, ProgressToken};
 use rmcp::service::{
@@ -31,7 +31,8 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use crate::policy::{Gate, Listing, Policy};
+use crate::policy::{error_result, Gate, Listing, Policy};
+use contract_runtime::wire::ErrorCode;
 
 /// What both halves share.
 #[derive(Debug)]
@@ -50,6 +51,43 @@ pub(crate) struct Shared {
     /// The progress token rmcp gave each request in flight upstream, and the one its
     /// client gave it (`None`: the client asked for no progress).
     pub(crate) progress: Mutex<HashMap<ProgressToken, Option<ProgressToken>>>,
+    /// The tasks upstream `tools/call`s were answered with, by task id.
+    pub(crate) tasks: Mutex<TaskBook>,
+}
+
+/// How many tasks the proxy remembers; the oldest is forgotten first, and the result of
+/// a task it no longer knows is withheld.
+const TASK_MEMORY: usize = 16_384;
+
+/// What the proxy knows of a task an upstream `tools/call` was answered with.
+#[derive(Debug)]
+struct TaskRecord {
+    tool: String,
+    arguments: Value,
+    /// The listing the call was judged with: its result is judged with the same.
+    listing: Arc<Listing>,
+    /// The judged result, once the task completed: every poll and notification sends it.
+    judged: Option<JsonObject>,
+}
+
+/// The tasks the proxy has seen created, oldest first.
+#[derive(Debug, Default)]
+pub(crate) struct TaskBook {
+    records: HashMap<String, TaskRecord>,
+    order: VecDeque<String>,
+}
+
+impl TaskBook {
+    fn insert(&mut self, id: String, record: TaskRecord) {
+        while self.order.len() >= TASK_MEMORY {
+            if let Some(old) = self.order.pop_front() {
+                self.records.remove(&old);
+            }
+        }
+        if self.records.insert(id.clone(), record).is_none() {
+            self.order.push_back(id);
+        }
+    }
 }
 
 /// Forgets a request's progress token when its wait ends, however it ends.
@@ -71,6 +109,42 @@ impl Shared {
 
     fn has_tools(&self) -> bool {
         self.info.get().is_some_and(|info| info.capabilities.tools.is_some())
+    }
+
+    fn tasks(&self) -> std::sync::MutexGuard<'_, TaskBook> {
+        self.tasks.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Judges a completed task's result (from `tasks/get` or `notifications/tasks`) as
+    /// the tool's direct result would be. A task the proxy did not see created has its
+    /// result withheld: which tool's contract it must keep is unknown.
+    fn judge_task(&self, task: &mut DetailedTask) {
+        let TaskPayload::Completed { result } = &mut task.payload else { return };
+        let id = task.task.task_id.clone();
+        let known = self.tasks().records.get(&id).map(|record| {
+            (record.tool.clone(), record.arguments.clone(), Arc::clone(&record.listing), record.judged.clone())
+        });
+        let judged = match known {
+            None => {
+                tracing::info!(task = %id, "task result withheld: its tools/call was not seen");
+                let message = format!(
+                    "the result of task `{id}` is withheld: the proxy did not see the tools/call that created it \
+                     (or has forgotten it), so it cannot tell which tool's contract the result must keep"
+                );
+                as_object(error_result(ErrorCode::OutputContractViolation.as_str(), &message, &[], None))
+            }
+            Some((_, _, _, Some(judged))) => judged,
+            Some((tool, arguments, listing, None)) => {
+                let raw = Value::Object(std::mem::take(result));
+                let judged = as_object(self.policy.judge(&listing, &tool, &arguments, raw));
+                match self.tasks().records.get_mut(&id) {
+                    // The first judged form wins, so every poll sees the same result.
+                    Some(record) => record.judged.get_or_insert(judged).clone(),
+                    None => judged,
+                }
+            }
+        };
+        *result = judged;
     }
 
     /// Sends `request` upstream and waits for its answer, within the timeout and until
@@ -174,6 +248,14 @@ fn upstream_error(method: &str, err: ServiceError) -> ErrorData {
             None,
         ),
         other => ErrorData::internal_error(format!("forwarding {method} to the upstream server failed: {other}"), None),
+    }
+}
+
+/// A JSON object; anything else as an empty one.
+fn as_object(value: Value) -> JsonObject {
+    match value {
+        Value::Object(object) => object,
+        _ => JsonObject::new(),
     }
 }
 
@@ -351,10 +433,23 @@ impl ServerHandler for Proxy {
             tracing::info!(tool = %name, "call refused before forwarding");
             return convert::<CallToolResult>(&result, "tools/call").map(CallToolResponse::Complete);
         }
+        let mut context = context;
+        if context.meta.client_capabilities().is_none() {
+            // A client that declared tasks at `initialize` declares them to the upstream
+            // on the call itself: the proxy's own session with the upstream declares none.
+            if let Some(capabilities) = context.client_capabilities().filter(ClientCapabilities::supports_tasks) {
+                context.meta.set_client_capabilities(capabilities);
+            }
+        }
         let request = ClientRequest::CallToolRequest(Request::new(request));
         match self.0.forward(request, Some(&context)).await? {
             ServerResult::InputRequiredResult(result) => Ok(CallToolResponse::InputRequired(result)),
-            ServerResult::CreateTaskResult(result) => Ok(CallToolResponse::Task(result)),
+            ServerResult::CreateTaskResult(result) => {
+                // Its result is judged when `tasks/get` or `notifications/tasks` brings it.
+                let record = TaskRecord { tool: name, arguments, listing, judged: None };
+                self.0.tasks().insert(result.task.task_id.clone(), record);
+                Ok(CallToolResponse::Task(result))
+            }
             other => {
                 let result: Value = convert(&other, "tools/call")?;
                 let judged = self.0.policy.judge(&listing, &name, &arguments, result);
@@ -376,7 +471,10 @@ impl ServerHandler for Proxy {
         request: GetTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, ErrorData> {
-        self.0.relay(ClientRequest::GetTaskRequest(Request::new(request)), &context).await
+        let mut result: GetTaskResult =
+            self.0.relay(ClientRequest::GetTaskRequest(Request::new(request)), &context).await?;
+        self.0.judge_task(&mut result.task);
+        Ok(result)
     }
 
     async fn update_task(
@@ -471,6 +569,9 @@ impl Service<RoleClient> for Relay {
             if let Err(err) = self.0.relist().await {
                 tracing::warn!(error = %err.message, "re-listing the upstream's tools after list_changed failed");
             }
+        }
+        if let ServerNotification::TaskStatusNotification(status) = &mut notification {
+            self.0.judge_task(&mut status.params.task);
         }
         if let ServerNotification::ProgressNotification(progress) = &mut notification {
             let mapped = self

@@ -130,10 +130,15 @@ impl Session {
 
     /// Starts the proxy and completes `initialize`; returns the initialize result.
     fn initialized(argv: &[String]) -> (Self, Value) {
+        Self::initialized_as(argv, "2025-06-18", json!({}))
+    }
+
+    /// Starts the proxy and completes `initialize` on `version` with `capabilities`.
+    fn initialized_as(argv: &[String], version: &str, capabilities: Value) -> (Self, Value) {
         let mut session = Self::start(argv);
         let init = session.request(
             "initialize",
-            json!({ "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": { "name": "raw", "version": "0" } }),
+            json!({ "protocolVersion": version, "capabilities": capabilities, "clientInfo": { "name": "raw", "version": "0" } }),
         );
         session.send_line(&json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }).to_string());
         (session, init)
@@ -529,6 +534,98 @@ fn a_contract_declared_from_a_folder_is_advertised_and_enforced() {
     // Control for the lift: without --lift-text the same answer lacks structuredContent.
     let (mut s, _) = Session::initialized(&proxied(&options[..6], &interop("fixture_server.mjs"), &[&tools]));
     assert_eq!(error_of(&s.call("weather_text", json!({})))["code"], "output_contract_violation");
+}
+
+// ------------------------------------------------------------------ tasks
+
+const TASKS: &str = "io.modelcontextprotocol/tasks";
+
+/// `report` drops the required `status`, `report_ok` is its clean sibling, and `weather`
+/// (no outputSchema; the contract of `tests/fixtures/dynamic`) drops `celsius`.
+fn task_tools(dir: &Path) -> PathBuf {
+    let input = json!({ "type": "object" });
+    tools_file(
+        dir,
+        "tasks.json",
+        &json!([
+            { "tool": { "name": "report", "inputSchema": input, "outputSchema": object_schema(&["count", "status"]) },
+              "answer": answer(&json!({ "count": 3 })) },
+            { "tool": { "name": "report_ok", "inputSchema": input, "outputSchema": object_schema(&["count", "status"]) },
+              "answer": answer(&json!({ "count": 3, "status": "ok" })) },
+            { "tool": { "name": "weather", "inputSchema": input }, "answer": answer(&json!({ "city": "Oslo" })) }
+        ]),
+    )
+}
+
+/// Calls `tool` as a task, polls it twice, and returns (the first poll, the second).
+fn call_as_task(s: &mut Session, tool: &str) -> (Value, Value) {
+    let handle = s.call(tool, json!({}));
+    assert_eq!(handle["resultType"], "task", "{tool} is answered with a task: {handle:#}");
+    let id = handle["taskId"].clone();
+    let first = s.request("tasks/get", json!({ "taskId": id }));
+    let second = s.request("tasks/get", json!({ "taskId": id }));
+    (first, second)
+}
+
+#[test]
+fn a_task_result_is_judged_like_a_direct_result() {
+    let dir = scratch("tasks");
+    let tools = task_tools(&dir);
+    let server = interop("proxy/task_server.mjs");
+    let contracts = bins::root().join("tests/fixtures/dynamic");
+    let argv = proxied(&["--contracts", contracts.to_str().unwrap()], &server, &[&tools]);
+    let caps = json!({ "extensions": { TASKS: {} } });
+    let (mut s, init) = Session::initialized_as(&argv, "2025-11-25", caps.clone());
+    assert!(init["capabilities"]["extensions"][TASKS].is_object(), "the upstream's tasks extension: {init:#}");
+
+    let (working, done) = call_as_task(&mut s, "report");
+    assert_eq!(working["status"], "working", "{working:#}");
+    assert_eq!(done["status"], "completed", "{done:#}");
+    let error = error_of(&done["result"]);
+    assert_eq!(error["code"], "output_contract_violation", "{done:#}");
+    assert!(error["message"].as_str().unwrap().contains("status"), "names the missing field: {done:#}");
+    assert!(done["result"].get("structuredContent").is_none(), "{done:#}");
+    // The completed task's notification carries the same judged result.
+    let note = s.wait_notification("notifications/tasks");
+    assert_eq!(note["params"]["taskId"], done["taskId"], "{note:#}");
+    assert_eq!(note["params"]["result"], done["result"], "{note:#}");
+    // Every later poll sees the same.
+    let again = s.request("tasks/get", json!({ "taskId": done["taskId"] }));
+    assert_eq!(again["result"], done["result"]);
+
+    // Control: the clean sibling's task result passes unchanged.
+    let (_, ok) = call_as_task(&mut s, "report_ok");
+    assert_eq!(ok["result"], answer(&json!({ "count": 3, "status": "ok" })), "{ok:#}");
+    let note = s.wait_notification("notifications/tasks");
+    assert_eq!(note["params"]["result"], ok["result"], "{note:#}");
+
+    // A declared contract judges its task's result too, with the contract's identity.
+    let listed = s.listed();
+    let weather = listed.iter().find(|t| t["name"] == "weather").expect("weather is listed");
+    let (_, refused) = call_as_task(&mut s, "weather");
+    assert_eq!(error_of(&refused["result"])["code"], "output_contract_violation", "{refused:#}");
+    assert_eq!(contract_id(&refused["result"]), contract_id(weather), "{refused:#}");
+
+    // A task the proxy did not see created has its result withheld.
+    let unseen = s.request("tasks/get", json!({ "taskId": "t-preexisting" }));
+    let error = error_of(&unseen["result"]);
+    assert_eq!(error["code"], "output_contract_violation", "{unseen:#}");
+    assert!(error["message"].as_str().unwrap().contains("withheld"), "{unseen:#}");
+
+    // A client that declares no tasks is answered completely, and judged the same.
+    let (mut plain, _) = Session::initialized_as(&argv, "2025-11-25", json!({}));
+    let direct = plain.call("report", json!({}));
+    assert_eq!(error_of(&direct)["code"], "output_contract_violation", "{direct:#}");
+    assert_eq!(plain.call("report_ok", json!({}))["structuredContent"]["status"], "ok");
+
+    // Control for the oracle: without the proxy, the fixture's task result is the broken one.
+    let mut raw = Session::start(&upstream(&server, &[&tools]));
+    raw.request("initialize", json!({ "protocolVersion": "2025-11-25", "capabilities": caps, "clientInfo": { "name": "raw", "version": "0" } }));
+    let meta = json!({ "io.modelcontextprotocol/clientCapabilities": { "extensions": { TASKS: {} } } });
+    let handle = raw.request("tools/call", json!({ "name": "report", "arguments": {}, "_meta": meta }));
+    raw.request("tasks/get", json!({ "taskId": handle["taskId"] }));
+    let broken = raw.request("tasks/get", json!({ "taskId": handle["taskId"] }));
+    assert_eq!(broken["result"]["structuredContent"], json!({ "count": 3 }), "{broken:#}");
 }
 
 // ------------------------------------------------------------------ the tools lock
