@@ -628,6 +628,117 @@ fn a_task_result_is_judged_like_a_direct_result() {
     assert_eq!(broken["result"]["structuredContent"], json!({ "count": 3 }), "{broken:#}");
 }
 
+// ------------------------------------------------------------------ the Python SDK
+
+fn python() -> PathBuf {
+    bins::server_everything(); // installs the pinned SDKs, the Python one in .venv
+    interop(".venv/bin/python")
+}
+
+/// Runs `tests/interop/proxy/py_client.py` (the Python SDK's `Client`) and parses its summary.
+fn py_client(calls: &Path, target: &[String]) -> Value {
+    let out =
+        bins::run_to_end(Command::new(python()).arg(interop("proxy/py_client.py")).arg(calls).args(target), DEADLINE);
+    assert!(out.status.success(), "py_client.py failed:\n{}\n{}", out.stdout, out.stderr);
+    serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("JSON ({e}):\n{}\n{}", out.stdout, out.stderr))
+}
+
+/// The proxy serving streamable HTTP on a free port, killed on drop.
+struct HttpProxy {
+    child: Child,
+    url: String,
+}
+
+impl HttpProxy {
+    fn start(argv: &[String]) -> Self {
+        let mut child = Command::new(&argv[0])
+            .args(&argv[1..])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn the proxy");
+        let stderr = child.stderr.take().unwrap();
+        let (tx, rx) = mpsc::channel();
+        // Drained for the proxy's life, so it never blocks on a full pipe.
+        thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if let Some(url) = line.strip_prefix("contract-proxy: serving MCP on ") {
+                    let _ = tx.send(url.to_owned());
+                }
+            }
+        });
+        let url = rx.recv_timeout(DEADLINE).expect("the proxy announces its address");
+        Self { child, url }
+    }
+}
+
+impl Drop for HttpProxy {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn the_python_sdk_on_both_sides_sees_the_refusals_and_the_controls() {
+    let dir = scratch("python");
+    let calls = tools_file(
+        &dir,
+        "calls.json",
+        &json!([
+            { "name": "report", "arguments": { "q": "x" } },
+            { "name": "report_ok", "arguments": { "q": "x" } },
+            { "name": "weather", "arguments": { "q": "x" } },
+            { "name": "weather_ok", "arguments": { "q": "x" } },
+            { "name": "report_ok", "arguments": { "q": 7 } }
+        ]),
+    );
+    let server = vec![python().display().to_string(), interop("proxy/py_server.py").display().to_string()];
+    let contracts = bins::root().join("tests/fixtures/dynamic");
+    let mut argv = vec![bins::contract_proxy().display().to_string()];
+    argv.extend(["--contracts", contracts.to_str().unwrap(), "--bind", "weather_ok=weather"].map(str::to_owned));
+    let stdio = [argv.clone(), vec!["--".to_owned()], server.clone()].concat();
+    let http = HttpProxy::start(
+        &[argv, vec!["--http".to_owned(), "127.0.0.1:0".to_owned(), "--".to_owned()], server.clone()].concat(),
+    );
+
+    let through_stdio = py_client(&calls, &[vec!["stdio".to_owned()], stdio].concat());
+    let through_http = py_client(&calls, &["http".to_owned(), http.url.clone()]);
+    for out in [&through_stdio, &through_http] {
+        let weather = out["tools"].as_array().unwrap().iter().find(|t| t["name"] == "weather").unwrap();
+        assert_eq!(weather["outputSchema"]["required"], json!(["city", "celsius"]), "the declared contract: {out:#}");
+        let calls = out["calls"].as_array().unwrap();
+        assert!(calls.iter().all(|c| c["threw"].is_null()), "the SDK accepts every answer: {out:#}");
+        let result = |i: usize| &calls[i]["result"];
+        // The handler that drops `status`, refused.
+        let error = error_of(result(0));
+        assert_eq!(error["code"], "output_contract_violation", "{out:#}");
+        assert!(error["message"].as_str().unwrap().contains("status"), "{out:#}");
+        assert!(result(0).get("structuredContent").is_none(), "{out:#}");
+        // Control: its clean sibling passes.
+        assert_eq!(result(1)["structuredContent"], json!({ "count": 3, "status": "ok" }), "{out:#}");
+        assert_eq!(result(1)["isError"], false, "{out:#}");
+        // The tool with no outputSchema, judged by its declared contract.
+        let error = error_of(result(2));
+        assert_eq!(error["code"], "output_contract_violation", "{out:#}");
+        assert!(error["violations"][0]["message"].as_str().unwrap().contains("celsius"), "{out:#}");
+        assert_eq!(contract_id(result(2)), contract_id(weather), "{out:#}");
+        // Control: the valid answer under the same contract passes, with its identity.
+        assert_eq!(result(3)["structuredContent"], json!({ "city": "Oslo", "celsius": 4.5 }), "{out:#}");
+        assert_eq!(contract_id(result(3)), contract_id(weather), "{out:#}");
+        // Arguments refused before the call.
+        assert_eq!(error_of(result(4))["code"], "invalid_arguments", "{out:#}");
+    }
+
+    // Control for the oracle: directly, the SDK client itself rejects `report`'s result,
+    // and `weather`'s broken answer (no schema of its own) reaches it whole.
+    let direct = py_client(&calls, &[vec!["stdio".to_owned()], server].concat());
+    let calls = direct["calls"].as_array().unwrap();
+    assert!(calls[0]["threw"].as_str().is_some_and(|t| t.contains("status")), "{direct:#}");
+    assert_eq!(calls[2]["result"]["structuredContent"], json!({ "city": "Oslo" }), "{direct:#}");
+}
+
 // ------------------------------------------------------------------ the tools lock
 
 #[test]
