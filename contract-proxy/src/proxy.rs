@@ -463,6 +463,17 @@ impl ServerHandler for Proxy {
         request: CustomRequest,
         context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, ErrorData> {
+        if request.method == "tasks/result" {
+            // The 2025-11-25 tasks protocol, which rmcp does not speak: no task of it is
+            // created through the proxy (rmcp drops a call's `task` parameter), so a
+            // result it returns would belong to no call the proxy judged.
+            return Err(ErrorData::new(
+                rmcp::model::ErrorCode::METHOD_NOT_FOUND,
+                "tasks/result is not served through contract-proxy: no task of the 2025-11-25 tasks protocol \
+                 is created through it, so the result could not be judged; use tasks/get",
+                None,
+            ));
+        }
         self.0.relay(ClientRequest::CustomRequest(request), &context).await
     }
 

@@ -611,6 +611,10 @@ fn a_task_result_is_judged_like_a_direct_result() {
     let error = error_of(&unseen["result"]);
     assert_eq!(error["code"], "output_contract_violation", "{unseen:#}");
     assert!(error["message"].as_str().unwrap().contains("withheld"), "{unseen:#}");
+    // `tasks/result` (the 2025-11-25 tasks protocol) is not forwarded: its answer would be unjudged.
+    let old = s.exchange("tasks/result", json!({ "taskId": "t-preexisting" }));
+    assert_eq!(old["error"]["code"], -32601, "{old:#}");
+    assert!(old["error"]["message"].as_str().unwrap().contains("tasks/result"), "{old:#}");
 
     // A client that declares no tasks is answered completely, and judged the same.
     let (mut plain, _) = Session::initialized_as(&argv, "2025-11-25", json!({}));
@@ -626,6 +630,8 @@ fn a_task_result_is_judged_like_a_direct_result() {
     raw.request("tasks/get", json!({ "taskId": handle["taskId"] }));
     let broken = raw.request("tasks/get", json!({ "taskId": handle["taskId"] }));
     assert_eq!(broken["result"]["structuredContent"], json!({ "count": 3 }), "{broken:#}");
+    let old = raw.request("tasks/result", json!({ "taskId": "t-preexisting" }));
+    assert_eq!(old["structuredContent"], json!({ "count": 3 }), "the fixture serves tasks/result: {old:#}");
 }
 
 // ------------------------------------------------------------------ the Python SDK

@@ -11,7 +11,8 @@
 // carrying the completed task is sent just before the second `tasks/get` is answered.
 // A call that declares no tasks is answered with the result itself. The task
 // `t-preexisting` exists from the start, completed with the first tool's answer, as if
-// another client had created it.
+// another client had created it; `tasks/result` (the 2025-11-25 tasks protocol) answers
+// that answer for any task.
 
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
@@ -64,6 +65,13 @@ function answer(method, params) {
         send({ method: 'notifications/tasks', params: completed });
       }
       return { resultType: 'complete', ...completed };
+    }
+    case 'tasks/result': {
+      const known = tasks.get(params.taskId);
+      if (!known) {
+        throw { code: -32602, message: `no task ${params.taskId}` };
+      }
+      return known.answer;
     }
     default:
       throw { code: -32601, message: `method not found: ${method}` };
