@@ -4,8 +4,8 @@
 //! HTTP one (`--upstream-url`), and serves MCP downstream over stdio (or `--http ADDR`).
 //! Every request is forwarded both ways; `tools/list` and `tools/call` are enforced:
 //! arguments are checked against each tool's advertised `inputSchema` before the call is
-//! forwarded, results against its `outputSchema` (advertised, or declared from
-//! `--contracts`), and with `--lock` a tool whose listing drifted from its pin is kept
+//! forwarded, results (a task's too) against its `outputSchema` (advertised, or declared
+//! from `--contracts`), and with `--lock` a tool whose listing drifted from its pin is kept
 //! from the client and its calls refused.
 
 mod policy;

@@ -1,8 +1,9 @@
 //! The two halves: [`Proxy`], the server the downstream client talks to, which forwards
-//! every request to the upstream `Peer<RoleClient>` (and enforces `tools/list` and
-//! `tools/call` on the way); and [`Relay`], the client the upstream server talks to,
-//! which forwards the server's requests (sampling, elicitation, roots) and notifications
-//! (progress, logging, list changes, resource updates) back to the downstream peer.
+//! every request to the upstream `Peer<RoleClient>` (and enforces `tools/list`,
+//! `tools/call` and the results of the tasks calls are answered with, on the way); and
+//! [`Relay`], the client the upstream server talks to, which forwards the server's
+//! requests (sampling, elicitation, roots) and notifications (progress, logging, list
+//! changes, resource updates, task statuses, judged) back to the downstream peer.
 
 use std::borrow::Cow;
 use std::collections::{HashMap, VecDeque};
