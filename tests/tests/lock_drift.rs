@@ -67,7 +67,7 @@ fn key_order_and_whitespace_change_no_digest() {
              "description":"Returns the record with the given id.",   "title":"Look up a record","name":"lookup" }"#,
     )
     .unwrap();
-    let again = LockedServer::pin(ServerSource::Command(vec!["x".into()]), None, &[scrambled.clone()]);
+    let again = LockedServer::pin(ServerSource::Command(vec!["x".into()]), None, std::slice::from_ref(&scrambled));
     assert_eq!(again.tools[0].digests, pinned().tool("lookup").unwrap().digests);
     assert!(drift_of_server(&pinned(), &[scrambled, delete_record()]).is_empty());
     // Fields that are not pinned do not move a digest either.
