@@ -80,14 +80,17 @@ pub(crate) struct TaskBook {
 
 impl TaskBook {
     fn insert(&mut self, id: String, record: TaskRecord) {
+        if let Some(known) = self.records.get_mut(&id) {
+            *known = record;
+            return;
+        }
         while self.order.len() >= TASK_MEMORY {
             if let Some(old) = self.order.pop_front() {
                 self.records.remove(&old);
             }
         }
-        if self.records.insert(id.clone(), record).is_none() {
-            self.order.push_back(id);
-        }
+        self.records.insert(id.clone(), record);
+        self.order.push_back(id);
     }
 }
 
@@ -617,5 +620,35 @@ impl Service<RoleClient> for Relay {
             serde_json::from_value(json!({ "roots": { "listChanged": true }, "sampling": {}, "elicitation": {} }))
                 .unwrap_or_default();
         ClientConfig::new(capabilities, Implementation::new("contract-proxy", env!("CARGO_PKG_VERSION")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Listing, TaskBook, TaskRecord, TASK_MEMORY};
+    use serde_json::json;
+    use std::sync::Arc;
+
+    fn record(tool: &str) -> TaskRecord {
+        TaskRecord { tool: tool.to_owned(), arguments: json!({}), listing: Arc::new(Listing::default()), judged: None }
+    }
+
+    #[test]
+    fn the_task_book_forgets_the_oldest_task_first() {
+        let mut book = TaskBook::default();
+        for n in 0..=TASK_MEMORY {
+            book.insert(format!("t-{n}"), record("report"));
+        }
+        assert_eq!(book.records.len(), TASK_MEMORY);
+        assert!(!book.records.contains_key("t-0"), "the oldest is forgotten");
+        // Control: the second oldest and the newest are still known.
+        assert!(book.records.contains_key("t-1"));
+        assert!(book.records.contains_key(&format!("t-{TASK_MEMORY}")));
+        // A task id seen again keeps its place and is not counted twice.
+        book.insert("t-1".to_owned(), record("report_ok"));
+        assert_eq!(book.order.len(), TASK_MEMORY);
+        assert_eq!(book.order.front().map(String::as_str), Some("t-1"));
+        assert_eq!(book.records["t-1"].tool, "report_ok");
+        assert!(book.records.contains_key("t-2"), "nothing else is forgotten for it");
     }
 }
