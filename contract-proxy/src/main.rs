@@ -4,8 +4,8 @@
 //! HTTP one (`--upstream-url`), and serves MCP downstream over stdio (or `--http ADDR`).
 //! Every request is forwarded both ways; `tools/list` and `tools/call` are enforced:
 //! arguments are checked against each tool's advertised `inputSchema` before the call is
-//! forwarded, results against its `outputSchema` (advertised, or declared from
-//! `--contracts`), and with `--lock` a tool whose listing drifted from its pin is kept
+//! forwarded, results (a task's too) against its `outputSchema` (advertised, or declared
+//! from `--contracts`), and with `--lock` a tool whose listing drifted from its pin is kept
 //! from the client and its calls refused.
 
 mod policy;
@@ -129,6 +129,7 @@ async fn run(cli: Cli) -> Result<ExitCode, String> {
         listing: tokio::sync::RwLock::new(Arc::new(Listing::default())),
         timeout: Duration::from_secs(cli.timeout.max(1)),
         progress: Mutex::new(HashMap::new()),
+        tasks: Mutex::new(proxy::TaskBook::default()),
     });
     let (running, child) = connect(&cli, &source, Arc::clone(&shared)).await?;
     let info = running.peer().peer_info().ok_or("the upstream server gave no initialize result")?;

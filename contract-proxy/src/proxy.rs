@@ -1,11 +1,12 @@
 //! The two halves: [`Proxy`], the server the downstream client talks to, which forwards
-//! every request to the upstream `Peer<RoleClient>` (and enforces `tools/list` and
-//! `tools/call` on the way); and [`Relay`], the client the upstream server talks to,
-//! which forwards the server's requests (sampling, elicitation, roots) and notifications
-//! (progress, logging, list changes, resource updates) back to the downstream peer.
+//! every request to the upstream `Peer<RoleClient>` (and enforces `tools/list`,
+//! `tools/call` and the results of the tasks calls are answered with, on the way); and
+//! [`Relay`], the client the upstream server talks to, which forwards the server's
+//! requests (sampling, elicitation, roots) and notifications (progress, logging, list
+//! changes, resource updates, task statuses, judged) back to the downstream peer.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError, RwLock};
 use std::time::Duration;
 
@@ -14,13 +15,13 @@ use rmcp::model::SetLevelRequestParams;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams, ClientCapabilities, ClientConfig,
     ClientNotification, ClientRequest, ClientResult, CompleteRequestParams, CompleteResult, CustomNotification,
-    CustomRequest, CustomResult, GetExtensions, GetPromptRequestParams, GetPromptResponse, GetSkillRequestParams,
-    GetSkillResult, GetTaskParams, GetTaskResult, Implementation, InitializeRequestParams, InitializeResult,
-    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListSkillsResult, ListToolsResult,
-    NotificationMetaObject, PaginatedRequestParams, ProtocolVersion, ReadResourceDirectoryRequestParams,
-    ReadResourceDirectoryResult, ReadResourceRequestParams, ReadResourceResponse, Request, RequestNoParam,
-    RequestOptionalParam, ServerConfig, ServerNotification, ServerRequest, ServerResult, SubscribeRequestParams,
-    UnsubscribeRequestParams, UpdateTaskParams,
+    CustomRequest, CustomResult, DetailedTask, GetExtensions, GetPromptRequestParams, GetPromptResponse,
+    GetSkillRequestParams, GetSkillResult, GetTaskParams, GetTaskResult, Implementation, InitializeRequestParams,
+    InitializeResult, JsonObject, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+    ListSkillsResult, ListToolsResult, NotificationMetaObject, PaginatedRequestParams, ProtocolVersion,
+    ReadResourceDirectoryRequestParams, ReadResourceDirectoryResult, ReadResourceRequestParams, ReadResourceResponse,
+    Request, RequestNoParam, RequestOptionalParam, ServerConfig, ServerNotification, ServerRequest, ServerResult,
+    SubscribeRequestParams, TaskPayload, UnsubscribeRequestParams, UpdateTaskParams,
 };
 use rmcp::model::{CancelledNotificationParam, ProgressToken};
 use rmcp::service::{
@@ -31,7 +32,8 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use crate::policy::{Gate, Listing, Policy};
+use crate::policy::{error_result, Gate, Listing, Policy};
+use contract_runtime::wire::ErrorCode;
 
 /// What both halves share.
 #[derive(Debug)]
@@ -50,6 +52,46 @@ pub(crate) struct Shared {
     /// The progress token rmcp gave each request in flight upstream, and the one its
     /// client gave it (`None`: the client asked for no progress).
     pub(crate) progress: Mutex<HashMap<ProgressToken, Option<ProgressToken>>>,
+    /// The tasks upstream `tools/call`s were answered with, by task id.
+    pub(crate) tasks: Mutex<TaskBook>,
+}
+
+/// How many tasks the proxy remembers; the oldest is forgotten first, and the result of
+/// a task it no longer knows is withheld.
+const TASK_MEMORY: usize = 16_384;
+
+/// What the proxy knows of a task an upstream `tools/call` was answered with.
+#[derive(Debug)]
+struct TaskRecord {
+    tool: String,
+    arguments: Value,
+    /// The listing the call was judged with: its result is judged with the same.
+    listing: Arc<Listing>,
+    /// The judged result, once the task completed: every poll and notification sends it.
+    judged: Option<JsonObject>,
+}
+
+/// The tasks the proxy has seen created, oldest first.
+#[derive(Debug, Default)]
+pub(crate) struct TaskBook {
+    records: HashMap<String, TaskRecord>,
+    order: VecDeque<String>,
+}
+
+impl TaskBook {
+    fn insert(&mut self, id: String, record: TaskRecord) {
+        if let Some(known) = self.records.get_mut(&id) {
+            *known = record;
+            return;
+        }
+        while self.order.len() >= TASK_MEMORY {
+            if let Some(old) = self.order.pop_front() {
+                self.records.remove(&old);
+            }
+        }
+        self.records.insert(id.clone(), record);
+        self.order.push_back(id);
+    }
 }
 
 /// Forgets a request's progress token when its wait ends, however it ends.
@@ -71,6 +113,42 @@ impl Shared {
 
     fn has_tools(&self) -> bool {
         self.info.get().is_some_and(|info| info.capabilities.tools.is_some())
+    }
+
+    fn tasks(&self) -> std::sync::MutexGuard<'_, TaskBook> {
+        self.tasks.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Judges a completed task's result (from `tasks/get` or `notifications/tasks`) as
+    /// the tool's direct result would be. A task the proxy did not see created has its
+    /// result withheld: which tool's contract it must keep is unknown.
+    fn judge_task(&self, task: &mut DetailedTask) {
+        let TaskPayload::Completed { result } = &mut task.payload else { return };
+        let id = task.task.task_id.clone();
+        let known = self.tasks().records.get(&id).map(|record| {
+            (record.tool.clone(), record.arguments.clone(), Arc::clone(&record.listing), record.judged.clone())
+        });
+        let judged = match known {
+            None => {
+                tracing::info!(task = %id, "task result withheld: its tools/call was not seen");
+                let message = format!(
+                    "the result of task `{id}` is withheld: the proxy did not see the tools/call that created it \
+                     (or has forgotten it), so it cannot tell which tool's contract the result must keep"
+                );
+                as_object(error_result(ErrorCode::OutputContractViolation.as_str(), &message, &[], None))
+            }
+            Some((_, _, _, Some(judged))) => judged,
+            Some((tool, arguments, listing, None)) => {
+                let raw = Value::Object(std::mem::take(result));
+                let judged = as_object(self.policy.judge(&listing, &tool, &arguments, raw));
+                match self.tasks().records.get_mut(&id) {
+                    // The first judged form wins, so every poll sees the same result.
+                    Some(record) => record.judged.get_or_insert(judged).clone(),
+                    None => judged,
+                }
+            }
+        };
+        *result = judged;
     }
 
     /// Sends `request` upstream and waits for its answer, within the timeout and until
@@ -174,6 +252,14 @@ fn upstream_error(method: &str, err: ServiceError) -> ErrorData {
             None,
         ),
         other => ErrorData::internal_error(format!("forwarding {method} to the upstream server failed: {other}"), None),
+    }
+}
+
+/// A JSON object; anything else as an empty one.
+fn as_object(value: Value) -> JsonObject {
+    match value {
+        Value::Object(object) => object,
+        _ => JsonObject::new(),
     }
 }
 
@@ -351,10 +437,23 @@ impl ServerHandler for Proxy {
             tracing::info!(tool = %name, "call refused before forwarding");
             return convert::<CallToolResult>(&result, "tools/call").map(CallToolResponse::Complete);
         }
+        let mut context = context;
+        if context.meta.client_capabilities().is_none() {
+            // A client that declared tasks at `initialize` declares them to the upstream
+            // on the call itself: the proxy's own session with the upstream declares none.
+            if let Some(capabilities) = context.client_capabilities().filter(ClientCapabilities::supports_tasks) {
+                context.meta.set_client_capabilities(capabilities);
+            }
+        }
         let request = ClientRequest::CallToolRequest(Request::new(request));
         match self.0.forward(request, Some(&context)).await? {
             ServerResult::InputRequiredResult(result) => Ok(CallToolResponse::InputRequired(result)),
-            ServerResult::CreateTaskResult(result) => Ok(CallToolResponse::Task(result)),
+            ServerResult::CreateTaskResult(result) => {
+                // Its result is judged when `tasks/get` or `notifications/tasks` brings it.
+                let record = TaskRecord { tool: name, arguments, listing, judged: None };
+                self.0.tasks().insert(result.task.task_id.clone(), record);
+                Ok(CallToolResponse::Task(result))
+            }
             other => {
                 let result: Value = convert(&other, "tools/call")?;
                 let judged = self.0.policy.judge(&listing, &name, &arguments, result);
@@ -368,6 +467,17 @@ impl ServerHandler for Proxy {
         request: CustomRequest,
         context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, ErrorData> {
+        if request.method == "tasks/result" {
+            // The 2025-11-25 tasks protocol, which rmcp does not speak: no task of it is
+            // created through the proxy (rmcp drops a call's `task` parameter), so a
+            // result it returns would belong to no call the proxy judged.
+            return Err(ErrorData::new(
+                rmcp::model::ErrorCode::METHOD_NOT_FOUND,
+                "tasks/result is not served through contract-proxy: no task of the 2025-11-25 tasks protocol \
+                 is created through it, so the result could not be judged; use tasks/get",
+                None,
+            ));
+        }
         self.0.relay(ClientRequest::CustomRequest(request), &context).await
     }
 
@@ -376,7 +486,10 @@ impl ServerHandler for Proxy {
         request: GetTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, ErrorData> {
-        self.0.relay(ClientRequest::GetTaskRequest(Request::new(request)), &context).await
+        let mut result: GetTaskResult =
+            self.0.relay(ClientRequest::GetTaskRequest(Request::new(request)), &context).await?;
+        self.0.judge_task(&mut result.task);
+        Ok(result)
     }
 
     async fn update_task(
@@ -472,6 +585,9 @@ impl Service<RoleClient> for Relay {
                 tracing::warn!(error = %err.message, "re-listing the upstream's tools after list_changed failed");
             }
         }
+        if let ServerNotification::TaskStatusNotification(status) = &mut notification {
+            self.0.judge_task(&mut status.params.task);
+        }
         if let ServerNotification::ProgressNotification(progress) = &mut notification {
             let mapped = self
                 .0
@@ -504,5 +620,35 @@ impl Service<RoleClient> for Relay {
             serde_json::from_value(json!({ "roots": { "listChanged": true }, "sampling": {}, "elicitation": {} }))
                 .unwrap_or_default();
         ClientConfig::new(capabilities, Implementation::new("contract-proxy", env!("CARGO_PKG_VERSION")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Listing, TaskBook, TaskRecord, TASK_MEMORY};
+    use serde_json::json;
+    use std::sync::Arc;
+
+    fn record(tool: &str) -> TaskRecord {
+        TaskRecord { tool: tool.to_owned(), arguments: json!({}), listing: Arc::new(Listing::default()), judged: None }
+    }
+
+    #[test]
+    fn the_task_book_forgets_the_oldest_task_first() {
+        let mut book = TaskBook::default();
+        for n in 0..=TASK_MEMORY {
+            book.insert(format!("t-{n}"), record("report"));
+        }
+        assert_eq!(book.records.len(), TASK_MEMORY);
+        assert!(!book.records.contains_key("t-0"), "the oldest is forgotten");
+        // Control: the second oldest and the newest are still known.
+        assert!(book.records.contains_key("t-1"));
+        assert!(book.records.contains_key(&format!("t-{TASK_MEMORY}")));
+        // A task id seen again keeps its place and is not counted twice.
+        book.insert("t-1".to_owned(), record("report_ok"));
+        assert_eq!(book.order.len(), TASK_MEMORY);
+        assert_eq!(book.order.front().map(String::as_str), Some("t-1"));
+        assert_eq!(book.records["t-1"].tool, "report_ok");
+        assert!(book.records.contains_key("t-2"), "nothing else is forgotten for it");
     }
 }

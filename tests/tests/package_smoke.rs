@@ -169,23 +169,26 @@ fn packaged_crates_serve_a_user_workspace() {
     assert_eq!(review["ok"], false);
 }
 
-/// `cargo install` of the packed contract-audit gives a working binary.
+/// `cargo install` of the packed contract-audit and contract-proxy gives working binaries.
 ///
-/// contract-derive, contract-runtime, contract-tools and contract-audit are packed as
-/// crates.io would receive them; the unpacked contract-audit is installed with `cargo
-/// install --path` into a fresh root, resolved by the lock file it ships (`--locked`) and
-/// offline, with the packed contract-runtime, contract-derive and contract-tools patched
-/// in for the crates.io versions it names (`--config patch.crates-io…` on the command line). It
-/// builds with the dev profile (`--debug`) in the smoke's target directory, so a rerun
-/// rebuilds only what changed. The installed binary prints its help and audits the demo
-/// server: clean, and with its deliberately broken tool, reported with exit status 1.
+/// contract-derive, contract-runtime, contract-tools, contract-audit and contract-proxy
+/// are packed as crates.io would receive them (one `cargo package` for all); the unpacked
+/// contract-audit and contract-proxy are installed with `cargo install --path` into a
+/// fresh root, each resolved by the lock file it ships (`--locked`) and offline, with the
+/// packed contract-runtime, contract-derive and contract-tools patched in for the
+/// crates.io versions they name (`--config patch.crates-io…` on the command line). They
+/// build with the dev profile (`--debug`) in the smoke's target directory, so a rerun
+/// rebuilds only what changed. The installed contract-audit prints its help and audits
+/// the demo server: clean, and with its deliberately broken tool, reported with exit
+/// status 1. The installed contract-proxy prints its help and, in front of the demo
+/// server, answers `initialize` as the server and passes a valid call unchanged.
 #[test]
 fn packaged_contract_audit_installs_and_audits() {
     let own = smoke::smoke_dir().join("contract-audit");
     let crates = smoke::pack(
         &own.join("crates"),
         &smoke::smoke_dir().join("target"),
-        &["contract-derive", "contract-runtime", "contract-tools", "contract-audit"],
+        &["contract-derive", "contract-runtime", "contract-tools", "contract-audit", "contract-proxy"],
     );
     let folder = |name: &str| &crates.iter().find(|(package, _)| package == name).expect("packed").1;
     // crates.io shows the crate's README.
@@ -195,23 +198,27 @@ fn packaged_contract_audit_installs_and_audits() {
     assert!(readme.contains("cargo install contract-audit"), "{readme}");
     let root = own.join("root");
     let _ = std::fs::remove_dir_all(&root);
-    let mut install = smoke::cargo();
-    install
-        .current_dir(&own)
-        .env("CARGO_INCREMENTAL", "0")
-        .args(["install", "--quiet", "--locked", "--offline", "--debug", "--path"])
-        .arg(folder("contract-audit"))
-        .arg("--root")
-        .arg(&root)
-        .arg("--target-dir")
-        .arg(smoke::smoke_dir().join("target"));
-    for package in ["contract-derive", "contract-runtime", "contract-tools"] {
-        let path = folder(package).to_str().expect("a UTF-8 path");
-        install.arg("--config").arg(format!("patch.crates-io.{package}.path={path:?}"));
-    }
-    ok(install, "cargo install --path contract-audit");
-    let exe = root.join("bin").join(format!("contract-audit{}", std::env::consts::EXE_SUFFIX));
-    assert!(exe.is_file(), "cargo install put no binary at {}", exe.display());
+    let install = |name: &str| {
+        let mut install = smoke::cargo();
+        install
+            .current_dir(&own)
+            .env("CARGO_INCREMENTAL", "0")
+            .args(["install", "--quiet", "--locked", "--offline", "--debug", "--path"])
+            .arg(folder(name))
+            .arg("--root")
+            .arg(&root)
+            .arg("--target-dir")
+            .arg(smoke::smoke_dir().join("target"));
+        for package in ["contract-derive", "contract-runtime", "contract-tools"] {
+            let path = folder(package).to_str().expect("a UTF-8 path");
+            install.arg("--config").arg(format!("patch.crates-io.{package}.path={path:?}"));
+        }
+        ok(install, &format!("cargo install --path {name}"));
+        let exe = root.join("bin").join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
+        assert!(exe.is_file(), "cargo install put no binary at {}", exe.display());
+        exe
+    };
+    let exe = install("contract-audit");
 
     let mut help = std::process::Command::new(&exe);
     help.arg("--help");
@@ -246,6 +253,27 @@ fn packaged_contract_audit_installs_and_audits() {
     assert_eq!(row("broken_fleet_status")[3..], ["declared-error", "error:call-server-reported-violation"]);
     assert_eq!(row("fleet_status")[3..], ["valid", "ok"]);
     assert!(broken.stdout.contains("error broken_fleet_status: call-server-reported-violation"), "{}", broken.stdout);
+
+    // contract-proxy, from the same packed crates.
+    let manifest = std::fs::read_to_string(folder("contract-proxy").join("Cargo.toml")).expect("a packed manifest");
+    assert!(manifest.contains("readme = \"README.md\""), "{manifest}");
+    let proxy = install("contract-proxy");
+    let mut help = std::process::Command::new(&proxy);
+    help.arg("--help");
+    let help = ok(help, "contract-proxy --help");
+    let help = String::from_utf8_lossy(&help.stdout);
+    assert!(help.contains("Usage: contract-proxy [OPTIONS]"), "{help}");
+    assert!(help.contains("output_contract_violation"), "--help names the refusal codes: {help}");
+    // One call through the proxy, compared with the same call made directly.
+    let call = |exe: &std::path::Path, args: &[&str]| {
+        let mut session = Session::start(exe, args, "2025-11-25");
+        session.request(2, "tools/call", json!({ "name": "fleet_status", "arguments": {} }))
+    };
+    let proxied = call(&proxy, &["--", server]);
+    let direct = call(bins::qe_server(), &[]);
+    assert_eq!(proxied["result"]["isError"], false, "{proxied}");
+    assert!(proxied["result"]["structuredContent"]["agents"].is_array(), "{proxied}");
+    assert_eq!(proxied["result"], direct["result"], "a valid result passes unchanged");
 }
 
 /// The packed contract-tools checks a user's whole tool list: with `main_with` and the

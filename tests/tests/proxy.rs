@@ -130,10 +130,15 @@ impl Session {
 
     /// Starts the proxy and completes `initialize`; returns the initialize result.
     fn initialized(argv: &[String]) -> (Self, Value) {
+        Self::initialized_as(argv, "2025-06-18", json!({}))
+    }
+
+    /// Starts the proxy and completes `initialize` on `version` with `capabilities`.
+    fn initialized_as(argv: &[String], version: &str, capabilities: Value) -> (Self, Value) {
         let mut session = Self::start(argv);
         let init = session.request(
             "initialize",
-            json!({ "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": { "name": "raw", "version": "0" } }),
+            json!({ "protocolVersion": version, "capabilities": capabilities, "clientInfo": { "name": "raw", "version": "0" } }),
         );
         session.send_line(&json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }).to_string());
         (session, init)
@@ -529,6 +534,215 @@ fn a_contract_declared_from_a_folder_is_advertised_and_enforced() {
     // Control for the lift: without --lift-text the same answer lacks structuredContent.
     let (mut s, _) = Session::initialized(&proxied(&options[..6], &interop("fixture_server.mjs"), &[&tools]));
     assert_eq!(error_of(&s.call("weather_text", json!({})))["code"], "output_contract_violation");
+}
+
+// ------------------------------------------------------------------ tasks
+
+const TASKS: &str = "io.modelcontextprotocol/tasks";
+
+/// `report` drops the required `status`, `report_ok` is its clean sibling, and `weather`
+/// (no outputSchema; the contract of `tests/fixtures/dynamic`) drops `celsius`.
+fn task_tools(dir: &Path) -> PathBuf {
+    let input = json!({ "type": "object" });
+    tools_file(
+        dir,
+        "tasks.json",
+        &json!([
+            { "tool": { "name": "report", "inputSchema": input, "outputSchema": object_schema(&["count", "status"]) },
+              "answer": answer(&json!({ "count": 3 })) },
+            { "tool": { "name": "report_ok", "inputSchema": input, "outputSchema": object_schema(&["count", "status"]) },
+              "answer": answer(&json!({ "count": 3, "status": "ok" })) },
+            { "tool": { "name": "weather", "inputSchema": input }, "answer": answer(&json!({ "city": "Oslo" })) }
+        ]),
+    )
+}
+
+/// Calls `tool` as a task, polls it twice, and returns (the first poll, the second).
+fn call_as_task(s: &mut Session, tool: &str) -> (Value, Value) {
+    let handle = s.call(tool, json!({}));
+    assert_eq!(handle["resultType"], "task", "{tool} is answered with a task: {handle:#}");
+    let id = handle["taskId"].clone();
+    let first = s.request("tasks/get", json!({ "taskId": id }));
+    let second = s.request("tasks/get", json!({ "taskId": id }));
+    (first, second)
+}
+
+#[test]
+fn a_task_result_is_judged_like_a_direct_result() {
+    let dir = scratch("tasks");
+    let tools = task_tools(&dir);
+    let server = interop("proxy/task_server.mjs");
+    let contracts = bins::root().join("tests/fixtures/dynamic");
+    let argv = proxied(&["--contracts", contracts.to_str().unwrap()], &server, &[&tools]);
+    let caps = json!({ "extensions": { TASKS: {} } });
+    let (mut s, init) = Session::initialized_as(&argv, "2025-11-25", caps.clone());
+    assert!(init["capabilities"]["extensions"][TASKS].is_object(), "the upstream's tasks extension: {init:#}");
+
+    let (working, done) = call_as_task(&mut s, "report");
+    assert_eq!(working["status"], "working", "{working:#}");
+    assert_eq!(done["status"], "completed", "{done:#}");
+    let error = error_of(&done["result"]);
+    assert_eq!(error["code"], "output_contract_violation", "{done:#}");
+    assert!(error["message"].as_str().unwrap().contains("status"), "names the missing field: {done:#}");
+    assert!(done["result"].get("structuredContent").is_none(), "{done:#}");
+    // The completed task's notification carries the same judged result.
+    let note = s.wait_notification("notifications/tasks");
+    assert_eq!(note["params"]["taskId"], done["taskId"], "{note:#}");
+    assert_eq!(note["params"]["result"], done["result"], "{note:#}");
+    // Every later poll sees the same.
+    let again = s.request("tasks/get", json!({ "taskId": done["taskId"] }));
+    assert_eq!(again["result"], done["result"]);
+
+    // Control: the clean sibling's task result passes unchanged.
+    let (_, ok) = call_as_task(&mut s, "report_ok");
+    assert_eq!(ok["result"], answer(&json!({ "count": 3, "status": "ok" })), "{ok:#}");
+    let note = s.wait_notification("notifications/tasks");
+    assert_eq!(note["params"]["result"], ok["result"], "{note:#}");
+
+    // A declared contract judges its task's result too, with the contract's identity.
+    let listed = s.listed();
+    let weather = listed.iter().find(|t| t["name"] == "weather").expect("weather is listed");
+    let (_, refused) = call_as_task(&mut s, "weather");
+    assert_eq!(error_of(&refused["result"])["code"], "output_contract_violation", "{refused:#}");
+    assert_eq!(contract_id(&refused["result"]), contract_id(weather), "{refused:#}");
+
+    // A task the proxy did not see created has its result withheld.
+    let unseen = s.request("tasks/get", json!({ "taskId": "t-preexisting" }));
+    let error = error_of(&unseen["result"]);
+    assert_eq!(error["code"], "output_contract_violation", "{unseen:#}");
+    assert!(error["message"].as_str().unwrap().contains("withheld"), "{unseen:#}");
+    // `tasks/result` (the 2025-11-25 tasks protocol) is not forwarded: its answer would be unjudged.
+    let old = s.exchange("tasks/result", json!({ "taskId": "t-preexisting" }));
+    assert_eq!(old["error"]["code"], -32601, "{old:#}");
+    assert!(old["error"]["message"].as_str().unwrap().contains("tasks/result"), "{old:#}");
+
+    // A client that declares no tasks is answered completely, and judged the same.
+    let (mut plain, _) = Session::initialized_as(&argv, "2025-11-25", json!({}));
+    let direct = plain.call("report", json!({}));
+    assert_eq!(error_of(&direct)["code"], "output_contract_violation", "{direct:#}");
+    assert_eq!(plain.call("report_ok", json!({}))["structuredContent"]["status"], "ok");
+
+    // Control for the oracle: without the proxy, the fixture's task result is the broken one.
+    let mut raw = Session::start(&upstream(&server, &[&tools]));
+    raw.request("initialize", json!({ "protocolVersion": "2025-11-25", "capabilities": caps, "clientInfo": { "name": "raw", "version": "0" } }));
+    let meta = json!({ "io.modelcontextprotocol/clientCapabilities": { "extensions": { TASKS: {} } } });
+    let handle = raw.request("tools/call", json!({ "name": "report", "arguments": {}, "_meta": meta }));
+    raw.request("tasks/get", json!({ "taskId": handle["taskId"] }));
+    let broken = raw.request("tasks/get", json!({ "taskId": handle["taskId"] }));
+    assert_eq!(broken["result"]["structuredContent"], json!({ "count": 3 }), "{broken:#}");
+    let old = raw.request("tasks/result", json!({ "taskId": "t-preexisting" }));
+    assert_eq!(old["structuredContent"], json!({ "count": 3 }), "the fixture serves tasks/result: {old:#}");
+}
+
+// ------------------------------------------------------------------ the Python SDK
+
+fn python() -> PathBuf {
+    bins::server_everything(); // installs the pinned SDKs, the Python one in .venv
+    interop(".venv/bin/python")
+}
+
+/// Runs `tests/interop/proxy/py_client.py` (the Python SDK's `Client`) and parses its summary.
+fn py_client(calls: &Path, target: &[String]) -> Value {
+    let out =
+        bins::run_to_end(Command::new(python()).arg(interop("proxy/py_client.py")).arg(calls).args(target), DEADLINE);
+    assert!(out.status.success(), "py_client.py failed:\n{}\n{}", out.stdout, out.stderr);
+    serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("JSON ({e}):\n{}\n{}", out.stdout, out.stderr))
+}
+
+/// The proxy serving streamable HTTP on a free port, killed on drop.
+struct HttpProxy {
+    child: Child,
+    url: String,
+}
+
+impl HttpProxy {
+    fn start(argv: &[String]) -> Self {
+        let mut child = Command::new(&argv[0])
+            .args(&argv[1..])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn the proxy");
+        let stderr = child.stderr.take().unwrap();
+        let (tx, rx) = mpsc::channel();
+        // Drained for the proxy's life, so it never blocks on a full pipe.
+        thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if let Some(url) = line.strip_prefix("contract-proxy: serving MCP on ") {
+                    let _ = tx.send(url.to_owned());
+                }
+            }
+        });
+        let url = rx.recv_timeout(DEADLINE).expect("the proxy announces its address");
+        Self { child, url }
+    }
+}
+
+impl Drop for HttpProxy {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn the_python_sdk_on_both_sides_sees_the_refusals_and_the_controls() {
+    let dir = scratch("python");
+    let calls = tools_file(
+        &dir,
+        "calls.json",
+        &json!([
+            { "name": "report", "arguments": { "q": "x" } },
+            { "name": "report_ok", "arguments": { "q": "x" } },
+            { "name": "weather", "arguments": { "q": "x" } },
+            { "name": "weather_ok", "arguments": { "q": "x" } },
+            { "name": "report_ok", "arguments": { "q": 7 } }
+        ]),
+    );
+    let server = vec![python().display().to_string(), interop("proxy/py_server.py").display().to_string()];
+    let contracts = bins::root().join("tests/fixtures/dynamic");
+    let mut argv = vec![bins::contract_proxy().display().to_string()];
+    argv.extend(["--contracts", contracts.to_str().unwrap(), "--bind", "weather_ok=weather"].map(str::to_owned));
+    let stdio = [argv.clone(), vec!["--".to_owned()], server.clone()].concat();
+    let http = HttpProxy::start(
+        &[argv, vec!["--http".to_owned(), "127.0.0.1:0".to_owned(), "--".to_owned()], server.clone()].concat(),
+    );
+
+    let through_stdio = py_client(&calls, &[vec!["stdio".to_owned()], stdio].concat());
+    let through_http = py_client(&calls, &["http".to_owned(), http.url.clone()]);
+    for out in [&through_stdio, &through_http] {
+        let weather = out["tools"].as_array().unwrap().iter().find(|t| t["name"] == "weather").unwrap();
+        assert_eq!(weather["outputSchema"]["required"], json!(["city", "celsius"]), "the declared contract: {out:#}");
+        let calls = out["calls"].as_array().unwrap();
+        assert!(calls.iter().all(|c| c["threw"].is_null()), "the SDK accepts every answer: {out:#}");
+        let result = |i: usize| &calls[i]["result"];
+        // The handler that drops `status`, refused.
+        let error = error_of(result(0));
+        assert_eq!(error["code"], "output_contract_violation", "{out:#}");
+        assert!(error["message"].as_str().unwrap().contains("status"), "{out:#}");
+        assert!(result(0).get("structuredContent").is_none(), "{out:#}");
+        // Control: its clean sibling passes.
+        assert_eq!(result(1)["structuredContent"], json!({ "count": 3, "status": "ok" }), "{out:#}");
+        assert_eq!(result(1)["isError"], false, "{out:#}");
+        // The tool with no outputSchema, judged by its declared contract.
+        let error = error_of(result(2));
+        assert_eq!(error["code"], "output_contract_violation", "{out:#}");
+        assert!(error["violations"][0]["message"].as_str().unwrap().contains("celsius"), "{out:#}");
+        assert_eq!(contract_id(result(2)), contract_id(weather), "{out:#}");
+        // Control: the valid answer under the same contract passes, with its identity.
+        assert_eq!(result(3)["structuredContent"], json!({ "city": "Oslo", "celsius": 4.5 }), "{out:#}");
+        assert_eq!(contract_id(result(3)), contract_id(weather), "{out:#}");
+        // Arguments refused before the call.
+        assert_eq!(error_of(result(4))["code"], "invalid_arguments", "{out:#}");
+    }
+
+    // Control for the oracle: directly, the SDK client itself rejects `report`'s result,
+    // and `weather`'s broken answer (no schema of its own) reaches it whole.
+    let direct = py_client(&calls, &[vec!["stdio".to_owned()], server].concat());
+    let calls = direct["calls"].as_array().unwrap();
+    assert!(calls[0]["threw"].as_str().is_some_and(|t| t.contains("status")), "{direct:#}");
+    assert_eq!(calls[2]["result"]["structuredContent"], json!({ "city": "Oslo" }), "{direct:#}");
 }
 
 // ------------------------------------------------------------------ the tools lock
