@@ -29,7 +29,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use contract_runtime::client::lock::{DriftChange, Lock, LockPolicy, ServerSource, ToolDrift};
+use contract_runtime::client::lock::{DriftChange, Lock, LockPolicy, LockedServer, ServerSource, ToolDrift};
 use contract_runtime::client::rmcp::{CatalogWatch, Harness};
 use contract_runtime::client::{CallOutcome, Catalog, ContractFailure, FailureKind, RefreshReport};
 use rmcp::service::{RoleClient, RunningService};
@@ -149,7 +149,9 @@ impl Log {
         let complete = text.rfind('\n').map_or("", |end| &text[..=end]);
         complete
             .lines()
-            .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("a log line that is not JSON ({e}): {line}")))
+            .map(|line| {
+                serde_json::from_str(line).unwrap_or_else(|e| panic!("a log line that is not JSON ({e}): {line}"))
+            })
             .collect()
     }
 
@@ -334,12 +336,51 @@ async fn after_change(harness: &Harness, log: &Log, mode: Mode, held: Option<&st
     assert_eq!(log.calls(), sent, "{at}: the calls that reached the server");
 }
 
-/// The harness pins on first use (`policy` judges later listings), calls `lookup` twice
-/// (the server switches on the second call and notifies), lists again when told, and
-/// holds the server to the pin.
-fn harness_rug_pull(sdk: Sdk, transport: Transport, mode: Mode, any_change: bool) {
-    let at = format!("harness, {sdk:?} over {transport:?}, --mode {}{}", mode.arg(), if any_change { ", any change" } else { "" });
+/// The harness pins on first use (the default policy, or `LockPolicy::any_change()`,
+/// judges later listings), calls `lookup` twice (a server started with `--after 2`
+/// switches on the second call and notifies), lists again when told, and holds the server
+/// to the pin. Returns the pin.
+async fn first_use(
+    link: Link,
+    watch: &CatalogWatch,
+    log: &Log,
+    mode: Mode,
+    any_change: bool,
+    at: &str,
+) -> LockedServer {
     let policy = if any_change { LockPolicy::any_change() } else { LockPolicy::default() };
+    let harness = Harness::with_catalog(link.client.peer().clone(), watch, Catalog::with_policy(policy));
+    let sent = log.calls();
+
+    // Before the switch: the first listing is pinned, both calls answer as pinned.
+    for n in 1..=2 {
+        let id = format!("r{n}");
+        assert_validated(&call(&harness, "lookup", json!({"id": id})).await, &json!({"id": id, "score": 0.5}), at);
+    }
+    let pinned = harness.catalog().pinned().cloned().expect("pinned on first use");
+    let names: Vec<&str> = pinned.tools.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, ["delete_record", "lookup"], "{at}");
+    assert_eq!(log.calls()[sent.len()..], ["lookup", "lookup"], "{at}");
+    let generation = harness.catalog().generation();
+
+    let report = if mode.changes() {
+        refreshed_after(&harness, generation, at).await
+    } else {
+        // The control never says its tools changed: nothing marks the catalog stale.
+        tokio::time::sleep(QUIET).await;
+        assert!(harness.ensure_fresh().await.expect("tools/list").is_none(), "{at}: a change was announced");
+        harness.refresh().await.expect("tools/list")
+    };
+    assert!(!report.pinned, "{at}: the pin is kept");
+    after_change(&harness, log, mode, held_back(mode, any_change), &report, at).await;
+    link.client.cancel().await.expect("close");
+    pinned
+}
+
+/// `first_use` on a server of its own.
+fn harness_rug_pull(sdk: Sdk, transport: Transport, mode: Mode, any_change: bool) {
+    let policy = if any_change { ", any change" } else { "" };
+    let at = format!("harness, {sdk:?} over {transport:?}, --mode {}{policy}", mode.arg());
     let dir = scratch(&format!("harness-{sdk:?}-{transport:?}-{}-{any_change}", mode.arg()));
     let log = Log { path: dir.join("events.jsonl") };
     let mut cmd = command(sdk, mode, 2, &log.path);
@@ -355,41 +396,28 @@ fn harness_rug_pull(sdk: Sdk, transport: Transport, mode: Mode, any_change: bool
                 (Some(server), link)
             }
         };
-        let harness = Harness::with_catalog(link.client.peer().clone(), &watch, Catalog::with_policy(policy));
-
-        // Before the switch: the first listing is pinned, both calls answer as pinned.
-        for n in 1..=2 {
-            let id = format!("r{n}");
-            assert_validated(&call(&harness, "lookup", json!({"id": id})).await, &json!({"id": id, "score": 0.5}), &at);
-        }
-        let pinned: Vec<String> = harness.catalog().pinned().expect("pinned").tools.iter().map(|t| t.name.clone()).collect();
-        assert_eq!(pinned, ["delete_record", "lookup"], "{at}");
-        assert_eq!(log.calls(), ["lookup", "lookup"], "{at}");
-        let generation = harness.catalog().generation();
-
-        let report = if mode.changes() {
-            refreshed_after(&harness, generation, &at).await
-        } else {
-            // The control never says its tools changed: nothing marks the catalog stale.
-            tokio::time::sleep(QUIET).await;
-            assert!(harness.ensure_fresh().await.expect("tools/list").is_none(), "{at}: a change was announced");
-            harness.refresh().await.expect("tools/list")
-        };
-        assert!(!report.pinned, "{at}: the pin is kept");
-        after_change(&harness, &log, mode, held_back(mode, any_change), &report, &at).await;
-        link.client.cancel().await.expect("close");
+        first_use(link, &watch, &log, mode, any_change, &at).await;
     });
     let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The harness given `file` (written by `contract-audit pin`) up front, on a server that
 /// starts in the changed listing: the lock judges the very first listing.
-async fn lock_up_front(link: Link, watch: &CatalogWatch, file: &Path, source: &ServerSource, log: &Log, mode: Mode, at: &str) {
+async fn lock_up_front(
+    link: Link,
+    watch: &CatalogWatch,
+    file: &Path,
+    source: &ServerSource,
+    log: &Log,
+    mode: Mode,
+    at: &str,
+) {
     let lock = Lock::read(file).unwrap_or_else(|e| panic!("{at}: the lock reads back: {e}"));
     let pinned = lock.server(source).cloned().unwrap_or_else(|| panic!("{at}: no entry for {source}"));
     let names: Vec<&str> = pinned.tools.iter().map(|t| t.name.as_str()).collect();
     assert_eq!(names, ["delete_record", "lookup"], "{at}: the baseline was pinned");
-    let harness = Harness::with_catalog(link.client.peer().clone(), watch, Catalog::with_lock(pinned, LockPolicy::default()));
+    let harness =
+        Harness::with_catalog(link.client.peer().clone(), watch, Catalog::with_lock(pinned, LockPolicy::default()));
     let report = harness.ensure_fresh().await.expect("tools/list").expect("a first listing");
     assert!(!report.pinned, "{at}: a given lock is not replaced by the listing");
     after_change(&harness, log, mode, held_back(mode, false), &report, at).await;
@@ -418,7 +446,8 @@ fn audit(args: &[&str], command: Option<&[String]>, start_changed: bool) -> (i32
 
 /// The `--locked --format json` report of `mode`'s changed server against the baseline pin.
 fn check_report(sdk: Sdk, mode: Mode, source: &ServerSource, code: i32, out: &str, err: &str, at: &str) {
-    let report: Value = serde_json::from_str(out).unwrap_or_else(|e| panic!("{at}: a JSON report ({e}):\n{out}\n{err}"));
+    let report: Value =
+        serde_json::from_str(out).unwrap_or_else(|e| panic!("{at}: a JSON report ({e}):\n{out}\n{err}"));
     let text = |v: &Value| v.as_str().unwrap_or_else(|| panic!("{at}: not a string: {v}")).to_owned();
     let rows: Vec<Change> = report["drift"]
         .as_array()
@@ -426,7 +455,14 @@ fn check_report(sdk: Sdk, mode: Mode, source: &ServerSource, code: i32, out: &st
         .iter()
         .flat_map(|d| {
             d["changes"].as_array().expect("changes").iter().map(move |c| {
-                (text(&d["tool"]), text(&d["status"]), text(&c["area"]), text(&c["kind"]), text(&c["verdict"]), text(&c["pointer"]))
+                (
+                    text(&d["tool"]),
+                    text(&d["status"]),
+                    text(&c["area"]),
+                    text(&c["kind"]),
+                    text(&c["verdict"]),
+                    text(&c["pointer"]),
+                )
             })
         })
         .collect();
@@ -465,63 +501,90 @@ fn check_report(sdk: Sdk, mode: Mode, source: &ServerSource, code: i32, out: &st
     if mode == Mode::Description {
         let change = &report["drift"][0]["changes"][0];
         assert_eq!(change["old_text"], "Returns the record with the given id.", "{at}");
-        assert_eq!(change["new_text"], format!("Returns the record with the given id.{}", rugpull::INSTRUCTION), "{at}");
-        assert_eq!(change["word_diff"], format!("Returns the record with the given id.{{+{}+}}", rugpull::INSTRUCTION), "{at}");
+        assert_eq!(
+            change["new_text"],
+            format!("Returns the record with the given id.{}", rugpull::INSTRUCTION),
+            "{at}"
+        );
+        assert_eq!(
+            change["word_diff"],
+            format!("Returns the record with the given id.{{+{}+}}", rugpull::INSTRUCTION),
+            "{at}"
+        );
         assert_eq!(change["signals"], json!(["imperative: before calling any other tool"]), "{at}: {change}");
     }
 }
 
-/// Pins the server as it starts, starts it again changed under the same command line (or
-/// on the same port), and runs `contract-audit --locked`; then gives the lock to the
-/// harness up front against the changed server.
-fn audit_rug_pull(sdk: Sdk, transport: Transport, mode: Mode) {
-    let at = format!("contract-audit --locked, {sdk:?} over {transport:?}, --mode {}", mode.arg());
-    let dir = scratch(&format!("audit-{sdk:?}-{transport:?}-{}", mode.arg()));
+/// Over stdio: pins the server as it starts, starts it again changed under the same
+/// command line, and runs `contract-audit --locked`; then gives the lock to the harness
+/// up front against the changed server (a process of its own).
+fn audit_over_stdio(sdk: Sdk, mode: Mode) {
+    let at = format!("contract-audit --locked, {sdk:?} over stdio, --mode {}", mode.arg());
+    let dir = scratch(&format!("audit-{sdk:?}-stdio-{}", mode.arg()));
     let file = dir.join("tools.lock.json");
     let lock = file.to_str().expect("a UTF-8 path").to_owned();
     let log = Log { path: dir.join("events.jsonl") };
-    let mut cmd = command(sdk, mode, 1, &log.path);
-    let locked = ["--locked", lock.as_str(), "--format", "json"];
-    match transport {
-        Transport::Stdio => {
-            let line = argv(&cmd);
-            let (code, out, err) = audit(&["pin", "--lock", &lock], Some(&line), false);
-            assert_eq!(code, 0, "{at}: pin\n{out}\n{err}");
-            let (code, out, err) = audit(&locked, Some(&line), true);
-            let source = ServerSource::Command(line.clone());
-            check_report(sdk, mode, &source, code, &out, &err, &at);
-            assert_eq!(log.calls(), Vec::<String>::new(), "{at}: contract-audit lists, it does not call");
-            let changed = changed(command(sdk, mode, 1, &log.path));
-            assert_eq!(argv(&changed), line, "the same command line");
-            runtime().block_on(async {
-                let watch = CatalogWatch::new("contract-tests", "0");
-                let link = over_stdio(changed, &watch).await;
-                lock_up_front(link, &watch, &file, &source, &log, mode, &format!("{at}, then the harness")).await;
-            });
-        }
-        Transport::Http => {
-            let baseline = HttpServer::spawn(cmd.args(["--http", "127.0.0.1:0"]), rugpull::ANNOUNCE);
-            let url = baseline.url();
-            let (code, out, err) = audit(&["pin", "--lock", &lock, &url], None, false);
-            assert_eq!(code, 0, "{at}: pin\n{out}\n{err}");
-            drop(baseline);
-            let mut changed = changed(command(sdk, mode, 1, &log.path));
-            let server = HttpServer::spawn(changed.args(["--http", &url_authority(&url)]), rugpull::ANNOUNCE);
-            assert_eq!(server.url(), url, "{at}: the same port");
-            let mut args = locked.to_vec();
-            args.push(&url);
-            let (code, out, err) = audit(&args, None, false);
-            let source = ServerSource::Url(url.clone());
-            check_report(sdk, mode, &source, code, &out, &err, &at);
-            assert_eq!(log.calls(), Vec::<String>::new(), "{at}: contract-audit lists, it does not call");
-            runtime().block_on(async {
-                let watch = CatalogWatch::new("contract-tests", "0");
-                let link = over_http(&url, &watch).await;
-                lock_up_front(link, &watch, &file, &source, &log, mode, &format!("{at}, then the harness")).await;
-            });
-            drop(server);
-        }
-    }
+    let line = argv(&command(sdk, mode, 1, &log.path));
+    let (code, out, err) = audit(&["pin", "--lock", &lock], Some(&line), false);
+    assert_eq!(code, 0, "{at}: pin\n{out}\n{err}");
+    let (code, out, err) = audit(&["--locked", &lock, "--format", "json"], Some(&line), true);
+    let source = ServerSource::Command(line.clone());
+    check_report(sdk, mode, &source, code, &out, &err, &at);
+    assert_eq!(log.calls(), Vec::<String>::new(), "{at}: contract-audit lists, it does not call");
+    let changed = changed(command(sdk, mode, 1, &log.path));
+    assert_eq!(argv(&changed), line, "the same command line");
+    runtime().block_on(async {
+        let watch = CatalogWatch::new("contract-tests", "0");
+        let link = over_stdio(changed, &watch).await;
+        lock_up_front(link, &watch, &file, &source, &log, mode, &format!("{at}, then the harness")).await;
+    });
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Over streamable HTTP, one server process at a time: the server as it starts is pinned
+/// by `contract-audit pin`, then rug-pulled at run time under the harness (`first_use`,
+/// whose pin must be the lock's); started again changed on the same port, it is compared
+/// by `contract-audit --locked` with the same URL, and held to the lock up front.
+fn over_http_both_ways(sdk: Sdk, mode: Mode) {
+    let at = format!("{sdk:?} over HTTP, --mode {}", mode.arg());
+    let dir = scratch(&format!("http-{sdk:?}-{}", mode.arg()));
+    let file = dir.join("tools.lock.json");
+    let lock = file.to_str().expect("a UTF-8 path").to_owned();
+    let log = Log { path: dir.join("events.jsonl") };
+    let runtime = runtime();
+
+    let baseline =
+        HttpServer::spawn(command(sdk, mode, 2, &log.path).args(["--http", "127.0.0.1:0"]), rugpull::ANNOUNCE);
+    let url = baseline.url();
+    let source = ServerSource::Url(url.clone());
+    let (code, out, err) = audit(&["pin", "--lock", &lock, &url], None, false);
+    assert_eq!(code, 0, "{at}: pin\n{out}\n{err}");
+    assert_eq!(log.calls(), Vec::<String>::new(), "{at}: contract-audit pin lists, it does not call");
+    let pinned = runtime.block_on(async {
+        let watch = CatalogWatch::new("contract-tests", "0");
+        let link = over_http(&url, &watch).await;
+        // The change is announced on the GET stream: only once it is open.
+        log.listening().await;
+        first_use(link, &watch, &log, mode, false, &format!("harness, {at}")).await
+    });
+    // The harness pinned on first use what contract-audit pinned into the lock.
+    let entry = Lock::read(&file).expect("the lock reads back").server(&source).cloned().expect("the entry");
+    assert_eq!(pinned.tools, entry.tools, "{at}: two pins of one listing");
+    drop(baseline);
+
+    let mut changed = changed(command(sdk, mode, 2, &log.path));
+    let server = HttpServer::spawn(changed.args(["--http", &url_authority(&url)]), rugpull::ANNOUNCE);
+    assert_eq!(server.url(), url, "{at}: the same port");
+    let sent = log.calls();
+    let (code, out, err) = audit(&["--locked", &lock, "--format", "json", &url], None, false);
+    check_report(sdk, mode, &source, code, &out, &err, &format!("contract-audit --locked, {at}"));
+    assert_eq!(log.calls(), sent, "{at}: contract-audit lists, it does not call");
+    runtime.block_on(async {
+        let watch = CatalogWatch::new("contract-tests", "0");
+        let link = over_http(&url, &watch).await;
+        lock_up_front(link, &watch, &file, &source, &log, mode, &format!("lock up front, {at}")).await;
+    });
+    drop(server);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -575,13 +638,11 @@ macro_rules! per_mode {
 }
 
 per_mode!(harness_typescript_stdio, |m| harness_rug_pull(Sdk::TypeScript, Transport::Stdio, m, false));
-per_mode!(harness_typescript_http, |m| harness_rug_pull(Sdk::TypeScript, Transport::Http, m, false));
 per_mode!(harness_python_stdio, |m| harness_rug_pull(Sdk::Python, Transport::Stdio, m, false));
-per_mode!(harness_python_http, |m| harness_rug_pull(Sdk::Python, Transport::Http, m, false));
-per_mode!(audit_typescript_stdio, |m| audit_rug_pull(Sdk::TypeScript, Transport::Stdio, m));
-per_mode!(audit_typescript_http, |m| audit_rug_pull(Sdk::TypeScript, Transport::Http, m));
-per_mode!(audit_python_stdio, |m| audit_rug_pull(Sdk::Python, Transport::Stdio, m));
-per_mode!(audit_python_http, |m| audit_rug_pull(Sdk::Python, Transport::Http, m));
+per_mode!(audit_typescript_stdio, |m| audit_over_stdio(Sdk::TypeScript, m));
+per_mode!(audit_python_stdio, |m| audit_over_stdio(Sdk::Python, m));
+per_mode!(http_typescript, |m| over_http_both_ways(Sdk::TypeScript, m));
+per_mode!(http_python, |m| over_http_both_ways(Sdk::Python, m));
 
 /// An additive output change passes the default policy (the `additive_output` cases) and
 /// is held back by one that quarantines any change.
