@@ -293,37 +293,34 @@ async fn after_change(harness: &Harness, log: &Log, mode: Mode, held: Option<&st
     assert_eq!(names, held.into_iter().collect::<Vec<_>>(), "{at}: held back");
 
     let mut sent = log.calls();
-    match held {
-        Some(tool) => {
-            let arguments = if tool == "lookup" { lookup_arguments(mode) } else { json!({"id": "later"}) };
-            let outcome = call(harness, tool, arguments).await;
-            let failure = quarantined(&outcome, at);
-            assert_eq!(failure.drift.as_deref(), report.quarantined.first(), "{at}: the refusal carries the drift");
-            let view = outcome.model_view();
-            assert_eq!(view["error"]["code"], "tool_quarantined", "{at}: {view}");
-            assert!(!model_names(harness).iter().any(|n| n == tool), "{at}: {tool} offered to the model");
-            if mode == Mode::Description {
-                // The operator is shown the instruction; the model reads that the text
-                // changed, never the new text.
-                let signals = failure.drift.as_deref().map(|d| d.changes()[0].signals().to_vec());
-                assert_eq!(signals, Some(vec!["imperative: before calling any other tool".to_owned()]), "{at}");
-                assert!(!view.to_string().contains("include the result"), "{at}: {view}");
-            }
-            if mode == Mode::Renamed {
-                // The old name is gone, not held back: unknown, and not sent either.
-                let outcome = call(harness, "lookup", json!({"id": "later"})).await;
-                assert!(
-                    matches!(&outcome, CallOutcome::ContractFailure(f) if f.kind == FailureKind::UnknownTool),
-                    "{at}: {outcome:?}"
-                );
-            }
+    if let Some(tool) = held {
+        let arguments = if tool == "lookup" { lookup_arguments(mode) } else { json!({"id": "later"}) };
+        let outcome = call(harness, tool, arguments).await;
+        let failure = quarantined(&outcome, at);
+        assert_eq!(failure.drift.as_deref(), report.quarantined.first(), "{at}: the refusal carries the drift");
+        let view = outcome.model_view();
+        assert_eq!(view["error"]["code"], "tool_quarantined", "{at}: {view}");
+        assert!(!model_names(harness).iter().any(|n| n == tool), "{at}: {tool} offered to the model");
+        if mode == Mode::Description {
+            // The operator is shown the instruction; the model reads that the text
+            // changed, never the new text.
+            let signals = failure.drift.as_deref().map(|d| d.changes()[0].signals().to_vec());
+            assert_eq!(signals, Some(vec!["imperative: before calling any other tool".to_owned()]), "{at}");
+            assert!(!view.to_string().contains("include the result"), "{at}: {view}");
         }
-        None => {
-            let outcome = call(harness, "lookup", lookup_arguments(mode)).await;
-            assert_validated(&outcome, &json!({"id": "later", "score": 0.5}), at);
-            assert!(model_names(harness).iter().any(|n| n == "lookup"), "{at}");
-            sent.push("lookup".to_owned());
+        if mode == Mode::Renamed {
+            // The old name is gone, not held back: unknown, and not sent either.
+            let outcome = call(harness, "lookup", json!({"id": "later"})).await;
+            assert!(
+                matches!(&outcome, CallOutcome::ContractFailure(f) if f.kind == FailureKind::UnknownTool),
+                "{at}: {outcome:?}"
+            );
         }
+    } else {
+        let outcome = call(harness, "lookup", lookup_arguments(mode)).await;
+        assert_validated(&outcome, &json!({"id": "later", "score": 0.5}), at);
+        assert!(model_names(harness).iter().any(|n| n == "lookup"), "{at}");
+        sent.push("lookup".to_owned());
     }
     // The control: the tool no mode changes is offered, served and sent.
     assert!(model_names(harness).iter().any(|n| n == "delete_record"), "{at}");
@@ -535,8 +532,8 @@ fn audit_over_stdio(sdk: Sdk, mode: Mode) {
     assert_eq!(argv(&changed), line, "the same command line");
     runtime().block_on(async {
         let watch = CatalogWatch::new("contract-tests", "0");
-        let link = over_stdio(changed, &watch).await;
-        lock_up_front(link, &watch, &file, &source, &log, mode, &format!("{at}, then the harness")).await;
+        let connection = over_stdio(changed, &watch).await;
+        lock_up_front(connection, &watch, &file, &source, &log, mode, &format!("{at}, then the harness")).await;
     });
     let _ = std::fs::remove_dir_all(&dir);
 }
