@@ -261,7 +261,7 @@ fn python_sdk_fixture_over_http() {
     every_mode(Sdk::Python, Transport::Http);
 }
 
-/// Both SDKs' scripts refuse an unknown mode, so a typo cannot pass for the control.
+/// Both SDKs' scripts refuse an unknown mode or start, so a typo cannot pass for the control.
 #[test]
 fn an_unknown_mode_is_refused_and_a_known_one_starts() {
     interop::clients_installed();
@@ -273,8 +273,15 @@ fn an_unknown_mode_is_refused_and_a_known_one_starts() {
         let out = bins::run_to_end(&mut bad, IO_DEADLINE);
         assert_eq!(out.status.code(), Some(2), "{sdk:?}: {}", out.stderr);
         assert!(out.stderr.contains("--mode"), "{sdk:?}: {}", out.stderr);
+        // So does an unknown start: a typo cannot pass for the baseline.
+        let mut bad_start = sdk.command(Mode::None, 0);
+        let out = bins::run_to_end(bad_start.env("RUGPULL_START", "chnaged"), IO_DEADLINE);
+        assert_eq!(out.status.code(), Some(2), "{sdk:?}: {}", out.stderr);
+        assert!(out.stderr.contains("RUGPULL_START"), "{sdk:?}: {}", out.stderr);
         // The control: the same command with a known mode serves, and ends when stdin closes.
         let out = bins::run_to_end(&mut cmd, IO_DEADLINE);
+        assert!(out.status.success(), "{sdk:?}: {}", out.stderr);
+        let out = bins::run_to_end(sdk.command(Mode::None, 0).env("RUGPULL_START", "changed"), IO_DEADLINE);
         assert!(out.status.success(), "{sdk:?}: {}", out.stderr);
     }
 }

@@ -13,7 +13,7 @@
 //! - [`SignalKind::Imperative`]: phrases aimed at the model, such as "ignore previous
 //!   instructions" (and "disregard"/"forget"/"override" near "instructions", "prior",
 //!   "above", "rules"), "you must", "always call", "do not tell the user", "before using
-//!   this tool", "instead of using", "keep this secret";
+//!   this tool", "before calling any other tool", "instead of using", "keep this secret";
 //! - [`SignalKind::Markup`]: prompt markup, such as `<IMPORTANT>`, `<system>`, `[INST]`,
 //!   `<|im_start|>`, and role lines (`system:`, `assistant:` at the start of a line);
 //! - [`SignalKind::Url`] and [`SignalKind::Email`]: web addresses (`http://`, `https://`,
@@ -187,6 +187,8 @@ const IMPERATIVES: &[&str] = &[
     "before calling this tool",
     "before you use this tool",
     "before using any other tool",
+    "before calling any other tool",
+    "before you call any other tool",
     "after using this tool",
     "when this tool is available",
     "do not tell the user",
