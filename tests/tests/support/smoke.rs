@@ -104,12 +104,21 @@ pub(crate) fn pack(crates: &Path, target: &Path, packages: &[&str]) -> Vec<(Stri
 }
 
 /// A user workspace built against the packaged crates.
+///
+/// The user workspaces share one target directory, where packages of the same names
+/// (`xtask`, `weather-server`) from two copies would overwrite each other's binaries
+/// between a build and its run: one user workspace exists at a time in a test process,
+/// the others wait for it.
 pub(crate) struct UserWorkspace {
     /// The copy of the fixture, free to edit.
     pub(crate) dir: PathBuf,
     /// The target directory every build of it uses.
     pub(crate) target: PathBuf,
+    _one_at_a_time: std::sync::MutexGuard<'static, ()>,
 }
+
+/// Held by the one [`UserWorkspace`] of the moment.
+static USER_WORKSPACE: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 impl UserWorkspace {
     /// Packs the crates and copies `tests/fixtures/{fixture}` to
@@ -118,6 +127,7 @@ impl UserWorkspace {
     /// and this repository's lock file, which pins shared dependencies to the versions it
     /// tests.
     pub(crate) fn new(fixture: &str, name: &str) -> Self {
+        let one_at_a_time = USER_WORKSPACE.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let root = workspace();
         let target = smoke_dir().join("target");
         let own = smoke_dir().join(name);
@@ -134,7 +144,7 @@ impl UserWorkspace {
         std::fs::create_dir_all(dir.join(".cargo")).unwrap();
         std::fs::write(dir.join(".cargo/config.toml"), config).unwrap();
         std::fs::copy(root.join("Cargo.lock"), dir.join("Cargo.lock")).unwrap();
-        Self { dir, target }
+        Self { dir, target, _one_at_a_time: one_at_a_time }
     }
 
     /// `cargo ARGS` in the workspace, with its target directory (not incremental: its
