@@ -1,4 +1,4 @@
-//! The peers benchmark's tower-mcp server (examples/qe-server/examples/peers.rs drives
+//! The peers benchmark's tower-mcp server (examples/qe-server/examples/peers/ drives
 //! it): `search_tickets_page` built with tower-mcp's `ToolBuilder`, its output schema
 //! derived from the page types with `output_schema_for`, and the `schema-validation`
 //! feature checking the arguments against the `inputSchema` and every `structuredContent`

@@ -1,0 +1,253 @@
+//! The Rust servers the peers command runs as children: ours (contracted), plain rmcp
+//! and the floor, over stdio or streamable HTTP.
+
+#[allow(clippy::wildcard_imports)] // One program split by concern: the parent holds what they share.
+use super::*;
+
+/// Arguments of the benchmark's `search_tickets_page`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct PageArgs {
+    /// Echoed as the page's `query`.
+    #[schemars(length(min = 1))]
+    query: String,
+    /// How many tickets the page holds.
+    #[schemars(range(min = 1))]
+    limit: u32,
+}
+
+/// The page every peer builds: `limit` generated tickets, complete. The TypeScript and
+/// Python servers follow the same recipe, and the client checks that they do.
+pub(super) fn page(query: &str, limit: u32) -> TicketPage {
+    let tickets = (1..=limit)
+        .map(|i| Ticket {
+            id: format!("T-{i}"),
+            title: format!("Ticket {i}: login fails after password reset"),
+            status: if i % 3 == 0 { TicketStatus::Closed } else { TicketStatus::Open },
+        })
+        .collect();
+    TicketPage {
+        query: query.to_owned(),
+        tickets,
+        next_cursor: None,
+        completeness: Completeness::complete(u64::from(limit)),
+    }
+}
+
+/// What the Rust servers' tool returns: the page, or for [`INVALID_QUERY`] the page with
+/// `title` left out of its first ticket. Its schema is the page's, so the tool advertises
+/// the same `outputSchema` either way.
+enum Reply {
+    Page(TicketPage),
+    Broken(Value),
+}
+
+impl Serialize for Reply {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::Page(page) => page.serialize(serializer),
+            Self::Broken(value) => value.serialize(serializer),
+        }
+    }
+}
+
+impl JsonSchema for Reply {
+    fn schema_name() -> Cow<'static, str> {
+        TicketPage::schema_name()
+    }
+
+    fn schema_id() -> Cow<'static, str> {
+        TicketPage::schema_id()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        TicketPage::json_schema(generator)
+    }
+}
+
+fn reply(query: &str, limit: u32) -> Reply {
+    let page = page(query, limit);
+    if query != INVALID_QUERY {
+        return Reply::Page(page);
+    }
+    let mut value = serde_json::to_value(page).unwrap_or_default();
+    if let Some(first) = value["tickets"].get_mut(0).and_then(Value::as_object_mut) {
+        first.remove("title");
+    }
+    Reply::Broken(value)
+}
+
+/// The tool as a contracted server writes it: our `Json`, wrapped in [`ContractedServer`].
+#[derive(Clone)]
+struct Contracted {
+    tool_router: ToolRouter<Self>,
+}
+
+#[tool_router]
+impl Contracted {
+    #[tool(description = "A page of `limit` generated tickets.")]
+    async fn search_tickets_page(&self, Parameters(args): Parameters<PageArgs>) -> Result<Json<Reply>, ToolError> {
+        Ok(Json(reply(&args.query, args.limit)))
+    }
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for Contracted {}
+
+/// The tool as plain rmcp writes it: rmcp's own `Json<T>`, nothing validated.
+#[derive(Clone)]
+struct Plain {
+    tool_router: ToolRouter<Self>,
+}
+
+// The baseline is plain rmcp on purpose: its own `Json`, which the crate's clippy.toml refuses.
+#[allow(clippy::disallowed_types)]
+#[tool_router]
+impl Plain {
+    #[tool(description = "A page of `limit` generated tickets.")]
+    async fn search_tickets_page(
+        &self,
+        Parameters(args): Parameters<PageArgs>,
+    ) -> rmcp::handler::server::wrapper::Json<Reply> {
+        rmcp::handler::server::wrapper::Json(reply(&args.query, args.limit))
+    }
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for Plain {}
+
+/// Serves `handler` over stdio: through `contract_runtime::rmcp::serve_stdio` (rmcp's
+/// `stdio_pipes()`), or with `blocking`, through rmcp's `stdio()`.
+async fn serve<H: ServerHandler>(handler: H, blocking: bool) -> Result<(), Box<dyn std::error::Error>> {
+    if blocking {
+        handler.serve(rmcp::transport::stdio()).await?.waiting().await?;
+        Ok(())
+    } else {
+        contract_runtime::rmcp::serve_stdio(handler).await?;
+        Ok(())
+    }
+}
+
+/// Binds `addr` and says where on stdout (the line the client waits for).
+async fn listen(addr: &str) -> Result<tokio::net::TcpListener, Box<dyn std::error::Error>> {
+    let listener = tokio::net::TcpListener::bind(addr).await?;
+    println!("listening on http://{}/mcp", listener.local_addr()?);
+    Ok(listener)
+}
+
+/// Ours over streamable HTTP: the library's front before rmcp's service, served by its
+/// `serve` (`TCP_NODELAY`, the connection cap, the header deadline).
+async fn serve_http_contracted(
+    server: ContractedServer<Contracted>,
+    addr: &str,
+) -> Result<(), Box<dyn std::error::Error>> {
+    use contract_runtime::http::{HttpLimits, McpLayer};
+    let limits = HttpLimits::default();
+    let app = axum::Router::new().nest_service("/mcp", McpLayer::new(limits.clone()).service(server));
+    contract_runtime::http::serve(listen(addr).await?, app, &limits).await;
+    Ok(())
+}
+
+/// Plain rmcp over streamable HTTP: its `StreamableHttpService` with the default
+/// configuration (sessions, SSE answers) in axum, with `TCP_NODELAY` as every HTTP server
+/// here has it.
+async fn serve_http_plain(addr: &str) -> Result<(), Box<dyn std::error::Error>> {
+    use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+    use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
+    let service = StreamableHttpService::new(
+        || Ok(Plain { tool_router: Plain::tool_router() }),
+        Arc::new(LocalSessionManager::default()),
+        StreamableHttpServerConfig::default(),
+    );
+    let app = axum::Router::new().nest_service("/mcp", service);
+    let listener = axum::serve::ListenerExt::tap_io(listen(addr).await?, |tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
+    axum::serve(listener, app).await?;
+    Ok(())
+}
+
+/// The floor row: answers `initialize` and `tools/call` with canned responses, one line
+/// at a time, with no MCP library and no async runtime. The response to a call is the
+/// page of the requested size, serialized once and reused; only the id changes.
+fn run_floor() -> ExitCode {
+    use std::collections::HashMap;
+    use std::io::{BufRead, Write};
+
+    let stdin = std::io::stdin().lock();
+    let mut stdout = std::io::BufWriter::with_capacity(1 << 20, std::io::stdout().lock());
+    let mut bodies: HashMap<u32, String> = HashMap::new();
+    for line in stdin.lines() {
+        let Ok(line) = line else { break };
+        let Ok(request) = serde_json::from_str::<Value>(&line) else { continue };
+        let Some(id) = request.get("id").map(Value::to_string) else { continue };
+        let body = match request["method"].as_str() {
+            Some("initialize") => format!(
+                r#"{{"protocolVersion":"{PROTOCOL}","capabilities":{{"tools":{{}}}},"serverInfo":{{"name":"floor","version":"1"}}}}"#
+            ),
+            Some("tools/call") => {
+                let limit = request["params"]["arguments"]["limit"].as_u64().and_then(|n| u32::try_from(n).ok());
+                let Some(limit) = limit else { continue };
+                bodies
+                    .entry(limit)
+                    .or_insert_with(|| {
+                        let page = serde_json::to_value(page(QUERY, limit)).unwrap_or_default();
+                        let text = page.to_string();
+                        serde_json::json!({
+                            "content": [{ "type": "text", "text": text }],
+                            "structuredContent": page,
+                            "isError": false,
+                        })
+                        .to_string()
+                    })
+                    .clone()
+            }
+            _ => continue,
+        };
+        let written =
+            writeln!(stdout, r#"{{"jsonrpc":"2.0","id":{id},"result":{body}}}"#).and_then(|()| stdout.flush());
+        if written.is_err() {
+            break;
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+pub(super) fn run_server(kind: &str, blocking: bool, http: Option<&str>) -> ExitCode {
+    if kind == "floor" {
+        return run_floor();
+    }
+    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+        Ok(runtime) => runtime,
+        Err(err) => {
+            eprintln!("peers: cannot start the runtime: {err}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let served = runtime.block_on(async {
+        match kind {
+            "contracted" => {
+                let server = ContractedServer::new(
+                    Contracted { tool_router: Contracted::tool_router() },
+                    contract_runtime::contracts![TicketPage],
+                )?;
+                match http {
+                    Some(addr) => serve_http_contracted(server, addr).await,
+                    None => serve(server, blocking).await,
+                }
+            }
+            "plain" => match http {
+                Some(addr) => serve_http_plain(addr).await,
+                None => serve(Plain { tool_router: Plain::tool_router() }, blocking).await,
+            },
+            other => Err(format!("unknown server `{other}`: expected `contracted`, `plain` or `floor`").into()),
+        }
+    });
+    match served {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("peers: {err}");
+            ExitCode::FAILURE
+        }
+    }
+}
