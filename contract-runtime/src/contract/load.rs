@@ -27,8 +27,8 @@ use crate::contract::{Compatibility, ContractId, OutputContract};
 /// The inventory file of a contract folder.
 pub const INVENTORY_FILE: &str = "inventory.json";
 
-/// One problem of a run-time contract: the file, the JSON pointer into it (when the
-/// problem has one) and what is wrong, with the fix.
+/// One problem of a checked-in file (a run-time contract, a tools lock): the file, the
+/// JSON pointer into it (when the problem has one) and what is wrong, with the fix.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LoadProblem {
     file: String,
@@ -37,7 +37,7 @@ pub struct LoadProblem {
 }
 
 impl LoadProblem {
-    fn new(file: &str, pointer: Option<String>, message: impl Into<String>) -> Self {
+    pub(crate) fn new(file: &str, pointer: Option<String>, message: impl Into<String>) -> Self {
         Self { file: file.to_owned(), pointer, message: message.into() }
     }
 
@@ -101,6 +101,8 @@ impl fmt::Display for LoadError {
 }
 
 impl std::error::Error for LoadError {}
+
+impl std::error::Error for LoadProblem {}
 
 /// What a contract declares of itself beside its schema: an entry of `inventory.json`.
 ///

@@ -113,49 +113,9 @@ impl LockedServer {
     }
 }
 
-/// A lock file that cannot be used, with what is wrong and where.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LockError {
-    file: String,
-    pointer: Option<String>,
-    message: String,
-}
-
-impl LockError {
-    fn new(file: &str, pointer: Option<String>, message: impl Into<String>) -> Self {
-        Self { file: file.to_owned(), pointer, message: message.into() }
-    }
-
-    /// The file, as given.
-    #[must_use]
-    pub fn file(&self) -> &str {
-        &self.file
-    }
-
-    /// The JSON pointer of the bad value, when there is one.
-    #[must_use]
-    pub fn pointer(&self) -> Option<&str> {
-        self.pointer.as_deref()
-    }
-
-    /// What is wrong.
-    #[must_use]
-    pub fn message(&self) -> &str {
-        &self.message
-    }
-}
-
-impl fmt::Display for LockError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.pointer.as_deref() {
-            Some("") => write!(f, "{}: at the root: {}", self.file, self.message),
-            Some(pointer) => write!(f, "{}: at `{pointer}`: {}", self.file, self.message),
-            None => write!(f, "{}: {}", self.file, self.message),
-        }
-    }
-}
-
-impl std::error::Error for LockError {}
+/// A lock file that cannot be used: the file, the JSON pointer of the bad value (when
+/// there is one) and what is wrong — the problem type of every checked-in file.
+pub type LockError = crate::contract::LoadProblem;
 
 impl Default for Lock {
     fn default() -> Self {
