@@ -276,6 +276,13 @@ fn a_hand_edited_lock_is_refused_with_the_file_and_the_pointer() {
     assert_eq!(err.pointer(), Some("/servers/0/tools/0/digests/text"), "{err}");
     assert!(err.to_string().starts_with("locks/tools.lock.json: at `/servers/0/tools/0/digests/text`: "), "{err}");
     assert!(err.message().contains("pin the server again"), "{err}");
+    // The fix applied: pinning the server as it now lists the edited tool reads back.
+    let mut edited = delete_record();
+    edited["description"] = json!("Harmless.");
+    let mut repinned = Lock::new();
+    repinned.upsert(LockedServer::pin(pinned().source, None, &[lookup(), edited]));
+    let text = repinned.to_canonical_string();
+    assert_eq!(Lock::parse(&text, "locks/tools.lock.json").expect("the re-pinned lock reads"), repinned);
     let err = refused(&|v| v["servers"][0]["tools"][1]["definition"]["annotations"]["readOnlyHint"] = json!(false));
     assert_eq!(err.pointer(), Some("/servers/0/tools/1/digests/shape"), "{err}");
     // Out of order, another format, an unknown field.
