@@ -263,11 +263,19 @@ fn as_object(value: Value) -> JsonObject {
     }
 }
 
-/// A result read as another type of the same JSON.
+/// A result read as another type of the same JSON. A result without `resultType` (an
+/// upstream of a revision before 2026-07-28, or one the proxy wrote) is read as
+/// `"complete"`, which is what the field's absence means; rmcp leaves the field out again
+/// for a client of an older revision.
 fn convert<T: DeserializeOwned>(result: &impl Serialize, method: &str) -> Result<T, ErrorData> {
-    serde_json::to_value(result).and_then(serde_json::from_value).map_err(|err| {
+    let malformed = |err: serde_json::Error| {
         ErrorData::internal_error(format!("the upstream server's answer to {method} is malformed: {err}"), None)
-    })
+    };
+    let mut value = serde_json::to_value(result).map_err(malformed)?;
+    if let Value::Object(object) = &mut value {
+        object.entry("resultType").or_insert_with(|| Value::String("complete".to_owned()));
+    }
+    serde_json::from_value(value).map_err(malformed)
 }
 
 fn ping_request() -> ClientRequest {
