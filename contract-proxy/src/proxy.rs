@@ -21,11 +21,12 @@ use rmcp::model::{
     ListSkillsResult, ListToolsResult, NotificationMetaObject, PaginatedRequestParams, ProtocolVersion,
     ReadResourceDirectoryRequestParams, ReadResourceDirectoryResult, ReadResourceRequestParams, ReadResourceResponse,
     Request, RequestNoParam, RequestOptionalParam, ServerConfig, ServerNotification, ServerRequest, ServerResult,
-    SubscribeRequestParams, TaskPayload, UnsubscribeRequestParams, UpdateTaskParams,
+    SubscribeRequestParams, SubscriptionFilter, TaskPayload, UnsubscribeRequestParams, UpdateTaskParams,
 };
 use rmcp::model::{CancelledNotificationParam, ProgressToken};
 use rmcp::service::{
     NotificationContext, Peer, PeerRequestOptions, RequestContext, RoleClient, RoleServer, Service, ServiceError,
+    SubscriptionContext,
 };
 use rmcp::{ErrorData, ServerHandler};
 use serde::de::DeserializeOwned;
@@ -109,6 +110,11 @@ impl Drop for InFlight<'_> {
 impl Shared {
     fn upstream(&self) -> Result<&Peer<RoleClient>, ErrorData> {
         self.upstream.get().ok_or_else(|| ErrorData::internal_error("the upstream server is not connected", None))
+    }
+
+    /// Whether the upstream session is of the 2026-07-28 revision or newer.
+    fn modern_upstream(&self) -> bool {
+        self.info.get().is_some_and(|info| info.protocol_version >= ProtocolVersion::V_2026_07_28)
     }
 
     fn has_tools(&self) -> bool {
@@ -541,6 +547,45 @@ impl ServerHandler for Proxy {
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceDirectoryResult, ErrorData> {
         self.0.relay(ClientRequest::ReadResourceDirectoryRequest(Request::new(request)), &context).await
+    }
+
+    fn accepted_subscription_filter(&self, requested: &SubscriptionFilter) -> Option<SubscriptionFilter> {
+        // Only a 2026-07-28 upstream session has `subscriptions/listen` to forward to;
+        // rmcp narrows the filter to what the advertised capabilities allow.
+        self.0.modern_upstream().then(|| requested.clone())
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        let upstream = self.0.upstream()?.clone();
+        // One upstream subscription per client subscription, for what rmcp accepted; its
+        // notifications are sent on the client's stream (under the client's subscription
+        // id), and a tools/list_changed is judged first, as one outside a subscription is.
+        let mut subscription = upstream
+            .listen(context.accepted().clone())
+            .await
+            .map_err(|err| upstream_error("subscriptions/listen", err))?;
+        loop {
+            let next = tokio::select! {
+                () = context.cancelled() => return Ok(()),
+                next = subscription.next() => next,
+            };
+            match next {
+                Ok(Some(notification)) => {
+                    if matches!(notification, ServerNotification::ToolListChangedNotification(_)) {
+                        if let Err(err) = self.0.relist().await {
+                            tracing::warn!(error = %err.message, "re-listing the upstream's tools after list_changed failed");
+                        }
+                    }
+                    if let Err(err) = context.sink().send(notification).await {
+                        tracing::info!(error = %err, "a notification of the upstream's subscription was not sent on");
+                    }
+                }
+                // The upstream ended it: gracefully (the client gets the final result) or
+                // by closing, which ends the proxy too.
+                Ok(None) => return Ok(()),
+                Err(err) => return Err(upstream_error("subscriptions/listen", err)),
+            }
+        }
     }
 
     async fn on_roots_list_changed(&self, _context: NotificationContext<RoleServer>) {
