@@ -133,10 +133,11 @@ async fn run(cli: Cli) -> Result<ExitCode, String> {
         policy,
         upstream: OnceLock::new(),
         info: OnceLock::new(),
-        downstream: RwLock::new(None),
+        downstream: RwLock::new(Vec::new()),
         listing: tokio::sync::RwLock::new(Arc::new(Listing::default())),
         timeout: Duration::from_secs(cli.timeout.max(1)),
         progress: Mutex::new(HashMap::new()),
+        forwarded: AtomicU64::new(0),
         tasks: Mutex::new(proxy::TaskBook::default()),
     });
     let (running, child) = connect(&cli, &source, Arc::clone(&shared)).await?;
@@ -261,6 +262,22 @@ async fn start(
     let (Some(stdout), Some(stdin)) = (child.stdout.take(), child.stdin.take()) else {
         return Err(Start::Failed(format!("cannot reach the pipes of {source}")));
     };
+    let mut stdout = tokio::io::BufReader::new(stdout);
+    let mut stdin = stdin;
+    let mode = match mode {
+        // Asked here rather than by rmcp's own probe, which gives a server 10 s to answer
+        // however slowly it starts: a server the proxy starts gets the --timeout.
+        ClientLifecycleMode::Auto { .. } => match tokio::time::timeout(limit, probe(&mut stdout, &mut stdin)).await {
+            Ok(Ok(true)) => ClientLifecycleMode::Discover { preferred_versions: vec![ProtocolVersion::V_2026_07_28] },
+            Ok(Ok(false)) => ClientLifecycleMode::Initialize,
+            Ok(Err(err)) => {
+                let status = child.try_wait().ok().flatten().map(|s| format!(" ({s})")).unwrap_or_default();
+                return Err(Start::Failed(format!("{source} did not answer server/discover{status}: {err}")));
+            }
+            Err(_) => return Err(late()),
+        },
+        other => other,
+    };
     let running = match tokio::time::timeout(limit, relay.serve_with_lifecycle((stdout, stdin), mode)).await {
         Ok(Ok(running)) => running,
         Ok(Err(err)) => {
@@ -270,6 +287,45 @@ async fn start(
         Err(_) => return Err(late()),
     };
     Ok((running, Some(child)))
+}
+
+/// The id of the proxy's own `server/discover`, which no rmcp request id can equal.
+const PROBE_ID: &str = "contract-proxy:discover";
+
+/// Asks a stdio server with `server/discover` whether it speaks 2026-07-28: a result says
+/// it does, an error (method not found, an unsupported revision) that it does not. Lines
+/// before the answer are dropped: a server sends nothing before its session starts.
+async fn probe<R, W>(stdout: &mut R, stdin: &mut W) -> Result<bool, String>
+where
+    R: tokio::io::AsyncBufRead + Unpin,
+    W: tokio::io::AsyncWrite + Unpin,
+{
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    let request = serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": PROBE_ID,
+        "method": "server/discover",
+        "params": { "_meta": {
+            "io.modelcontextprotocol/protocolVersion": ProtocolVersion::V_2026_07_28.as_str(),
+            "io.modelcontextprotocol/clientInfo": { "name": "contract-proxy", "version": env!("CARGO_PKG_VERSION") },
+            "io.modelcontextprotocol/clientCapabilities": {},
+        } },
+    });
+    let mut line = request.to_string();
+    line.push('\n');
+    stdin.write_all(line.as_bytes()).await.map_err(|err| err.to_string())?;
+    stdin.flush().await.map_err(|err| err.to_string())?;
+    let mut answer = String::new();
+    loop {
+        answer.clear();
+        if stdout.read_line(&mut answer).await.map_err(|err| err.to_string())? == 0 {
+            return Err("it closed its output".to_owned());
+        }
+        let Ok(message) = serde_json::from_str::<Value>(&answer) else { continue };
+        if message.get("id").and_then(Value::as_str) == Some(PROBE_ID) {
+            return Ok(message.get("result").is_some());
+        }
+    }
 }
 
 /// How the upstream session starts, from `--upstream-protocol`.

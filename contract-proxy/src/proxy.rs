@@ -44,15 +44,17 @@ pub(crate) struct Shared {
     pub(crate) upstream: OnceLock<Peer<RoleClient>>,
     /// What the upstream answered `initialize` with; advertised downstream.
     pub(crate) info: OnceLock<InitializeResult>,
-    /// The downstream client that initialized last.
-    pub(crate) downstream: RwLock<Option<Peer<RoleServer>>>,
+    /// The downstream clients that initialized, oldest first (closed ones are dropped
+    /// as they are found).
+    pub(crate) downstream: RwLock<Vec<Peer<RoleServer>>>,
     /// The latest upstream listing, judged.
     pub(crate) listing: tokio::sync::RwLock<Arc<Listing>>,
     /// How long one forwarded request may take.
     pub(crate) timeout: Duration,
-    /// The progress token rmcp gave each request in flight upstream, and the one its
-    /// client gave it (`None`: the client asked for no progress).
-    pub(crate) progress: Mutex<HashMap<ProgressToken, Option<ProgressToken>>>,
+    /// Each request in flight upstream, by the progress token rmcp gave it.
+    pub(crate) progress: Mutex<HashMap<ProgressToken, Waiting>>,
+    /// How many requests were forwarded: orders the ones in flight.
+    pub(crate) forwarded: std::sync::atomic::AtomicU64,
     /// The tasks upstream `tools/call`s were answered with, by task id.
     pub(crate) tasks: Mutex<TaskBook>,
 }
@@ -61,9 +63,23 @@ pub(crate) struct Shared {
 /// a task it no longer knows is withheld.
 const TASK_MEMORY: usize = 16_384;
 
+/// A request in flight upstream: whose it is, so that what the upstream sends while it
+/// waits (progress, its own requests) reaches that client.
+#[derive(Debug)]
+pub(crate) struct Waiting {
+    /// The progress token its client gave it (`None`: the client asked for no progress).
+    theirs: Option<ProgressToken>,
+    /// The client it came from (`None`: the proxy's own, such as a re-list).
+    client: Option<Peer<RoleServer>>,
+    /// When it was forwarded, in the order of `Shared::forwarded`.
+    order: u64,
+}
+
 /// What the proxy knows of a task an upstream `tools/call` was answered with.
 #[derive(Debug)]
 struct TaskRecord {
+    /// The client whose call created it: its status notifications go there.
+    client: Option<Peer<RoleServer>>,
     tool: String,
     arguments: Value,
     /// The listing the call was judged with: its result is judged with the same.
@@ -180,7 +196,9 @@ impl Shared {
         let theirs = context.and_then(|c| c.meta.get_progress_token());
         let token = handle.progress_token.clone();
         let id = handle.id.clone();
-        self.progress.lock().unwrap_or_else(PoisonError::into_inner).insert(token.clone(), theirs);
+        let order = self.forwarded.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let waiting = Waiting { theirs, client: context.map(|c| c.peer.clone()), order };
+        self.progress.lock().unwrap_or_else(PoisonError::into_inner).insert(token.clone(), waiting);
         let _in_flight = InFlight { shared: self, token };
         let answer = handle.await_response();
         let result = match context {
@@ -236,8 +254,31 @@ impl Shared {
         Ok(listing)
     }
 
+    /// The client a server request or notification not tied to one request goes to: the
+    /// client of the request forwarded last of those in flight (the server most likely
+    /// acts for it), else the client that initialized last.
     fn downstream(&self) -> Option<Peer<RoleServer>> {
-        self.downstream.read().unwrap_or_else(PoisonError::into_inner).clone()
+        let waiting = self.progress.lock().unwrap_or_else(PoisonError::into_inner);
+        let busiest = waiting.values().filter(|w| w.client.is_some()).max_by_key(|w| w.order);
+        if let Some(client) = busiest.and_then(|w| w.client.clone()) {
+            return Some(client);
+        }
+        drop(waiting);
+        self.clients().pop()
+    }
+
+    /// Every initialized client whose connection is still open.
+    fn clients(&self) -> Vec<Peer<RoleServer>> {
+        let mut clients = self.downstream.write().unwrap_or_else(PoisonError::into_inner);
+        clients.retain(|peer| !peer.is_transport_closed());
+        clients.clone()
+    }
+
+    /// Records a client that initialized.
+    fn connected(&self, peer: Peer<RoleServer>) {
+        let mut clients = self.downstream.write().unwrap_or_else(PoisonError::into_inner);
+        clients.retain(|known| !known.is_transport_closed());
+        clients.push(peer);
     }
 }
 
@@ -303,7 +344,7 @@ impl ServerHandler for Proxy {
         context: RequestContext<RoleServer>,
     ) -> Result<InitializeResult, ErrorData> {
         context.peer.set_peer_info(request.clone());
-        *self.0.downstream.write().unwrap_or_else(PoisonError::into_inner) = Some(context.peer.clone());
+        self.0.connected(context.peer.clone());
         self.negotiate_initialize(&request)
     }
 
@@ -464,7 +505,8 @@ impl ServerHandler for Proxy {
             ServerResult::InputRequiredResult(result) => Ok(CallToolResponse::InputRequired(result)),
             ServerResult::CreateTaskResult(result) => {
                 // Its result is judged when `tasks/get` or `notifications/tasks` brings it.
-                let record = TaskRecord { tool: name, arguments, listing, judged: None };
+                let record =
+                    TaskRecord { client: Some(context.peer.clone()), tool: name, arguments, listing, judged: None };
                 self.0.tasks().insert(result.task.task_id.clone(), record);
                 Ok(CallToolResponse::Task(result))
             }
@@ -638,8 +680,14 @@ impl Service<RoleClient> for Relay {
                 tracing::warn!(error = %err.message, "re-listing the upstream's tools after list_changed failed");
             }
         }
+        // Whom it goes to: progress to the client of its request, a task's status to the
+        // client whose call created it, list changes and resource updates to every client,
+        // anything else as a server request would go.
+        let mut to: Option<Vec<Peer<RoleServer>>> = None;
         if let ServerNotification::TaskStatusNotification(status) = &mut notification {
             self.0.judge_task(&mut status.params.task);
+            let owner = self.0.tasks().records.get(&status.params.task.task.task_id).and_then(|r| r.client.clone());
+            to = owner.map(|client| vec![client]);
         }
         if let ServerNotification::ProgressNotification(progress) = &mut notification {
             let mapped = self
@@ -648,20 +696,33 @@ impl Service<RoleClient> for Relay {
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
                 .get(&progress.params.progress_token)
-                .cloned();
+                .map(|waiting| (waiting.theirs.clone(), waiting.client.clone()));
             match mapped {
-                Some(Some(theirs)) => progress.params.progress_token = theirs,
+                Some((Some(theirs), client)) => {
+                    progress.params.progress_token = theirs;
+                    to = client.map(|client| vec![client]);
+                }
                 // Progress of a request whose client asked for none.
-                Some(None) => return Ok(()),
+                Some((None, _)) => return Ok(()),
                 None => {}
             }
+        }
+        if matches!(
+            notification,
+            ServerNotification::ToolListChangedNotification(_)
+                | ServerNotification::PromptListChangedNotification(_)
+                | ServerNotification::ResourceListChangedNotification(_)
+                | ServerNotification::ResourceUpdatedNotification(_)
+        ) {
+            to = Some(self.0.clients());
         }
         // An absent `_meta` stays absent: the read side keeps an empty one.
         if notification.extensions().get::<NotificationMetaObject>().is_some_and(|meta| meta.is_empty()) {
             notification.extensions_mut().remove::<NotificationMetaObject>();
         }
-        if let Some(downstream) = self.0.downstream() {
-            let _ = downstream.send_notification(notification).await;
+        let to = to.unwrap_or_else(|| self.0.downstream().into_iter().collect());
+        for client in to {
+            let _ = client.send_notification(notification.clone()).await;
         }
         Ok(())
     }
@@ -683,7 +744,13 @@ mod tests {
     use std::sync::Arc;
 
     fn record(tool: &str) -> TaskRecord {
-        TaskRecord { tool: tool.to_owned(), arguments: json!({}), listing: Arc::new(Listing::default()), judged: None }
+        TaskRecord {
+            client: None,
+            tool: tool.to_owned(),
+            arguments: json!({}),
+            listing: Arc::new(Listing::default()),
+            judged: None,
+        }
     }
 
     #[test]
