@@ -3,7 +3,8 @@
 //! over stdio: the proxy starts a 2026-07-28 session upstream, offers that revision to
 //! its clients, and forwards `subscriptions/listen` — the only way a 2026-07-28 server's
 //! notifications reach a client. Controls: a 2025-11-25 client of the same proxy, and the
-//! same server behind a proxy told to start a 2025-11-25 session.
+//! same server behind a proxy told to start a 2025-11-25 session. And the multi-round-trip
+//! results of 2026-07-28: an input-required answer passes, the retried call is judged.
 
 #[path = "support/bins.rs"]
 mod bins;
@@ -85,7 +86,7 @@ fn a_2026_07_28_client_subscribes_through_the_proxy_and_gets_the_servers_notific
         // proxy's listing (judged before the client hears of it) has the new tool.
         let before: Vec<String> =
             client.peer().list_all_tools().await.unwrap().into_iter().map(|t| t.name.to_string()).collect();
-        assert_eq!(before, ["grow", "touch"]);
+        assert_eq!(before, ["grow", "touch", "weather", "weather_ok"]);
         client.peer().call_tool(call("grow")).await.expect("grow answers");
         let notice = tokio::time::timeout(NOTICE, subscription.next()).await.expect("a notification in time");
         assert!(
@@ -94,7 +95,7 @@ fn a_2026_07_28_client_subscribes_through_the_proxy_and_gets_the_servers_notific
         );
         let after: Vec<String> =
             client.peer().list_all_tools().await.unwrap().into_iter().map(|t| t.name.to_string()).collect();
-        assert_eq!(after, ["grow", "touch", "extra"]);
+        assert_eq!(after, ["grow", "touch", "weather", "weather_ok", "extra"]);
         let extra = client.peer().call_tool(call("extra")).await.expect("the new tool is callable");
         assert_eq!(text_of(&extra), "extra", "{extra:?}");
 
@@ -129,7 +130,7 @@ fn a_2025_11_25_client_of_the_same_proxy_is_served_without_subscriptions() {
         // Control: the same calls work for this client.
         let tools: Vec<String> =
             client.peer().list_all_tools().await.unwrap().into_iter().map(|t| t.name.to_string()).collect();
-        assert_eq!(tools, ["grow", "touch"]);
+        assert_eq!(tools, ["grow", "touch", "weather", "weather_ok"]);
         let touched = client.peer().call_tool(call("touch")).await.unwrap();
         assert_eq!(text_of(&touched), "touched 1", "{touched:?}");
         // subscriptions/listen belongs to 2026-07-28: refused for this session.
@@ -162,5 +163,76 @@ fn told_to_start_a_2025_11_25_session_the_proxy_offers_no_newer_revision() {
         let touched = client.peer().call_tool(call("touch")).await.unwrap();
         assert_eq!(text_of(&touched), "touched 1", "{touched:?}");
         client.cancel().await.unwrap();
+    });
+}
+
+/// One raw JSON-RPC exchange per line with a proxy over stdio, as a 2026-07-28 client:
+/// every request carries its `_meta` envelope.
+struct Wire {
+    child: tokio::process::Child,
+    stdin: tokio::process::ChildStdin,
+    lines: tokio::io::Lines<tokio::io::BufReader<tokio::process::ChildStdout>>,
+    next: u64,
+}
+
+impl Wire {
+    fn new(mut child: tokio::process::Child) -> Self {
+        use tokio::io::AsyncBufReadExt;
+        let stdin = child.stdin.take().unwrap();
+        let lines = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
+        Self { child, stdin, lines, next: 0 }
+    }
+
+    async fn request(&mut self, method: &str, mut params: serde_json::Value) -> serde_json::Value {
+        use tokio::io::AsyncWriteExt;
+        self.next += 1;
+        params["_meta"] = serde_json::json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": { "name": "wire", "version": "1.0.0" },
+            "io.modelcontextprotocol/clientCapabilities": {},
+        });
+        let line = serde_json::json!({ "jsonrpc": "2.0", "id": self.next, "method": method, "params": params });
+        self.stdin.write_all(format!("{line}\n").as_bytes()).await.unwrap();
+        self.stdin.flush().await.unwrap();
+        loop {
+            let line = tokio::time::timeout(DEADLINE, self.lines.next_line()).await.expect("in time").unwrap();
+            let message: serde_json::Value = serde_json::from_str(&line.expect("the proxy answers")).unwrap();
+            if message["id"] == self.next {
+                return message;
+            }
+        }
+    }
+}
+
+#[test]
+fn an_input_required_result_passes_as_it_is_and_the_retried_call_is_judged() {
+    use serde_json::json;
+    runtime().block_on(async {
+        let contracts = bins::root().join("tests/fixtures/dynamic");
+        let contracts = contracts.to_str().unwrap();
+        let mut wire = Wire::new(proxy(&["--contracts", contracts, "--bind", "weather_ok=weather"]));
+        let discover = wire.request("server/discover", json!({})).await;
+        assert!(discover["result"]["supportedVersions"].to_string().contains("2026-07-28"), "{discover}");
+        for (tool, refused) in [("weather", true), ("weather_ok", false)] {
+            // The first answer asks for input: it holds no output of the tool, and passes.
+            let asked = wire.request("tools/call", json!({ "name": tool, "arguments": {} })).await;
+            assert_eq!(asked["result"]["resultType"], "input_required", "{asked}");
+            assert_eq!(asked["result"]["requestState"], "asked", "{asked}");
+            assert!(asked["result"].get("isError").is_none(), "{asked}");
+            // The retry that carries the state back gets the tool's result, judged.
+            let retried = json!({ "name": tool, "arguments": {}, "requestState": "asked" });
+            let answer = wire.request("tools/call", retried).await;
+            let result = &answer["result"];
+            if refused {
+                assert_eq!(result["isError"], true, "{answer}");
+                let text = result["content"][0]["text"].as_str().unwrap();
+                let error: serde_json::Value = serde_json::from_str(text).unwrap();
+                assert_eq!(error["error"]["code"], "output_contract_violation", "{answer}");
+            } else {
+                assert_ne!(result["isError"], true, "{answer}");
+                assert_eq!(result["structuredContent"], json!({ "city": "Oslo", "celsius": 4.5 }), "{answer}");
+            }
+        }
+        let _ = wire.child.kill().await;
     });
 }

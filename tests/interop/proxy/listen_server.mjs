@@ -8,9 +8,13 @@
 //   grow    registers the tool `extra` (once), which sends tools/list_changed
 //   touch   sends resources/updated for memo://note
 //   extra   (after grow) answers "extra"
+//   weather, weather_ok   ask for input first (an input-required result carrying only
+//           `requestState`), and answer the retry that echoes it: weather with
+//           {"city": "Oslo"}, weather_ok with {"city": "Oslo", "celsius": 4.5} (the
+//           contract of tests/fixtures/dynamic requires both fields)
 // Resource: memo://note, whose text counts the touches.
 
-import { McpServer } from '@modelcontextprotocol/server';
+import { McpServer, inputRequired } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 
 // One instance per connection (and one for the `server/discover` probe), in the era the
@@ -38,6 +42,18 @@ serveStdio(() => {
     await server.server.sendResourceUpdated({ uri: 'memo://note' });
     return { content: [{ type: 'text', text: `touched ${touches}` }] };
   });
+
+  for (const [name, answer] of [
+    ['weather', { city: 'Oslo' }],
+    ['weather_ok', { city: 'Oslo', celsius: 4.5 }],
+  ]) {
+    server.registerTool(name, { description: 'The weather, once the client has been asked.' }, async (ctx) => {
+      if (ctx.mcpReq.requestState() !== 'asked') {
+        return inputRequired({ requestState: 'asked' });
+      }
+      return { content: [{ type: 'text', text: JSON.stringify(answer) }], structuredContent: answer };
+    });
+  }
 
   server.registerResource('note', 'memo://note', { mimeType: 'text/plain' }, async () => ({
     contents: [{ uri: 'memo://note', text: `touches: ${touches}` }],
