@@ -24,10 +24,9 @@ use contract_runtime::client::lock::{Lock, LockedServer, ServerSource};
 use contract_runtime::http::{HttpLimits, McpLayer};
 use contract_runtime::pipeline::Pipeline;
 use contract_runtime::{ContractSet, OutputContract};
-use rmcp::model::InitializeResult;
-use rmcp::service::{RoleClient, RunningService};
+use rmcp::model::{InitializeResult, ProtocolVersion};
+use rmcp::service::{ClientInitializeError, ClientLifecycleMode, ClientServiceExt, RoleClient, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
-use rmcp::ServiceExt;
 use serde_json::Value;
 
 use crate::policy::{Listing, Mode, Policy};
@@ -80,6 +79,15 @@ struct Cli {
     #[arg(long, value_name = "SECS", default_value_t = 60)]
     timeout: u64,
 
+    /// How the upstream session starts: `auto` (the default) asks the upstream with
+    /// `server/discover` whether it speaks 2026-07-28 and falls back to `initialize` when
+    /// it answers that method with an error; `2026-07-28` or `2025-11-25` start that
+    /// revision's session without asking (`2025-11-25` for a server that ignores an
+    /// unknown first request: `auto` waits 10 s for it). Clients are offered no newer
+    /// revision than the upstream session has.
+    #[arg(long, value_name = "REVISION", default_value = "auto", value_parser = ["auto", "2026-07-28", "2025-11-25"])]
+    upstream_protocol: String,
+
     /// Log violations let through, refusals and quarantines (`info`), or only warnings.
     #[arg(long, value_name = "LEVEL", default_value = "warn")]
     log_level: tracing::Level,
@@ -125,10 +133,11 @@ async fn run(cli: Cli) -> Result<ExitCode, String> {
         policy,
         upstream: OnceLock::new(),
         info: OnceLock::new(),
-        downstream: RwLock::new(None),
+        downstream: RwLock::new(Vec::new()),
         listing: tokio::sync::RwLock::new(Arc::new(Listing::default())),
         timeout: Duration::from_secs(cli.timeout.max(1)),
         progress: Mutex::new(HashMap::new()),
+        forwarded: AtomicU64::new(0),
         tasks: Mutex::new(proxy::TaskBook::default()),
     });
     let (running, child) = connect(&cli, &source, Arc::clone(&shared)).await?;
@@ -183,23 +192,64 @@ async fn serve_http(proxy: Proxy, addr: SocketAddr) -> Result<ExitCode, String> 
     Ok(ExitCode::SUCCESS)
 }
 
-/// Starts or connects to the upstream and completes its `initialize`.
+/// Starts or connects to the upstream and completes its `initialize` (or `server/discover`).
 async fn connect(
     cli: &Cli,
     source: &ServerSource,
     shared: Arc<Shared>,
 ) -> Result<(RunningService<RoleClient, Relay>, Option<tokio::process::Child>), String> {
     let relay = Relay(shared);
+    match start(cli, source, relay.clone(), lifecycle(cli)).await {
+        // A server that answers `server/discover` with the revisions it speaks, none of
+        // them 2026-07-28, is asked again the old way, on a fresh connection.
+        Err(Start::Incompatible(why)) if cli.upstream_protocol == "auto" => {
+            tracing::info!(upstream = %source, %why, "the upstream speaks no 2026-07-28; starting a 2025-11-25 session");
+            start(cli, source, relay, ClientLifecycleMode::Initialize).await.map_err(Start::into_message)
+        }
+        other => other.map_err(Start::into_message),
+    }
+}
+
+/// Why an upstream session did not start.
+enum Start {
+    /// The upstream named the revisions it speaks, and none is the one asked for.
+    Incompatible(String),
+    Failed(String),
+}
+
+impl Start {
+    fn into_message(self) -> String {
+        match self {
+            Self::Incompatible(message) | Self::Failed(message) => message,
+        }
+    }
+}
+
+/// One attempt at an upstream session started `mode`'s way.
+async fn start(
+    cli: &Cli,
+    source: &ServerSource,
+    relay: Relay,
+    mode: ClientLifecycleMode,
+) -> Result<(RunningService<RoleClient, Relay>, Option<tokio::process::Child>), Start> {
     let limit = Duration::from_secs(cli.timeout.max(1));
+    let failed = |context: String, err: ClientInitializeError| match err {
+        ClientInitializeError::NoCompatibleProtocolVersion { .. } => Start::Incompatible(format!("{context}: {err}")),
+        other => Start::Failed(format!("{context}: {other}")),
+    };
+    let late = || Start::Failed(format!("{source} did not complete initialize within {}s", limit.as_secs()));
     if let Some(url) = &cli.upstream_url {
         let transport = StreamableHttpClientTransport::from_uri(url.as_str());
-        let running = tokio::time::timeout(limit, relay.serve(transport))
+        let running = tokio::time::timeout(limit, relay.serve_with_lifecycle(transport, mode))
             .await
-            .map_err(|_| format!("{source} did not complete initialize within {}s", limit.as_secs()))?
-            .map_err(|err| format!("cannot connect to {source}: {err}"))?;
+            .map_err(|_| late())?
+            .map_err(|err| failed(format!("cannot connect to {source}"), err))?;
         return Ok((running, None));
     }
-    let (program, rest) = cli.command.split_first().ok_or("give a command line after `--` or --upstream-url")?;
+    let (program, rest) = cli
+        .command
+        .split_first()
+        .ok_or_else(|| Start::Failed("give a command line after `--` or --upstream-url".into()))?;
     // The upstream's stderr is the proxy's: its own messages reach whoever reads ours.
     let mut child = tokio::process::Command::new(program)
         .args(rest)
@@ -208,19 +258,86 @@ async fn connect(
         .stderr(Stdio::inherit())
         .kill_on_drop(true)
         .spawn()
-        .map_err(|err| format!("cannot start {source}: {err}"))?;
+        .map_err(|err| Start::Failed(format!("cannot start {source}: {err}")))?;
     let (Some(stdout), Some(stdin)) = (child.stdout.take(), child.stdin.take()) else {
-        return Err(format!("cannot reach the pipes of {source}"));
+        return Err(Start::Failed(format!("cannot reach the pipes of {source}")));
     };
-    let running = match tokio::time::timeout(limit, relay.serve((stdout, stdin))).await {
+    let mut stdout = tokio::io::BufReader::new(stdout);
+    let mut stdin = stdin;
+    let mode = match mode {
+        // Asked here rather than by rmcp's own probe, which gives a server 10 s to answer
+        // however slowly it starts: a server the proxy starts gets the --timeout.
+        ClientLifecycleMode::Auto { .. } => match tokio::time::timeout(limit, probe(&mut stdout, &mut stdin)).await {
+            Ok(Ok(true)) => ClientLifecycleMode::Discover { preferred_versions: vec![ProtocolVersion::V_2026_07_28] },
+            Ok(Ok(false)) => ClientLifecycleMode::Initialize,
+            Ok(Err(err)) => {
+                let status = child.try_wait().ok().flatten().map(|s| format!(" ({s})")).unwrap_or_default();
+                return Err(Start::Failed(format!("{source} did not answer server/discover{status}: {err}")));
+            }
+            Err(_) => return Err(late()),
+        },
+        other => other,
+    };
+    let running = match tokio::time::timeout(limit, relay.serve_with_lifecycle((stdout, stdin), mode)).await {
         Ok(Ok(running)) => running,
         Ok(Err(err)) => {
             let status = child.try_wait().ok().flatten().map(|s| format!(" ({s})")).unwrap_or_default();
-            return Err(format!("{source} did not complete initialize{status}: {err}"));
+            return Err(failed(format!("{source} did not complete initialize{status}"), err));
         }
-        Err(_) => return Err(format!("{source} did not complete initialize within {}s", limit.as_secs())),
+        Err(_) => return Err(late()),
     };
     Ok((running, Some(child)))
+}
+
+/// The id of the proxy's own `server/discover`, which no rmcp request id can equal.
+const PROBE_ID: &str = "contract-proxy:discover";
+
+/// Asks a stdio server with `server/discover` whether it speaks 2026-07-28: a result says
+/// it does, an error (method not found, an unsupported revision) that it does not. Lines
+/// before the answer are dropped: a server sends nothing before its session starts.
+async fn probe<R, W>(stdout: &mut R, stdin: &mut W) -> Result<bool, String>
+where
+    R: tokio::io::AsyncBufRead + Unpin,
+    W: tokio::io::AsyncWrite + Unpin,
+{
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    let request = serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": PROBE_ID,
+        "method": "server/discover",
+        "params": { "_meta": {
+            "io.modelcontextprotocol/protocolVersion": ProtocolVersion::V_2026_07_28.as_str(),
+            "io.modelcontextprotocol/clientInfo": { "name": "contract-proxy", "version": env!("CARGO_PKG_VERSION") },
+            "io.modelcontextprotocol/clientCapabilities": {},
+        } },
+    });
+    let mut line = request.to_string();
+    line.push('\n');
+    stdin.write_all(line.as_bytes()).await.map_err(|err| err.to_string())?;
+    stdin.flush().await.map_err(|err| err.to_string())?;
+    let mut answer = String::new();
+    loop {
+        answer.clear();
+        if stdout.read_line(&mut answer).await.map_err(|err| err.to_string())? == 0 {
+            return Err("it closed its output".to_owned());
+        }
+        let Ok(message) = serde_json::from_str::<Value>(&answer) else { continue };
+        if message.get("id").and_then(Value::as_str) == Some(PROBE_ID) {
+            return Ok(message.get("result").is_some());
+        }
+    }
+}
+
+/// How the upstream session starts, from `--upstream-protocol`.
+fn lifecycle(cli: &Cli) -> ClientLifecycleMode {
+    match cli.upstream_protocol.as_str() {
+        "2025-11-25" => ClientLifecycleMode::Initialize,
+        "2026-07-28" => ClientLifecycleMode::Discover { preferred_versions: vec![ProtocolVersion::V_2026_07_28] },
+        _ => ClientLifecycleMode::Auto {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            legacy_version: Some(ProtocolVersion::V_2025_11_25),
+        },
+    }
 }
 
 /// The upstream's peer information as the `initialize` result the proxy advertises.

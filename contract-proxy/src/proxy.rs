@@ -21,11 +21,12 @@ use rmcp::model::{
     ListSkillsResult, ListToolsResult, NotificationMetaObject, PaginatedRequestParams, ProtocolVersion,
     ReadResourceDirectoryRequestParams, ReadResourceDirectoryResult, ReadResourceRequestParams, ReadResourceResponse,
     Request, RequestNoParam, RequestOptionalParam, ServerConfig, ServerNotification, ServerRequest, ServerResult,
-    SubscribeRequestParams, TaskPayload, UnsubscribeRequestParams, UpdateTaskParams,
+    SubscribeRequestParams, SubscriptionFilter, TaskPayload, UnsubscribeRequestParams, UpdateTaskParams,
 };
 use rmcp::model::{CancelledNotificationParam, ProgressToken};
 use rmcp::service::{
     NotificationContext, Peer, PeerRequestOptions, RequestContext, RoleClient, RoleServer, Service, ServiceError,
+    SubscriptionContext,
 };
 use rmcp::{ErrorData, ServerHandler};
 use serde::de::DeserializeOwned;
@@ -43,15 +44,17 @@ pub(crate) struct Shared {
     pub(crate) upstream: OnceLock<Peer<RoleClient>>,
     /// What the upstream answered `initialize` with; advertised downstream.
     pub(crate) info: OnceLock<InitializeResult>,
-    /// The downstream client that initialized last.
-    pub(crate) downstream: RwLock<Option<Peer<RoleServer>>>,
+    /// The downstream clients that initialized, oldest first (closed ones are dropped
+    /// as they are found).
+    pub(crate) downstream: RwLock<Vec<Peer<RoleServer>>>,
     /// The latest upstream listing, judged.
     pub(crate) listing: tokio::sync::RwLock<Arc<Listing>>,
     /// How long one forwarded request may take.
     pub(crate) timeout: Duration,
-    /// The progress token rmcp gave each request in flight upstream, and the one its
-    /// client gave it (`None`: the client asked for no progress).
-    pub(crate) progress: Mutex<HashMap<ProgressToken, Option<ProgressToken>>>,
+    /// Each request in flight upstream, by the progress token rmcp gave it.
+    pub(crate) progress: Mutex<HashMap<ProgressToken, Waiting>>,
+    /// How many requests were forwarded: orders the ones in flight.
+    pub(crate) forwarded: std::sync::atomic::AtomicU64,
     /// The tasks upstream `tools/call`s were answered with, by task id.
     pub(crate) tasks: Mutex<TaskBook>,
 }
@@ -60,9 +63,23 @@ pub(crate) struct Shared {
 /// a task it no longer knows is withheld.
 const TASK_MEMORY: usize = 16_384;
 
+/// A request in flight upstream: whose it is, so that what the upstream sends while it
+/// waits (progress, its own requests) reaches that client.
+#[derive(Debug)]
+pub(crate) struct Waiting {
+    /// The progress token its client gave it (`None`: the client asked for no progress).
+    theirs: Option<ProgressToken>,
+    /// The client it came from (`None`: the proxy's own, such as a re-list).
+    client: Option<Peer<RoleServer>>,
+    /// When it was forwarded, in the order of `Shared::forwarded`.
+    order: u64,
+}
+
 /// What the proxy knows of a task an upstream `tools/call` was answered with.
 #[derive(Debug)]
 struct TaskRecord {
+    /// The client whose call created it: its status notifications go there.
+    client: Option<Peer<RoleServer>>,
     tool: String,
     arguments: Value,
     /// The listing the call was judged with: its result is judged with the same.
@@ -109,6 +126,11 @@ impl Drop for InFlight<'_> {
 impl Shared {
     fn upstream(&self) -> Result<&Peer<RoleClient>, ErrorData> {
         self.upstream.get().ok_or_else(|| ErrorData::internal_error("the upstream server is not connected", None))
+    }
+
+    /// Whether the upstream session is of the 2026-07-28 revision or newer.
+    fn modern_upstream(&self) -> bool {
+        self.info.get().is_some_and(|info| info.protocol_version >= ProtocolVersion::V_2026_07_28)
     }
 
     fn has_tools(&self) -> bool {
@@ -174,7 +196,9 @@ impl Shared {
         let theirs = context.and_then(|c| c.meta.get_progress_token());
         let token = handle.progress_token.clone();
         let id = handle.id.clone();
-        self.progress.lock().unwrap_or_else(PoisonError::into_inner).insert(token.clone(), theirs);
+        let order = self.forwarded.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let waiting = Waiting { theirs, client: context.map(|c| c.peer.clone()), order };
+        self.progress.lock().unwrap_or_else(PoisonError::into_inner).insert(token.clone(), waiting);
         let _in_flight = InFlight { shared: self, token };
         let answer = handle.await_response();
         let result = match context {
@@ -230,8 +254,31 @@ impl Shared {
         Ok(listing)
     }
 
+    /// The client a server request or notification not tied to one request goes to: the
+    /// client of the request forwarded last of those in flight (the server most likely
+    /// acts for it), else the client that initialized last.
     fn downstream(&self) -> Option<Peer<RoleServer>> {
-        self.downstream.read().unwrap_or_else(PoisonError::into_inner).clone()
+        let waiting = self.progress.lock().unwrap_or_else(PoisonError::into_inner);
+        let busiest = waiting.values().filter(|w| w.client.is_some()).max_by_key(|w| w.order);
+        if let Some(client) = busiest.and_then(|w| w.client.clone()) {
+            return Some(client);
+        }
+        drop(waiting);
+        self.clients().pop()
+    }
+
+    /// Every initialized client whose connection is still open.
+    fn clients(&self) -> Vec<Peer<RoleServer>> {
+        let mut clients = self.downstream.write().unwrap_or_else(PoisonError::into_inner);
+        clients.retain(|peer| !peer.is_transport_closed());
+        clients.clone()
+    }
+
+    /// Records a client that initialized.
+    fn connected(&self, peer: Peer<RoleServer>) {
+        let mut clients = self.downstream.write().unwrap_or_else(PoisonError::into_inner);
+        clients.retain(|known| !known.is_transport_closed());
+        clients.push(peer);
     }
 }
 
@@ -263,11 +310,19 @@ fn as_object(value: Value) -> JsonObject {
     }
 }
 
-/// A result read as another type of the same JSON.
+/// A result read as another type of the same JSON. A result without `resultType` (an
+/// upstream of a revision before 2026-07-28, or one the proxy wrote) is read as
+/// `"complete"`, which is what the field's absence means; rmcp leaves the field out again
+/// for a client of an older revision.
 fn convert<T: DeserializeOwned>(result: &impl Serialize, method: &str) -> Result<T, ErrorData> {
-    serde_json::to_value(result).and_then(serde_json::from_value).map_err(|err| {
+    let malformed = |err: serde_json::Error| {
         ErrorData::internal_error(format!("the upstream server's answer to {method} is malformed: {err}"), None)
-    })
+    };
+    let mut value = serde_json::to_value(result).map_err(malformed)?;
+    if let Value::Object(object) = &mut value {
+        object.entry("resultType").or_insert_with(|| Value::String("complete".to_owned()));
+    }
+    serde_json::from_value(value).map_err(malformed)
 }
 
 fn ping_request() -> ClientRequest {
@@ -289,7 +344,7 @@ impl ServerHandler for Proxy {
         context: RequestContext<RoleServer>,
     ) -> Result<InitializeResult, ErrorData> {
         context.peer.set_peer_info(request.clone());
-        *self.0.downstream.write().unwrap_or_else(PoisonError::into_inner) = Some(context.peer.clone());
+        self.0.connected(context.peer.clone());
         self.negotiate_initialize(&request)
     }
 
@@ -450,7 +505,8 @@ impl ServerHandler for Proxy {
             ServerResult::InputRequiredResult(result) => Ok(CallToolResponse::InputRequired(result)),
             ServerResult::CreateTaskResult(result) => {
                 // Its result is judged when `tasks/get` or `notifications/tasks` brings it.
-                let record = TaskRecord { tool: name, arguments, listing, judged: None };
+                let record =
+                    TaskRecord { client: Some(context.peer.clone()), tool: name, arguments, listing, judged: None };
                 self.0.tasks().insert(result.task.task_id.clone(), record);
                 Ok(CallToolResponse::Task(result))
             }
@@ -535,6 +591,45 @@ impl ServerHandler for Proxy {
         self.0.relay(ClientRequest::ReadResourceDirectoryRequest(Request::new(request)), &context).await
     }
 
+    fn accepted_subscription_filter(&self, requested: &SubscriptionFilter) -> Option<SubscriptionFilter> {
+        // Only a 2026-07-28 upstream session has `subscriptions/listen` to forward to;
+        // rmcp narrows the filter to what the advertised capabilities allow.
+        self.0.modern_upstream().then(|| requested.clone())
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        let upstream = self.0.upstream()?.clone();
+        // One upstream subscription per client subscription, for what rmcp accepted; its
+        // notifications are sent on the client's stream (under the client's subscription
+        // id), and a tools/list_changed is judged first, as one outside a subscription is.
+        let mut subscription = upstream
+            .listen(context.accepted().clone())
+            .await
+            .map_err(|err| upstream_error("subscriptions/listen", err))?;
+        loop {
+            let next = tokio::select! {
+                () = context.cancelled() => return Ok(()),
+                next = subscription.next() => next,
+            };
+            match next {
+                Ok(Some(notification)) => {
+                    if matches!(notification, ServerNotification::ToolListChangedNotification(_)) {
+                        if let Err(err) = self.0.relist().await {
+                            tracing::warn!(error = %err.message, "re-listing the upstream's tools after list_changed failed");
+                        }
+                    }
+                    if let Err(err) = context.sink().send(notification).await {
+                        tracing::info!(error = %err, "a notification of the upstream's subscription was not sent on");
+                    }
+                }
+                // The upstream ended it: gracefully (the client gets the final result) or
+                // by closing, which ends the proxy too.
+                Ok(None) => return Ok(()),
+                Err(err) => return Err(upstream_error("subscriptions/listen", err)),
+            }
+        }
+    }
+
     async fn on_roots_list_changed(&self, _context: NotificationContext<RoleServer>) {
         if let Ok(upstream) = self.0.upstream() {
             let _ = upstream.notify_roots_list_changed().await;
@@ -585,8 +680,14 @@ impl Service<RoleClient> for Relay {
                 tracing::warn!(error = %err.message, "re-listing the upstream's tools after list_changed failed");
             }
         }
+        // Whom it goes to: progress to the client of its request, a task's status to the
+        // client whose call created it, list changes and resource updates to every client,
+        // anything else as a server request would go.
+        let mut to: Option<Vec<Peer<RoleServer>>> = None;
         if let ServerNotification::TaskStatusNotification(status) = &mut notification {
             self.0.judge_task(&mut status.params.task);
+            let owner = self.0.tasks().records.get(&status.params.task.task.task_id).and_then(|r| r.client.clone());
+            to = owner.map(|client| vec![client]);
         }
         if let ServerNotification::ProgressNotification(progress) = &mut notification {
             let mapped = self
@@ -595,20 +696,33 @@ impl Service<RoleClient> for Relay {
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
                 .get(&progress.params.progress_token)
-                .cloned();
+                .map(|waiting| (waiting.theirs.clone(), waiting.client.clone()));
             match mapped {
-                Some(Some(theirs)) => progress.params.progress_token = theirs,
+                Some((Some(theirs), client)) => {
+                    progress.params.progress_token = theirs;
+                    to = client.map(|client| vec![client]);
+                }
                 // Progress of a request whose client asked for none.
-                Some(None) => return Ok(()),
+                Some((None, _)) => return Ok(()),
                 None => {}
             }
+        }
+        if matches!(
+            notification,
+            ServerNotification::ToolListChangedNotification(_)
+                | ServerNotification::PromptListChangedNotification(_)
+                | ServerNotification::ResourceListChangedNotification(_)
+                | ServerNotification::ResourceUpdatedNotification(_)
+        ) {
+            to = Some(self.0.clients());
         }
         // An absent `_meta` stays absent: the read side keeps an empty one.
         if notification.extensions().get::<NotificationMetaObject>().is_some_and(|meta| meta.is_empty()) {
             notification.extensions_mut().remove::<NotificationMetaObject>();
         }
-        if let Some(downstream) = self.0.downstream() {
-            let _ = downstream.send_notification(notification).await;
+        let to = to.unwrap_or_else(|| self.0.downstream().into_iter().collect());
+        for client in to {
+            let _ = client.send_notification(notification.clone()).await;
         }
         Ok(())
     }
@@ -630,7 +744,13 @@ mod tests {
     use std::sync::Arc;
 
     fn record(tool: &str) -> TaskRecord {
-        TaskRecord { tool: tool.to_owned(), arguments: json!({}), listing: Arc::new(Listing::default()), judged: None }
+        TaskRecord {
+            client: None,
+            tool: tool.to_owned(),
+            arguments: json!({}),
+            listing: Arc::new(Listing::default()),
+            judged: None,
+        }
     }
 
     #[test]
