@@ -20,7 +20,6 @@ use serde_json::{json, Value};
 #[allow(dead_code)] // Each test file uses part of the shared support.
 #[path = "support/bins.rs"]
 mod bins;
-#[allow(dead_code)]
 #[path = "support/interop.rs"]
 mod interop;
 
