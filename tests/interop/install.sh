@@ -3,8 +3,11 @@
 #   node_modules/  @modelcontextprotocol/sdk (the TypeScript SDK v1 client),
 #                  @modelcontextprotocol/client (the TypeScript SDK v2 client),
 #                  @modelcontextprotocol/inspector (the MCP Inspector, whose CLI runs its own
-#                  v2 client), and @modelcontextprotocol/server-everything (the server the
-#                  client harness and contract-audit are proven against), from
+#                  v2 client), @modelcontextprotocol/server-everything (the server the
+#                  client harness and contract-audit are proven against), and
+#                  @modelcontextprotocol/server with @modelcontextprotocol/node (the
+#                  TypeScript SDK v2 server and its node:http transport, for the peers
+#                  benchmark's v2 server, peers/ts2_server.mjs), from
 #                  package.json + package-lock.json (npm ci). The Inspector's package asks
 #                  for a newer Node than 20 (`engines`); npm warns and installs it, and
 #                  its CLI runs on Node 20, which the interop tests prove.
@@ -47,7 +50,7 @@ if [ "$(cat .venv/.tool-contracts-stamp 2>/dev/null || true)" != "$py_stamp" ]; 
     echo "$py_stamp" > .venv/.tool-contracts-stamp
 fi
 
-for package in sdk client inspector server-everything; do
+for package in sdk client inspector server-everything server node; do
     node -e "const p=require('./node_modules/@modelcontextprotocol/$package/package.json');console.error('install.sh: '+p.name+' '+p.version)"
 done
 .venv/bin/python -c "import sys; from importlib.metadata import version; print('install.sh: mcp ' + version('mcp'), file=sys.stderr)"

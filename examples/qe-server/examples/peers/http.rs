@@ -305,8 +305,8 @@ pub(super) async fn run_http(options: &Options) -> Result<(), String> {
                 };
                 let label = format!("{} {}", server.name, era.label());
                 match probe.await {
-                    Ok((status, reply)) => println!("  {label:<32} HTTP {status}: {}", judge_invalid(&reply)),
-                    Err(err) => println!("  {label:<32} no answer in this era: {err}"),
+                    Ok((status, reply)) => println!("  {label:<36} HTTP {status}: {}", judge_invalid(&reply)),
+                    Err(err) => println!("  {label:<36} no answer in this era: {err}"),
                 }
             }
         }
@@ -357,7 +357,9 @@ pub(super) async fn run_http(options: &Options) -> Result<(), String> {
     println!(
         "servers: ours: contract_runtime::http's front + rmcp StreamableHttpService (JSON answers); plain rmcp: \
          StreamableHttpService, default configuration (SSE answers) in axum; tower-mcp: HttpTransport in axum; \
-         TypeScript: StreamableHTTPServerTransport (JSON responses) on node:http; Python: streamable_http_app \
+         TypeScript v1: StreamableHTTPServerTransport (JSON responses) on node:http; TypeScript v2 on node:http: \
+         NodeStreamableHTTPServerTransport (sessions, JSON responses) for 2025-11-25 and createMcpHandler (an \
+         McpServer per request) for 2026-07-28, routed by isLegacyRequest; Python: streamable_http_app \
          (JSON responses) on uvicorn; every Rust server on a current-thread runtime"
     );
     print_notes(&notes);

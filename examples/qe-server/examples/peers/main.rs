@@ -1,8 +1,9 @@
 //! Peers end to end: the same tool with the same payload served by our contracted rmcp
 //! server, by plain rmcp, by tower-mcp (with its `schema-validation` feature), by the
-//! official TypeScript SDK's `McpServer` (zod output schema) and by the official Python
-//! SDK's `MCPServer` (pydantic model), each a child process driven by this one client with
-//! raw JSON-RPC, over stdio or over streamable HTTP.
+//! official TypeScript SDK's `McpServer` in both its v1 (`@modelcontextprotocol/sdk`, zod
+//! output schema) and v2 (`@modelcontextprotocol/server`, zod v4 Standard Schema) packages
+//! and by the official Python SDK's `MCPServer` (pydantic model), each a child process
+//! driven by this one client with raw JSON-RPC, over stdio or over streamable HTTP.
 //!
 //! ```text
 //! bash tests/interop/install.sh     # the pinned SDKs, once
@@ -13,14 +14,18 @@
 //!     --sizes 1,100,1000 --blocking-stdio
 //! cargo run --release -p qe-server --features server --example peers -- --transport http --connections 1,8
 //! cargo run --release -p qe-server --features server --example peers -- --invalid [--transport http]
+//! cargo run --release -p qe-server --features server --example peers -- --servers typescript
 //! ```
+//!
+//! `--servers LIST` keeps only the servers whose names contain one of the comma-separated
+//! parts (any case), and ours, which every ratio compares with.
 //!
 //! The tool is `search_tickets_page` with arguments `{"query": "t-", "limit": N}`: every
 //! server builds a complete page of `N` generated tickets per call (the recipe is the
-//! same in all five) and returns it as `structuredContent` and as a JSON text block,
+//! same in all six) and returns it as `structuredContent` and as a JSON text block,
 //! validated against its output schema: our server against the checked-in contract
 //! (`schemas/search_tickets_page.json`), tower-mcp against the schema it derives from the
-//! same page types (`output_schema_for`), the TypeScript SDK against the equivalent zod
+//! same page types (`output_schema_for`), both TypeScript SDKs against the equivalent zod
 //! schema, the Python SDK against the equivalent pydantic model. Plain rmcp returns
 //! rmcp's own `Json<T>` and validates nothing, which is what a server author gets without
 //! contracts. Before timing, one call per server and size is parsed in full and its
@@ -55,8 +60,10 @@
 //! connection making sequential calls, all of them at once). Ours is the library's HTTP
 //! front (`contract_runtime::http`) before rmcp's `StreamableHttpService`; plain rmcp is
 //! rmcp's `StreamableHttpService` with its default configuration in axum; tower-mcp its
-//! `HttpTransport`; the TypeScript SDK its `StreamableHTTPServerTransport` on `node:http`;
-//! the Python SDK its streamable HTTP app on uvicorn. Every server is tried in both
+//! `HttpTransport`; the TypeScript SDK v1 its `StreamableHTTPServerTransport` on `node:http`;
+//! the TypeScript SDK v2, on `node:http`, its `NodeStreamableHTTPServerTransport` with
+//! sessions for 2025-era traffic and `createMcpHandler` (a fresh `McpServer` per request)
+//! for 2026-07-28, routed by `isLegacyRequest`; the Python SDK its streamable HTTP app on uvicorn. Every server is tried in both
 //! protocol eras: **2025-11-25**, a session per connection (`initialize`,
 //! `notifications/initialized`, then `Mcp-Session-Id` on every call), and **2026-07-28**,
 //! no handshake and no session, every call carrying its `_meta` and the `Mcp-Method` /
@@ -103,6 +110,9 @@ use servers::{page, run_server};
 use stdio::{run_stdio, validation_path};
 
 const TOOL: &str = "search_tickets_page";
+/// Our server's row, the first of every table.
+const OURS: &str = "ours (contracted rmcp)";
+const PROXY: &str = "contract-proxy → plain rmcp";
 const QUERY: &str = "t-";
 const PROTOCOL: &str = "2025-11-25";
 /// The sessionless protocol revision: no `initialize`, every request carries its `_meta`.
@@ -141,6 +151,8 @@ struct Options {
     transport: Transport,
     connections: Vec<usize>,
     invalid: bool,
+    /// `--servers`: the lower-cased parts of server names to keep (ours is always kept).
+    servers: Option<Vec<String>>,
 }
 
 fn parse(args: &[String]) -> Result<Options, String> {
@@ -152,6 +164,7 @@ fn parse(args: &[String]) -> Result<Options, String> {
         transport: Transport::Stdio,
         connections: vec![1, 8],
         invalid: false,
+        servers: None,
     };
     let mut args = args.iter();
     let number = |flag: &str, value: Option<&String>| -> Result<u64, String> {
@@ -174,6 +187,15 @@ fn parse(args: &[String]) -> Result<Options, String> {
             "--sizes" => options.sizes = list(arg, args.next())?,
             "--connections" => {
                 options.connections = list(arg, args.next())?.into_iter().map(|n| n as usize).collect();
+            }
+            "--servers" => {
+                let list = args.next().ok_or("`--servers` needs a list such as typescript,python")?;
+                let parts: Vec<String> =
+                    list.split(',').map(|s| s.trim().to_lowercase()).filter(|s| !s.is_empty()).collect();
+                if parts.is_empty() {
+                    return Err(format!("`--servers {list}`: expected parts of server names, comma-separated"));
+                }
+                options.servers = Some(parts);
             }
             "--blocking-stdio" => options.blocking_stdio = true,
             "--invalid" => options.invalid = true,
@@ -227,21 +249,29 @@ fn specs(options: &Options, notes: &mut Vec<String>) -> Result<Vec<Spec>, String
             interop.display()
         ));
     }
+    // `--servers`: ours always, since every ratio compares with it; the others by name.
+    let keep = |name: &str| {
+        name == OURS
+            || options.servers.as_ref().is_none_or(|wanted| {
+                let name = name.to_lowercase();
+                wanted.iter().any(|w| name.contains(w.as_str()))
+            })
+    };
     let own =
         |name, args: &[&str]| Spec { name, program: exe.clone(), args: args.iter().map(|a| (*a).to_owned()).collect() };
-    let mut specs =
-        vec![own("ours (contracted rmcp)", &["serve", "contracted"]), own("plain rmcp", &["serve", "plain"])];
+    let mut specs = vec![own(OURS, &["serve", "contracted"]), own("plain rmcp", &["serve", "plain"])];
     if options.blocking_stdio && options.transport == Transport::Stdio {
         specs.push(own("ours, stdio()", &["serve", "contracted", "--blocking-stdio"]));
         specs.push(own("plain rmcp, stdio()", &["serve", "plain", "--blocking-stdio"]));
     }
     match tower_mcp_binary() {
         Ok(program) => specs.push(Spec { name: "tower-mcp", program, args: Vec::new() }),
-        Err(note) => notes.push(note),
+        Err(note) if keep("tower-mcp") => notes.push(note),
+        Err(_) => {}
     }
     // contract-proxy in front of plain rmcp, over stdio: the proxy's own process is what it
     // adds (its CPU column is the added CPU; the server behind it is the plain rmcp row's).
-    if options.transport == Transport::Stdio {
+    if options.transport == Transport::Stdio && keep(PROXY) {
         let proxy = exe
             .parent()
             .and_then(Path::parent)
@@ -249,7 +279,7 @@ fn specs(options: &Options, notes: &mut Vec<String>) -> Result<Vec<Spec>, String
             .filter(|path| path.exists());
         match proxy {
             Some(program) => specs.push(Spec {
-                name: "contract-proxy → plain rmcp",
+                name: PROXY,
                 program,
                 args: vec!["--".to_owned(), exe.to_string_lossy().into_owned(), "serve".to_owned(), "plain".to_owned()],
             }),
@@ -266,11 +296,26 @@ fn specs(options: &Options, notes: &mut Vec<String>) -> Result<Vec<Spec>, String
         program: PathBuf::from("node"),
         args: vec![script("ts_server.mjs")],
     });
+    let v2 = ["server", "node"].map(|package| interop.join("node_modules/@modelcontextprotocol").join(package));
+    if v2.iter().all(|dir| dir.exists()) {
+        specs.push(Spec {
+            name: "TypeScript v2 McpServer",
+            program: PathBuf::from("node"),
+            args: vec![script("ts2_server.mjs")],
+        });
+    } else if keep("TypeScript v2 McpServer") {
+        notes.push(
+            "TypeScript v2: @modelcontextprotocol/server or @modelcontextprotocol/node is not installed, its rows are \
+             skipped (run `bash tests/interop/install.sh`)"
+                .to_owned(),
+        );
+    }
     specs.push(Spec { name: "Python MCPServer", program: python, args: vec![script("py_server.py")] });
     // The floor answers only the page; it has no recipe to break and no HTTP mode.
     if options.transport == Transport::Stdio && !options.invalid {
         specs.push(own("floor (canned answers)", &["serve", "floor"]));
     }
+    specs.retain(|spec| keep(spec.name));
     Ok(specs)
 }
 
@@ -308,7 +353,7 @@ impl Stats {
 
 fn print_header(key: &str) {
     println!(
-        "{key}  {:<32} {:>11} {:>10} {:>10} {:>8}  {:>12}  {:>13}  {:>12}",
+        "{key}  {:<36} {:>11} {:>10} {:>10} {:>8}  {:>12}  {:>13}  {:>12}",
         "server", "calls/s", "p50 µs", "p99 µs", "calls", "ours is", "CPU µs/call", "ours' CPU is"
     );
 }
@@ -332,7 +377,7 @@ fn print_group(key: &str, names: &[String], stats: &mut [Stats]) {
             _ => "-".to_owned(),
         };
         println!(
-            "{key}  {:<32} {rate:>11.0} {:>10.0} {:>10.0} {:>8}  {ratio:>12}  {cpu_text:>13}  {cpu_ratio:>12}",
+            "{key}  {:<36} {rate:>11.0} {:>10.0} {:>10.0} {:>8}  {ratio:>12}  {cpu_text:>13}  {cpu_ratio:>12}",
             names[p],
             percentile(&row.latencies, 0.50).as_secs_f64() * 1e6,
             percentile(&row.latencies, 0.99).as_secs_f64() * 1e6,

@@ -170,7 +170,7 @@ pub(super) async fn run_stdio(options: &Options) -> Result<(), String> {
     println!("ours validates `{TOOL}` on the {path}");
     println!(
         "stdio transports: ours and plain rmcp: rmcp's stdio_pipes(){}; tower-mcp: its StdioTransport (reactor pipes \
-         on Linux); TypeScript: StdioServerTransport; Python: the SDK's stdio",
+         on Linux); TypeScript v1: StdioServerTransport; TypeScript v2: serveStdio; Python: the SDK's stdio",
         if options.blocking_stdio { " (the `stdio()` rows: rmcp's stdio())" } else { "" }
     );
     print_notes(&notes);
