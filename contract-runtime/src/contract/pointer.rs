@@ -30,6 +30,31 @@ pub fn unescape(token: &str) -> String {
     token.replace("~1", "/").replace("~0", "~")
 }
 
+/// The value `pointer` names in `value`, as `Value::pointer` finds it, without an
+/// allocation for tokens that hold no escape (most do).
+pub(crate) fn get<'v>(value: &'v serde_json::Value, pointer: &str) -> Option<&'v serde_json::Value> {
+    if pointer.is_empty() {
+        return Some(value);
+    }
+    let rest = pointer.strip_prefix('/')?;
+    rest.split('/').try_fold(value, |target, token| {
+        let token: std::borrow::Cow<'_, str> = if token.contains('~') { unescape(token).into() } else { token.into() };
+        match target {
+            serde_json::Value::Object(map) => map.get(token.as_ref()),
+            serde_json::Value::Array(list) => array_index(&token).and_then(|i| list.get(i)),
+            _ => None,
+        }
+    })
+}
+
+/// An array index token as RFC 6901 writes it: digits, no leading zero, no sign.
+fn array_index(token: &str) -> Option<usize> {
+    if token.starts_with('+') || (token.starts_with('0') && token.len() != 1) {
+        return None;
+    }
+    token.parse().ok()
+}
+
 /// The unescaped tokens of a pointer; the root `""` has none.
 ///
 /// # Examples
