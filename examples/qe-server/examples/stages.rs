@@ -386,7 +386,7 @@ fn total(profile: &Path) -> Option<u64> {
     let text = std::fs::read_to_string(profile).ok()?;
     text.lines()
         .find_map(|line| line.strip_prefix("summary:").or_else(|| line.strip_prefix("totals:")))
-        .and_then(|n| n.trim().split_whitespace().next()?.parse().ok())
+        .and_then(|n| n.split_whitespace().next()?.parse().ok())
 }
 
 /// Thousands separated by commas.
@@ -394,7 +394,7 @@ fn grouped(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
@@ -426,7 +426,7 @@ fn breakdown(profile: &Path, calls: u32) -> Result<Vec<(u64, String)>, String> {
             rows.push((count / u64::from(calls), name.to_owned()));
         }
     }
-    rows.sort_by(|a, b| b.0.cmp(&a.0));
+    rows.sort_by_key(|row| std::cmp::Reverse(row.0));
     rows.dedup_by(|a, b| a.1 == b.1);
     Ok(rows)
 }
