@@ -189,11 +189,11 @@ pub(crate) fn check_block(at: impl FnOnce() -> String, value: &Value) -> Result<
 /// none).
 pub(crate) fn check_counts(contract: &crate::contract::OutputContract, value: &Value) -> Result<(), Refusal> {
     for (at, items) in contract.completeness_counts() {
-        let Some(block) = value.pointer(at).filter(|b| !b.is_null()) else { continue };
+        let Some(block) = crate::contract::pointer::get(value, at).filter(|b| !b.is_null()) else { continue };
         let Some(returned) = block.get("returned_count").and_then(Value::as_u64) else {
             return Err(Refusal::Unreadable(at.clone()));
         };
-        let carried = match value.pointer(items) {
+        let carried = match crate::contract::pointer::get(value, items) {
             Some(Value::Array(list)) => list.len() as u64,
             None | Some(Value::Null) => 0,
             // The schema says it is an array; anything else cannot be counted.

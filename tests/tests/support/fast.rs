@@ -4,7 +4,9 @@
 //! validate_mutation_generator.rs) and the property tests (validate_properties/). Every
 //! value one of them validates with `jsonschema` is also run through the fast path's
 //! validating serializer; the two must agree, and on a value both accept the fast path's
-//! bytes must be the bytes serde_json writes for it.
+//! bytes must be the bytes serde_json writes for it. The same serializer building the
+//! tree of what it writes (`fast::write_value`) must give the same verdict and bytes,
+//! and a tree equal to the value it was given.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -39,7 +41,31 @@ pub(crate) fn compare(contract: &OutputContract, value: &Value) -> (bool, Option
         (Err(Miss::Invalid(_)), false) => None,
         (Err(other), _) => Some(format!("{name}: fast path could not judge a plain value ({other}): {value}")),
     };
+    let disagreement = disagreement.or_else(|| tree_disagreement(contract, value));
     (expected, disagreement)
+}
+
+/// How `fast::write_value` disagrees with `fast::write` on `value`, or with `value`
+/// itself: a tree built while writing a `Value` must be that `Value`.
+fn tree_disagreement(contract: &OutputContract, value: &Value) -> Option<String> {
+    let name = contract.name();
+    match (fast::write(contract, value, &Limits::default()), fast::write_value(contract, value, &Limits::default())) {
+        (Ok(bytes), Ok((built_bytes, tree))) => {
+            if bytes != built_bytes {
+                Some(format!("{name}: write_value writes other bytes than write for {value}"))
+            } else if tree != *value {
+                Some(format!("{name}: write_value built {tree} for {value}"))
+            } else {
+                None
+            }
+        }
+        (Err(a), Err(b)) if std::mem::discriminant(&a) == std::mem::discriminant(&b) => None,
+        (a, b) => Some(format!(
+            "{name}: write and write_value disagree ({:?} / {:?}) on {value}",
+            a.map(|_| "written"),
+            b.map(|_| "written")
+        )),
+    }
 }
 
 /// The totals, for the suites' printed summaries.

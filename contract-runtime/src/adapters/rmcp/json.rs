@@ -13,6 +13,7 @@ use rmcp::ErrorData;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
+use crate::contract::finite::Limits;
 use crate::serve::wire::{ErrorCode, ToolCallResult, ToolError};
 
 /// `_meta` key our [`Json`] sets on a success: the value was checked for NaN and
@@ -75,29 +76,32 @@ impl<T: Serialize> IntoCallToolResult for Json<T> {
 /// The success for `output`, or the `serialization_error` result when it holds a
 /// non-finite float or its `Serialize` impl fails.
 fn checked_result<T: Serialize + ?Sized>(output: &T) -> CallToolResult {
-    // The text block and the check for NaN, infinity and the limits in one pass over the
-    // typed value. When that pass gives the value back, the separate check names the
-    // pointer (or the `Serialize` failure) exactly as the pipeline does.
-    let fused =
-        crate::contract::fast::write_any(output, &crate::contract::finite::Limits::default()).map(String::from_utf8);
-    let text = if let Ok(Ok(text)) = fused {
-        text
-    } else {
-        if let Err(err) = crate::contract::finite::check_finite(output) {
-            return error_result(&crate::serve::pipeline::serialization_error(&err.to_string()));
-        }
-        match serde_json::to_string(output) {
-            Ok(text) => text,
-            Err(err) => return error_result(&crate::serve::pipeline::serialization_error(&err.to_string())),
-        }
-    };
-    // The tree for validation and `structuredContent`, read from the text so that both
-    // carry the same numbers: `serde_json::to_value` widens an `f32` to the nearest
-    // `f64` (0.8 becomes 0.800000011920929) where the text has the `f32`'s own digits.
-    let value = match serde_json::from_str::<Value>(&text) {
-        Ok(value) => value,
+    // The text block, the tree and the check for NaN, infinity and the limits in one pass
+    // over the typed value. The tree is the one the text reads back as, so both carry the
+    // same numbers: `serde_json::to_value` would widen an `f32` to the nearest `f64` (0.8
+    // becomes 0.800000011920929) where the text has the `f32`'s own digits. When that pass
+    // gives the value back, the separate check names the pointer (or the `Serialize`
+    // failure) exactly as the pipeline does.
+    let fused = crate::contract::fast::write_any_value(output, &Limits::default())
+        .map(|(bytes, value)| (String::from_utf8(bytes), value));
+    if let Ok((Ok(text), value)) = fused {
+        return success(text, value);
+    }
+    if let Err(err) = crate::contract::finite::check_finite(output) {
+        return error_result(&crate::serve::pipeline::serialization_error(&err.to_string()));
+    }
+    let text = match serde_json::to_string(output) {
+        Ok(text) => text,
         Err(err) => return error_result(&crate::serve::pipeline::serialization_error(&err.to_string())),
     };
+    match serde_json::from_str::<Value>(&text) {
+        Ok(value) => success(text, value),
+        Err(err) => error_result(&crate::serve::pipeline::serialization_error(&err.to_string())),
+    }
+}
+
+/// The success carrying `text` and its tree, marked as made by this `Json`.
+fn success(text: String, value: Value) -> CallToolResult {
     let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
     result.structured_content = Some(value);
     result.result_type = Some(ResultType::COMPLETE);

@@ -83,19 +83,61 @@ pub fn write<T: Serialize + ?Sized>(contract: &OutputContract, output: &T, limit
     }
 }
 
-/// Writes `output` as compact JSON while checking only what every result keeps whatever
-/// its contract: no non-finite float (serde_json would write `null`), within `limits`.
-/// The same single pass as [`write`], with a plan that accepts any JSON.
-// Used by the rmcp adapter's `Json`; the tests below hold its bytes to serde_json's.
+/// [`write`] that also builds the tree of what it writes, in the same pass: the text
+/// block and the `structuredContent` of a result, checked against `contract`. The tree
+/// is the one `serde_json::from_slice` reads back from the bytes (an `f32` keeps its own
+/// shortest digits), built without reading them.
+///
+/// # Errors
+///
+/// As for [`write`].
+///
+/// # Examples
+///
+/// ```
+/// use contract_runtime::fast::write_value;
+/// use contract_runtime::finite::Limits;
+/// use contract_runtime::ToolOutput;
+///
+/// #[derive(serde::Serialize, schemars::JsonSchema, ToolOutput)]
+/// #[tool_output(version = "1.0.0", compatibility = "exact")]
+/// struct Reading { sensor: String, level: f32 }
+///
+/// let reading = Reading { sensor: "s-1".to_owned(), level: 0.8 };
+/// let (bytes, tree) = write_value(Reading::contract(), &reading, &Limits::default()).unwrap();
+/// assert_eq!(bytes, br#"{"sensor":"s-1","level":0.8}"#);
+/// assert_eq!(tree, serde_json::json!({ "sensor": "s-1", "level": 0.8 }));
+/// ```
+pub fn write_value<T: Serialize + ?Sized>(
+    contract: &OutputContract,
+    output: &T,
+    limits: &Limits,
+) -> Result<(Vec<u8>, serde_json::Value), Miss> {
+    match contract.fast_plan() {
+        Ok(plan) => ser::write_value(plan, output, limits),
+        Err(_) => Err(Miss::Unsupported("the contract is not covered")),
+    }
+}
+
+/// Writes `output` as compact JSON, and builds its tree, while checking only what every
+/// result keeps whatever its contract: no non-finite float (serde_json would write
+/// `null`), within `limits`. The same single pass as [`write_value`], with a plan that
+/// accepts any JSON.
+// Used by the rmcp adapter's `Json`; the tests below hold its bytes and tree to serde_json's.
 #[cfg_attr(not(feature = "rmcp"), allow(dead_code))]
-pub(crate) fn write_any<T: Serialize + ?Sized>(output: &T, limits: &Limits) -> Result<Vec<u8>, Miss> {
-    static ANY: std::sync::LazyLock<Result<Plan, String>> =
-        std::sync::LazyLock::new(|| Plan::compile(&serde_json::Value::Bool(true)));
+pub(crate) fn write_any_value<T: Serialize + ?Sized>(
+    output: &T,
+    limits: &Limits,
+) -> Result<(Vec<u8>, serde_json::Value), Miss> {
     match &*ANY {
-        Ok(plan) => ser::write(plan, output, limits),
+        Ok(plan) => ser::write_value(plan, output, limits),
         Err(_) => Err(Miss::Unsupported("the accept-anything plan did not compile")),
     }
 }
+
+/// The plan that accepts any JSON.
+static ANY: std::sync::LazyLock<Result<Plan, String>> =
+    std::sync::LazyLock::new(|| Plan::compile(&serde_json::Value::Bool(true)));
 
 #[cfg(test)]
 mod tests {
@@ -103,7 +145,7 @@ mod tests {
 
     use serde::Serialize;
 
-    use super::write_any;
+    use super::write_any_value;
     use crate::contract::finite::Limits;
 
     #[derive(Serialize)]
@@ -143,18 +185,18 @@ mod tests {
         gone: Option<bool>,
     }
 
-    /// `write_any` checks without judging: whatever it writes must be, byte for byte,
-    /// what serde_json writes (its text block is served as the result's JSON). The oracle
-    /// is serde_json itself, on shapes chosen for how serde drives a serializer, not for
-    /// what the plan handles.
+    /// `write_any_value` checks without judging: whatever it writes must be, byte for
+    /// byte, what serde_json writes (its text block is served as the result's JSON), and
+    /// its tree what serde_json reads back from those bytes (served as
+    /// `structuredContent`). The oracle is serde_json itself, on shapes chosen for how
+    /// serde drives a serializer, not for what the plan handles.
     fn same<T: Serialize>(value: &T) -> bool {
-        match write_any(value, &Limits::default()) {
-            Ok(bytes) => {
-                assert_eq!(
-                    String::from_utf8(bytes).unwrap(),
-                    serde_json::to_string(value).unwrap(),
-                    "write_any and serde_json disagree"
-                );
+        match write_any_value(value, &Limits::default()) {
+            Ok((bytes, tree)) => {
+                let text = String::from_utf8(bytes).unwrap();
+                assert_eq!(text, serde_json::to_string(value).unwrap(), "write_any_value and serde_json disagree");
+                let read: serde_json::Value = serde_json::from_str(&text).unwrap();
+                assert_eq!(tree, read, "the tree is not what the text reads back as: {text}");
                 true
             }
             Err(_) => false,
@@ -162,7 +204,7 @@ mod tests {
     }
 
     #[test]
-    fn write_any_writes_what_serde_json_writes() {
+    fn write_any_value_writes_what_serde_json_writes_and_reads() {
         let strings =
             ["", "plain", "quote \" and \\ back", "\u{0}\u{1f}\t\n\r", "é ☃ 𝄞", "\u{2028}\u{2029}", "</script>"];
         let mut written = 0;
@@ -197,27 +239,27 @@ mod tests {
         written += usize::from(same(&serde_json::json!({ "v": [null, true, 1, -1, 1.25, "x", {}] })));
         written += usize::from(same(&vec![vec![vec![0u8; 3]; 2]; 2]));
         // Most shapes are written on this path; anything given back takes the checked one.
-        assert!(written >= 40, "only {written} shapes were written by write_any");
+        assert!(written >= 40, "only {written} shapes were written by write_any_value");
     }
 
     #[test]
-    fn write_any_gives_back_non_finite_floats_and_deep_values() {
+    fn write_any_value_gives_back_non_finite_floats_and_deep_values() {
         for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
-            assert!(write_any(&bad, &Limits::default()).is_err());
-            assert!(write_any(&Tagged::Circle { r: bad }, &Limits::default()).is_err());
-            assert!(write_any(&Some(vec![bad]), &Limits::default()).is_err());
+            assert!(write_any_value(&bad, &Limits::default()).is_err());
+            assert!(write_any_value(&Tagged::Circle { r: bad }, &Limits::default()).is_err());
+            assert!(write_any_value(&Some(vec![bad]), &Limits::default()).is_err());
         }
         let mut deep = serde_json::json!(1);
         for _ in 0..200 {
             deep = serde_json::json!([deep]);
         }
-        assert!(write_any(&deep, &Limits::default()).is_err(), "deeper than the default limit of 128");
+        assert!(write_any_value(&deep, &Limits::default()).is_err(), "deeper than the default limit of 128");
         // Controls: finite and shallow values are written.
-        assert!(write_any(&Some(vec![1.5]), &Limits::default()).is_ok());
+        assert!(write_any_value(&Some(vec![1.5]), &Limits::default()).is_ok());
         let mut shallow = serde_json::json!(1);
         for _ in 0..100 {
             shallow = serde_json::json!([shallow]);
         }
-        assert!(write_any(&shallow, &Limits::default()).is_ok());
+        assert!(write_any_value(&shallow, &Limits::default()).is_ok());
     }
 }

@@ -2,12 +2,18 @@
 //! byte what `serde_json::to_vec` writes, while it checks each event against a
 //! [`Plan`]. Scalars are written by serde_json's own serializer, so escaping and number
 //! formatting cannot drift from the `Value` path.
+//!
+//! Built with `B = true` it also builds the `serde_json::Value` of what it writes, in
+//! the same pass: the tree `serde_json::from_slice` would read back from the bytes, an
+//! `f32` included (its number is the `f64` nearest the `f32`'s own shortest digits, not
+//! the widened `f32`, so the tree writes the digits the text has). With `B = false` every
+//! serializer returns `Value::Null` and builds nothing.
 
 use std::cmp::Ordering;
 use std::fmt;
 
 use serde::ser::{self, Impossible, Serialize};
-use serde_json::{Number, Value};
+use serde_json::{Map, Number, Value};
 
 use super::plan::{Extra, Node, Plan, Typed, ANY, ARRAY, BOOL, INTEGER, NEVER, NULL, NUMBER, OBJECT, STRING};
 use crate::contract::finite::Limits;
@@ -47,6 +53,16 @@ type R<T = ()> = Result<T, Miss>;
 
 /// Writes `value` as JSON while checking it against `plan`.
 pub(crate) fn write<T: Serialize + ?Sized>(plan: &Plan, value: &T, limits: &Limits) -> R<Vec<u8>> {
+    run::<T, false>(plan, value, limits).map(|(out, _)| out)
+}
+
+/// Writes `value` as JSON while checking it against `plan`, and builds the tree of what
+/// it wrote.
+pub(crate) fn write_value<T: Serialize + ?Sized>(plan: &Plan, value: &T, limits: &Limits) -> R<(Vec<u8>, Value)> {
+    run::<T, true>(plan, value, limits)
+}
+
+fn run<T: Serialize + ?Sized, const B: bool>(plan: &Plan, value: &T, limits: &Limits) -> R<(Vec<u8>, Value)> {
     let mut w = Writer {
         plan,
         out: Vec::with_capacity(256),
@@ -57,11 +73,11 @@ pub(crate) fn write<T: Serialize + ?Sized>(plan: &Plan, value: &T, limits: &Limi
         max_bytes: limits.max_bytes(),
         key: String::new(),
     };
-    value.serialize(Ser { w: &mut w, node: plan.root })?;
+    let tree = value.serialize(Ser::<B> { w: &mut w, node: plan.root })?;
     if w.out.len() > w.max_bytes {
         return Err(Miss::Unsupported("over the size limit"));
     }
-    Ok(w.out)
+    Ok((w.out, tree))
 }
 
 pub(crate) struct Writer<'p> {
@@ -256,17 +272,33 @@ fn check_scalar(typed: &Typed, v: &Value) -> R {
     }
 }
 
-/// The serializer for one value at one plan node.
-pub(crate) struct Ser<'a, 'p> {
+/// The serializer for one value at one plan node; `B`: whether it builds the tree.
+pub(crate) struct Ser<'a, 'p, const B: bool> {
     w: &'a mut Writer<'p>,
     node: usize,
+}
+
+/// `make()` when the tree is built, else `Value::Null`.
+#[inline]
+fn tree<const B: bool>(make: impl FnOnce() -> Value) -> Value {
+    if B {
+        make()
+    } else {
+        Value::Null
+    }
+}
+
+/// The number of an `f32` as the tree holds it: the `f64` nearest the shortest digits
+/// just written for it (`0.8`, not `0.800000011920929`), read as `serde_json` reads them.
+fn f32_number(digits: &[u8]) -> R<Value> {
+    serde_json::from_slice::<Number>(digits).map(Value::Number).map_err(json_err)
 }
 
 fn json_err(_: serde_json::Error) -> Miss {
     Miss::Unsupported("serde_json refused a scalar")
 }
 
-impl<'a, 'p> Ser<'a, 'p> {
+impl<'a, 'p, const B: bool> Ser<'a, 'p, B> {
     fn number(&self, n: Num) -> R {
         let kind = match n {
             Num::F(f) if !f.is_finite() => return Err(Miss::Unsupported("a non-finite float")),
@@ -279,141 +311,162 @@ impl<'a, 'p> Ser<'a, 'p> {
         Ok(())
     }
 
-    fn null(self) -> R {
+    fn null(self) -> R<Value> {
         if let Judge::Typed(typed) = self.w.judge(self.node, NULL)? {
             check_scalar(typed, &Value::Null)?;
         }
         self.w.out.extend_from_slice(b"null");
-        Ok(())
+        Ok(Value::Null)
     }
 
-    fn wrapped<T: Serialize + ?Sized>(self, value: &T) -> R {
+    fn wrapped<T: Serialize + ?Sized>(self, value: &T) -> R<Value> {
         self.w.calls += 1;
         if self.w.calls > self.w.max_calls {
             return Err(Miss::Unsupported("over the nesting limit"));
         }
         let node = self.node;
         let w = self.w;
-        value.serialize(Ser { w: &mut *w, node })?;
+        let inner = value.serialize(Ser::<B> { w: &mut *w, node })?;
         w.calls -= 1;
-        Ok(())
+        Ok(inner)
     }
 
-    fn seq(self) -> R<Seq<'a, 'p>> {
+    fn seq(self, len: Option<usize>) -> R<Seq<'a, 'p, B>> {
         let typed = match self.w.judge(self.node, ARRAY)? {
             Judge::Any => None,
             Judge::Typed(t) => Some(t),
         };
         self.w.enter()?;
         self.w.out.push(b'[');
-        Ok(Seq { w: self.w, typed, count: 0 })
+        // A length hint is the serializer's to trust only so far: capped, as serde_json caps it.
+        let items = if B { Vec::with_capacity(len.unwrap_or(0).min(4096)) } else { Vec::new() };
+        Ok(Seq { w: self.w, typed, count: 0, items })
     }
 
-    fn map(self) -> R<Obj<'a, 'p>> {
+    fn map(self) -> R<Obj<'a, 'p, B>> {
         let typed = match self.w.judge(self.node, OBJECT)? {
             Judge::Any => None,
             Judge::Typed(t) => Some(t),
         };
         self.w.enter()?;
         self.w.out.push(b'{');
-        Ok(Obj { w: self.w, typed, seen: 0, first: true, pending: ANY })
+        Ok(Obj { w: self.w, typed, seen: 0, first: true, pending: ANY, map: Map::new(), key: String::new() })
+    }
+
+    /// A number checked, then written by serde_json's serializer.
+    fn written(
+        self,
+        n: Num,
+        write: impl FnOnce(&mut serde_json::Serializer<&mut Vec<u8>>) -> serde_json::Result<()>,
+    ) -> R<Value> {
+        self.number(n)?;
+        write(&mut self.w.json()).map_err(json_err)?;
+        Ok(tree::<B>(|| match n {
+            Num::U(v) => Value::Number(v.into()),
+            Num::I(v) => Value::Number(v.into()),
+            // Finite: `number` gave back every other float.
+            Num::F(v) => Number::from_f64(v).map_or(Value::Null, Value::Number),
+        }))
     }
 }
 
 macro_rules! ints {
     ($($method:ident: $t:ty => $variant:ident),*) => {$(
-        fn $method(self, v: $t) -> R {
-            self.number(Num::$variant(v.into()))?;
-            ser::Serializer::$method(&mut self.w.json(), v).map_err(json_err)
+        fn $method(self, v: $t) -> R<Value> {
+            self.written(Num::$variant(v.into()), |json| ser::Serializer::$method(json, v))
         }
     )*};
 }
 
-impl<'a, 'p> ser::Serializer for Ser<'a, 'p> {
-    type Ok = ();
+impl<'a, 'p, const B: bool> ser::Serializer for Ser<'a, 'p, B> {
+    type Ok = Value;
     type Error = Miss;
-    type SerializeSeq = Seq<'a, 'p>;
-    type SerializeTuple = Seq<'a, 'p>;
-    type SerializeTupleStruct = Seq<'a, 'p>;
-    type SerializeTupleVariant = Impossible<(), Miss>;
-    type SerializeMap = Obj<'a, 'p>;
-    type SerializeStruct = Obj<'a, 'p>;
-    type SerializeStructVariant = Impossible<(), Miss>;
+    type SerializeSeq = Seq<'a, 'p, B>;
+    type SerializeTuple = Seq<'a, 'p, B>;
+    type SerializeTupleStruct = Seq<'a, 'p, B>;
+    type SerializeTupleVariant = Impossible<Value, Miss>;
+    type SerializeMap = Obj<'a, 'p, B>;
+    type SerializeStruct = Obj<'a, 'p, B>;
+    type SerializeStructVariant = Impossible<Value, Miss>;
 
     ints!(serialize_i8: i8 => I, serialize_i16: i16 => I, serialize_i32: i32 => I, serialize_i64: i64 => I,
           serialize_u8: u8 => U, serialize_u16: u16 => U, serialize_u32: u32 => U, serialize_u64: u64 => U);
 
-    fn serialize_i128(self, v: i128) -> R {
+    fn serialize_i128(self, v: i128) -> R<Value> {
         let n = match (u64::try_from(v), i64::try_from(v)) {
             (Ok(u), _) => Num::U(u),
             (_, Ok(i)) => Num::I(i),
             _ => return Err(Miss::Unsupported("a 128-bit integer beyond 64 bits")),
         };
-        self.number(n)?;
-        ser::Serializer::serialize_i128(&mut self.w.json(), v).map_err(json_err)
+        self.written(n, |json| ser::Serializer::serialize_i128(json, v))
     }
 
-    fn serialize_u128(self, v: u128) -> R {
+    fn serialize_u128(self, v: u128) -> R<Value> {
         let Ok(u) = u64::try_from(v) else { return Err(Miss::Unsupported("a 128-bit integer beyond 64 bits")) };
-        self.number(Num::U(u))?;
-        ser::Serializer::serialize_u128(&mut self.w.json(), v).map_err(json_err)
+        self.written(Num::U(u), |json| ser::Serializer::serialize_u128(json, v))
     }
 
-    fn serialize_f32(self, v: f32) -> R {
+    fn serialize_f32(self, v: f32) -> R<Value> {
         self.number(Num::F(f64::from(v)))?;
-        ser::Serializer::serialize_f32(&mut self.w.json(), v).map_err(json_err)
+        let start = self.w.out.len();
+        ser::Serializer::serialize_f32(&mut self.w.json(), v).map_err(json_err)?;
+        if B {
+            f32_number(&self.w.out[start..])
+        } else {
+            Ok(Value::Null)
+        }
     }
 
-    fn serialize_f64(self, v: f64) -> R {
-        self.number(Num::F(v))?;
-        ser::Serializer::serialize_f64(&mut self.w.json(), v).map_err(json_err)
+    fn serialize_f64(self, v: f64) -> R<Value> {
+        self.written(Num::F(v), |json| ser::Serializer::serialize_f64(json, v))
     }
 
-    fn serialize_bool(self, v: bool) -> R {
+    fn serialize_bool(self, v: bool) -> R<Value> {
         if let Judge::Typed(typed) = self.w.judge(self.node, BOOL)? {
             check_scalar(typed, &Value::Bool(v))?;
         }
         self.w.out.extend_from_slice(if v { b"true" } else { b"false" });
-        Ok(())
+        Ok(tree::<B>(|| Value::Bool(v)))
     }
 
-    fn serialize_char(self, v: char) -> R {
+    fn serialize_char(self, v: char) -> R<Value> {
         self.serialize_str(v.encode_utf8(&mut [0; 4]))
     }
 
-    fn serialize_str(self, v: &str) -> R {
+    fn serialize_str(self, v: &str) -> R<Value> {
         if let Judge::Typed(typed) = self.w.judge(self.node, STRING)? {
             check_str(typed, v)?;
         }
         self.w.string(v);
-        self.w.size()
+        self.w.size()?;
+        Ok(tree::<B>(|| Value::String(v.to_owned())))
     }
 
-    fn serialize_bytes(self, _: &[u8]) -> R {
+    fn serialize_bytes(self, _: &[u8]) -> R<Value> {
         Err(Miss::Unsupported("bytes"))
     }
 
-    fn serialize_none(self) -> R {
+    fn serialize_none(self) -> R<Value> {
         self.null()
     }
 
-    fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> R {
+    fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> R<Value> {
         self.wrapped(value)
     }
 
-    fn serialize_unit(self) -> R {
+    fn serialize_unit(self) -> R<Value> {
         self.null()
     }
 
-    fn serialize_unit_struct(self, _: &'static str) -> R {
+    fn serialize_unit_struct(self, _: &'static str) -> R<Value> {
         self.null()
     }
 
-    fn serialize_unit_variant(self, _: &'static str, _: u32, variant: &'static str) -> R {
+    fn serialize_unit_variant(self, _: &'static str, _: u32, variant: &'static str) -> R<Value> {
         self.serialize_str(variant)
     }
 
-    fn serialize_newtype_struct<T: Serialize + ?Sized>(self, _: &'static str, value: &T) -> R {
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(self, _: &'static str, value: &T) -> R<Value> {
         self.wrapped(value)
     }
 
@@ -423,22 +476,22 @@ impl<'a, 'p> ser::Serializer for Ser<'a, 'p> {
         _: u32,
         variant: &'static str,
         value: &T,
-    ) -> R {
+    ) -> R<Value> {
         let mut obj = self.map()?;
         ser::SerializeStruct::serialize_field(&mut obj, variant, value)?;
         ser::SerializeStruct::end(obj)
     }
 
-    fn serialize_seq(self, _: Option<usize>) -> R<Seq<'a, 'p>> {
-        self.seq()
+    fn serialize_seq(self, len: Option<usize>) -> R<Seq<'a, 'p, B>> {
+        self.seq(len)
     }
 
-    fn serialize_tuple(self, _: usize) -> R<Seq<'a, 'p>> {
-        self.seq()
+    fn serialize_tuple(self, len: usize) -> R<Seq<'a, 'p, B>> {
+        self.seq(Some(len))
     }
 
-    fn serialize_tuple_struct(self, _: &'static str, _: usize) -> R<Seq<'a, 'p>> {
-        self.seq()
+    fn serialize_tuple_struct(self, _: &'static str, len: usize) -> R<Seq<'a, 'p, B>> {
+        self.seq(Some(len))
     }
 
     fn serialize_tuple_variant(
@@ -451,11 +504,11 @@ impl<'a, 'p> ser::Serializer for Ser<'a, 'p> {
         Err(Miss::Unsupported("a tuple variant"))
     }
 
-    fn serialize_map(self, _: Option<usize>) -> R<Obj<'a, 'p>> {
+    fn serialize_map(self, _: Option<usize>) -> R<Obj<'a, 'p, B>> {
         self.map()
     }
 
-    fn serialize_struct(self, _: &'static str, _: usize) -> R<Obj<'a, 'p>> {
+    fn serialize_struct(self, _: &'static str, _: usize) -> R<Obj<'a, 'p, B>> {
         self.map()
     }
 
@@ -471,24 +524,29 @@ impl<'a, 'p> ser::Serializer for Ser<'a, 'p> {
 }
 
 /// An array being written.
-pub(crate) struct Seq<'a, 'p> {
+pub(crate) struct Seq<'a, 'p, const B: bool> {
     w: &'a mut Writer<'p>,
     typed: Option<&'p Typed>,
     count: u64,
+    /// The elements' trees (`B` only).
+    items: Vec<Value>,
 }
 
-impl Seq<'_, '_> {
+impl<const B: bool> Seq<'_, '_, B> {
     fn element<T: Serialize + ?Sized>(&mut self, value: &T) -> R {
         if self.count > 0 {
             self.w.out.push(b',');
         }
         self.count += 1;
         let node = self.typed.map_or(ANY, |t| t.items);
-        value.serialize(Ser { w: &mut *self.w, node })?;
+        let item = value.serialize(Ser::<B> { w: &mut *self.w, node })?;
+        if B {
+            self.items.push(item);
+        }
         self.w.size()
     }
 
-    fn finish(self) -> R {
+    fn finish(self) -> R<Value> {
         if let Some(t) = self.typed {
             if t.min_items.is_some_and(|m| self.count < m) || t.max_items.is_some_and(|m| self.count > m) {
                 return Err(Miss::Invalid("item count"));
@@ -496,54 +554,59 @@ impl Seq<'_, '_> {
         }
         self.w.out.push(b']');
         self.w.depth -= 1;
-        Ok(())
+        let items = self.items;
+        Ok(tree::<B>(|| Value::Array(items)))
     }
 }
 
-impl ser::SerializeSeq for Seq<'_, '_> {
-    type Ok = ();
+impl<const B: bool> ser::SerializeSeq for Seq<'_, '_, B> {
+    type Ok = Value;
     type Error = Miss;
     fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> R {
         self.element(value)
     }
-    fn end(self) -> R {
+    fn end(self) -> R<Value> {
         self.finish()
     }
 }
 
-impl ser::SerializeTuple for Seq<'_, '_> {
-    type Ok = ();
+impl<const B: bool> ser::SerializeTuple for Seq<'_, '_, B> {
+    type Ok = Value;
     type Error = Miss;
     fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> R {
         self.element(value)
     }
-    fn end(self) -> R {
+    fn end(self) -> R<Value> {
         self.finish()
     }
 }
 
-impl ser::SerializeTupleStruct for Seq<'_, '_> {
-    type Ok = ();
+impl<const B: bool> ser::SerializeTupleStruct for Seq<'_, '_, B> {
+    type Ok = Value;
     type Error = Miss;
     fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> R {
         self.element(value)
     }
-    fn end(self) -> R {
+    fn end(self) -> R<Value> {
         self.finish()
     }
 }
 
 /// An object being written.
-pub(crate) struct Obj<'a, 'p> {
+pub(crate) struct Obj<'a, 'p, const B: bool> {
     w: &'a mut Writer<'p>,
     typed: Option<&'p Typed>,
     seen: u64,
     first: bool,
     /// The node of the value after the key just written.
     pending: usize,
+    /// The members' trees (`B` only).
+    map: Map<String, Value>,
+    /// The key just written (`B` only): the member its value makes.
+    key: String,
 }
 
-impl Obj<'_, '_> {
+impl<const B: bool> Obj<'_, '_, B> {
     /// Writes `key` and returns the node its value is judged by.
     fn key(&mut self, key: &str) -> R<usize> {
         if !self.first {
@@ -569,7 +632,7 @@ impl Obj<'_, '_> {
         }
     }
 
-    fn finish(self) -> R {
+    fn finish(self) -> R<Value> {
         if let Some(typed) = self.typed {
             if self.seen & typed.required_mask != typed.required_mask {
                 return Err(Miss::Invalid("a required key is missing"));
@@ -577,7 +640,8 @@ impl Obj<'_, '_> {
         }
         self.w.out.push(b'}');
         self.w.depth -= 1;
-        Ok(())
+        let map = self.map;
+        Ok(tree::<B>(|| Value::Object(map)))
     }
 }
 
@@ -589,37 +653,49 @@ fn same_key(name: &str, key: &str) -> bool {
     name.len() == key.len() && name.as_bytes().first() == key.as_bytes().first() && name == key
 }
 
-impl ser::SerializeStruct for Obj<'_, '_> {
-    type Ok = ();
+impl<const B: bool> ser::SerializeStruct for Obj<'_, '_, B> {
+    type Ok = Value;
     type Error = Miss;
     fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> R {
         let node = self.key(key)?;
-        value.serialize(Ser { w: &mut *self.w, node })?;
+        let member = value.serialize(Ser::<B> { w: &mut *self.w, node })?;
+        if B {
+            self.map.insert(key.to_owned(), member);
+        }
         self.w.size()
     }
-    fn end(self) -> R {
+    fn end(self) -> R<Value> {
         self.finish()
     }
 }
 
-impl ser::SerializeMap for Obj<'_, '_> {
-    type Ok = ();
+impl<const B: bool> ser::SerializeMap for Obj<'_, '_, B> {
+    type Ok = Value;
     type Error = Miss;
     fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> R {
         let mut text = std::mem::take(&mut self.w.key);
         text.clear();
         let captured = key.serialize(KeySer(&mut text));
         let node = captured.and_then(|()| self.key(&text));
-        self.w.key = text;
+        if B {
+            // The key becomes the member's; the writer's buffer starts anew.
+            self.key = text;
+        } else {
+            self.w.key = text;
+        }
         self.pending = node?;
         Ok(())
     }
     fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> R {
         let node = std::mem::replace(&mut self.pending, NEVER);
-        value.serialize(Ser { w: &mut *self.w, node })?;
+        let member = value.serialize(Ser::<B> { w: &mut *self.w, node })?;
+        if B {
+            // A repeated key keeps its last value, as serde_json reads it.
+            self.map.insert(std::mem::take(&mut self.key), member);
+        }
         self.w.size()
     }
-    fn end(self) -> R {
+    fn end(self) -> R<Value> {
         self.finish()
     }
 }

@@ -2,6 +2,7 @@
 //! contract, its completeness invariants) and the sanitized error result of each
 //! refusal, with the contract's identity in its `_meta`.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -78,8 +79,16 @@ pub(super) fn check_completeness(contract: &OutputContract, value: &Value) -> Re
     }
 }
 
-/// Every value matching a pointer with `*` wildcards, with its concrete pointer.
-fn pointer_matches<'v>(value: &'v Value, pointer: &str) -> Vec<(String, &'v Value)> {
+/// Every value matching a pointer with `*` wildcards, with its concrete pointer. A
+/// pointer without a wildcard names at most one value, found without an allocation,
+/// and is its own concrete pointer.
+fn pointer_matches<'v, 'p>(value: &'v Value, pointer: &'p str) -> Vec<(Cow<'p, str>, &'v Value)> {
+    if !pointer.split('/').any(|token| token == "*") {
+        return crate::contract::pointer::get(value, pointer)
+            .map(|v| (Cow::Borrowed(pointer), v))
+            .into_iter()
+            .collect();
+    }
     let mut found = vec![(String::new(), value)];
     for token in pointer.split('/').skip(1) {
         let token = crate::contract::pointer::unescape(token);
@@ -107,7 +116,7 @@ fn pointer_matches<'v>(value: &'v Value, pointer: &str) -> Vec<(String, &'v Valu
         }
         found = next;
     }
-    found
+    found.into_iter().map(|(at, v)| (Cow::Owned(at), v)).collect()
 }
 
 pub(super) fn meta(contract: &OutputContract) -> Arc<ResultMeta> {

@@ -88,10 +88,10 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use contract_runtime::rmcp::{ContractedServer, Json};
-use contract_runtime::{Completeness, ToolError, ToolOutput};
+use contract_runtime::{ToolError, ToolOutput};
 use http_body_util::{BodyExt, Full};
 use hyper::header::{ACCEPT, CONTENT_TYPE, HOST};
-use qe_server::contracts::{Ticket, TicketPage, TicketStatus};
+use qe_server::contracts::TicketPage;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::{tool, tool_handler, tool_router, ServerHandler, ServiceExt};
@@ -102,11 +102,13 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 
 mod http;
+mod page;
 mod servers;
 mod stdio;
 
 use http::run_http;
-use servers::{page, run_server};
+use page::page;
+use servers::run_server;
 use stdio::{run_stdio, validation_path};
 
 const TOOL: &str = "search_tickets_page";

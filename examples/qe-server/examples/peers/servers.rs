@@ -16,24 +16,6 @@ struct PageArgs {
     limit: u32,
 }
 
-/// The page every peer builds: `limit` generated tickets, complete. The TypeScript and
-/// Python servers follow the same recipe, and the client checks that they do.
-pub(super) fn page(query: &str, limit: u32) -> TicketPage {
-    let tickets = (1..=limit)
-        .map(|i| Ticket {
-            id: format!("T-{i}"),
-            title: format!("Ticket {i}: login fails after password reset"),
-            status: if i % 3 == 0 { TicketStatus::Closed } else { TicketStatus::Open },
-        })
-        .collect();
-    TicketPage {
-        query: query.to_owned(),
-        tickets,
-        next_cursor: None,
-        completeness: Completeness::complete(u64::from(limit)),
-    }
-}
-
 /// What the Rust servers' tool returns: the page, or for [`INVALID_QUERY`] the page with
 /// `title` left out of its first ticket. Its schema is the page's, so the tool advertises
 /// the same `outputSchema` either way.
