@@ -188,18 +188,27 @@ impl Policy {
 
     /// Judges a complete `tools/call` result (its JSON) and returns what goes downstream.
     pub(crate) fn judge(&self, listing: &Listing, tool: &str, arguments: &Value, mut result: Value) -> Value {
+        self.judge_in_place(listing, tool, arguments, &mut result);
+        result
+    }
+
+    /// Judges a complete `tools/call` result in place: `true` when what goes downstream
+    /// differs from what the upstream sent (a refusal, a lifted text, a contract identity
+    /// added to `_meta`), `false` when the result passes exactly as it came.
+    pub(crate) fn judge_in_place(&self, listing: &Listing, tool: &str, arguments: &Value, result: &mut Value) -> bool {
         let mode = self.mode(tool);
         if mode == Mode::Off || result.get("isError").and_then(Value::as_bool) == Some(true) {
-            return result;
+            return false;
         }
         let declared = self.declared_for(listing, tool);
         let has_contract = declared.is_some() || listing.catalog.get(tool).and_then(|t| t.output_schema()).is_some();
+        let mut changed = false;
         if has_contract && self.lift_text.contains(tool) {
-            lift_text(&mut result);
+            changed = lift_text(result);
         }
         let (refusal, extra_meta) = match declared {
-            Some(contract) => judge_declared(&self.pipeline, contract, tool, arguments, &result),
-            None => (judge_advertised(&listing.catalog, tool, &result), None),
+            Some(contract) => judge_declared(&self.pipeline, contract, tool, arguments, result),
+            None => (judge_advertised(&listing.catalog, tool, result), None),
         };
         match refusal {
             None => {
@@ -207,20 +216,22 @@ impl Policy {
                     let meta = object.entry("_meta").or_insert_with(|| Value::Object(Map::new()));
                     if let (Some(meta), Some(extra)) = (meta.as_object_mut(), extra.as_object()) {
                         for (key, value) in extra {
+                            changed |= meta.get(key) != Some(value);
                             meta.insert(key.clone(), value.clone());
                         }
                     }
                 }
-                result
+                changed
             }
             Some(refusal) if mode == Mode::Warn => {
                 let text = refusal["content"][0]["text"].as_str().unwrap_or_default().to_owned();
                 self.warn(tool, ErrorCode::OutputContractViolation.as_str(), &text);
-                result
+                changed
             }
             Some(refusal) => {
                 tracing::info!(tool, "result refused: output_contract_violation");
-                refusal
+                *result = refusal;
+                true
             }
         }
     }
@@ -294,11 +305,12 @@ pub(crate) fn error_result(code: &str, message: &str, violations: &[Violation], 
 }
 
 /// Parses a result's one JSON text block into `structuredContent`, when it has no
-/// `structuredContent` and exactly one content block, a text that is JSON.
-fn lift_text(result: &mut Value) {
-    let Some(object) = result.as_object_mut() else { return };
+/// `structuredContent` and exactly one content block, a text that is JSON; `true` when
+/// it did.
+fn lift_text(result: &mut Value) -> bool {
+    let Some(object) = result.as_object_mut() else { return false };
     if object.contains_key("structuredContent") {
-        return;
+        return false;
     }
     let parsed = match object.get("content").and_then(Value::as_array).map(Vec::as_slice) {
         Some([block]) if block.get("type").and_then(Value::as_str) == Some("text") => {
@@ -306,8 +318,12 @@ fn lift_text(result: &mut Value) {
         }
         _ => None,
     };
-    if let Some(value) = parsed {
-        object.insert("structuredContent".to_owned(), value);
+    match parsed {
+        Some(value) => {
+            object.insert("structuredContent".to_owned(), value);
+            true
+        }
+        None => false,
     }
 }
 
@@ -319,7 +335,7 @@ mod tests {
     #[test]
     fn a_single_json_text_block_is_lifted_and_nothing_else_is() {
         let mut one = json!({ "content": [{ "type": "text", "text": "{\"a\":1}" }] });
-        lift_text(&mut one);
+        assert!(lift_text(&mut one), "the lift is reported");
         assert_eq!(one["structuredContent"], json!({ "a": 1 }));
         // Controls: prose, two blocks, or a result that has structuredContent stay as they are.
         for original in [
@@ -328,7 +344,7 @@ mod tests {
             json!({ "content": [{ "type": "text", "text": "{}" }], "structuredContent": { "b": 2 } }),
         ] {
             let mut result = original.clone();
-            lift_text(&mut result);
+            assert!(!lift_text(&mut result), "no lift is reported: {original}");
             assert_eq!(result, original);
         }
     }

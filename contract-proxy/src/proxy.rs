@@ -7,6 +7,7 @@
 
 use std::borrow::Cow;
 use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError, RwLock};
 use std::time::Duration;
 
@@ -54,6 +55,8 @@ pub(crate) struct Shared {
     pub(crate) progress: Mutex<HashMap<ProgressToken, Option<ProgressToken>>>,
     /// The tasks upstream `tools/call`s were answered with, by task id.
     pub(crate) tasks: Mutex<TaskBook>,
+    /// Whether the downstream client declared tasks at `initialize`.
+    pub(crate) downstream_tasks: AtomicBool,
 }
 
 /// How many tasks the proxy remembers; the oldest is forgotten first, and the result of
@@ -111,12 +114,18 @@ impl Shared {
         self.upstream.get().ok_or_else(|| ErrorData::internal_error("the upstream server is not connected", None))
     }
 
-    fn has_tools(&self) -> bool {
+    pub(crate) fn has_tools(&self) -> bool {
         self.info.get().is_some_and(|info| info.capabilities.tools.is_some())
     }
 
     fn tasks(&self) -> std::sync::MutexGuard<'_, TaskBook> {
         self.tasks.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Remembers the task a `tools/call` of `tool` was answered with: its result is
+    /// judged when `tasks/get` or `notifications/tasks` brings it.
+    pub(crate) fn record_task(&self, id: String, tool: String, arguments: Value, listing: Arc<Listing>) {
+        self.tasks().insert(id, TaskRecord { tool, arguments, listing, judged: None });
     }
 
     /// Judges a completed task's result (from `tasks/get` or `notifications/tasks`) as
@@ -264,7 +273,7 @@ fn as_object(value: Value) -> JsonObject {
 }
 
 /// A result read as another type of the same JSON.
-fn convert<T: DeserializeOwned>(result: &impl Serialize, method: &str) -> Result<T, ErrorData> {
+pub(crate) fn convert<T: DeserializeOwned>(result: &impl Serialize, method: &str) -> Result<T, ErrorData> {
     serde_json::to_value(result).and_then(serde_json::from_value).map_err(|err| {
         ErrorData::internal_error(format!("the upstream server's answer to {method} is malformed: {err}"), None)
     })
@@ -289,6 +298,7 @@ impl ServerHandler for Proxy {
         context: RequestContext<RoleServer>,
     ) -> Result<InitializeResult, ErrorData> {
         context.peer.set_peer_info(request.clone());
+        self.0.downstream_tasks.store(request.capabilities.supports_tasks(), Ordering::Release);
         *self.0.downstream.write().unwrap_or_else(PoisonError::into_inner) = Some(context.peer.clone());
         self.negotiate_initialize(&request)
     }
@@ -449,9 +459,7 @@ impl ServerHandler for Proxy {
         match self.0.forward(request, Some(&context)).await? {
             ServerResult::InputRequiredResult(result) => Ok(CallToolResponse::InputRequired(result)),
             ServerResult::CreateTaskResult(result) => {
-                // Its result is judged when `tasks/get` or `notifications/tasks` brings it.
-                let record = TaskRecord { tool: name, arguments, listing, judged: None };
-                self.0.tasks().insert(result.task.task_id.clone(), record);
+                self.0.record_task(result.task.task_id.clone(), name, arguments, listing);
                 Ok(CallToolResponse::Task(result))
             }
             other => {
