@@ -41,7 +41,7 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader
 use tokio::sync::{mpsc, Notify};
 use tokio::time::Instant;
 
-use crate::policy::{Gate, Listing};
+use crate::policy::{Gate, Judged, Listing};
 use crate::proxy::{convert, Shared};
 
 /// The prefix of the ids the lane gives the calls it forwards.
@@ -381,6 +381,30 @@ struct Peek<'a> {
     error: Option<&'a RawValue>,
 }
 
+/// A line from the upstream, read once: a result's fields as the judge needs them.
+#[derive(Deserialize)]
+struct ServerPeek<'a> {
+    #[serde(borrow, default)]
+    jsonrpc: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    id: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    method: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    params: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    result: Option<Fields<'a>>,
+    #[serde(borrow, default)]
+    error: Option<&'a RawValue>,
+}
+
+/// The result of a line, undecoded.
+#[derive(Deserialize)]
+struct RawResult<'a> {
+    #[serde(borrow)]
+    result: &'a RawValue,
+}
+
 /// The parameters of a `tools/call`, as far as the lane reads them.
 #[derive(Deserialize)]
 struct CallParams<'a> {
@@ -569,13 +593,13 @@ impl Lane {
         if !self.enabled.load(Ordering::Acquire) {
             return false;
         }
-        let Ok(peek) = serde_json::from_slice::<Peek<'_>>(line) else { return false };
+        let Ok(peek) = serde_json::from_slice::<ServerPeek<'_>>(line) else { return false };
         if peek.jsonrpc.as_deref() != Some("2.0") {
             return false;
         }
         match peek.method.as_deref() {
-            None => match peek.id.and_then(|id| lane_key(id.get())) {
-                Some(key) => self.settle(key, peek.result, peek.error),
+            None => match peek.id.and_then(|id| Some((id, lane_key(id.get())?))) {
+                Some((id, key)) => self.settle(key, Answer { line, id }, peek.result, peek.error),
                 None => false,
             },
             Some("notifications/progress") if peek.id.is_none() && self.ready.load(Ordering::Acquire) => {
@@ -594,15 +618,9 @@ impl Lane {
 
     /// The upstream's answer to call `key`. An answer that cannot be decoded is dropped,
     /// as rmcp drops it, and the call ends in the timeout error.
-    fn settle(&self, key: u64, result: Option<&RawValue>, error: Option<&RawValue>) -> bool {
-        let (raw, value) = match (result, error) {
-            (Some(result), None) => match serde_json::from_str::<Value>(result.get()) {
-                Ok(value) => (result, value),
-                Err(err) => {
-                    tracing::warn!(error = %err, "the upstream's answer to tools/call cannot be decoded; dropped");
-                    return true;
-                }
-            },
+    fn settle(&self, key: u64, answer: Answer<'_>, result: Option<Fields<'_>>, error: Option<&RawValue>) -> bool {
+        let fields = match (result, error) {
+            (Some(fields), None) => fields,
             (None, Some(error)) => {
                 match serde_json::from_str::<ErrorData>(error.get()) {
                     Ok(error) => {
@@ -618,6 +636,52 @@ impl Lane {
             }
             _ => {
                 tracing::warn!("the upstream's answer to tools/call is neither a result nor an error; dropped");
+                return true;
+            }
+        };
+        // An answer to no call in flight (cancelled, or timed out) is dropped unread.
+        let lifts = self.book().calls.get(&key).map(|call| self.shared.policy.lift_text.contains(&call.tool));
+        match lifts {
+            None => true,
+            // The judge reads no content block unless it lifts one: a plain result is
+            // judged on its other fields, its content never decoded.
+            Some(false) => match fields.skeleton() {
+                Some(skeleton) => self.settle_plain(key, &answer, skeleton),
+                None => self.settle_whole(key, &answer),
+            },
+            Some(true) => self.settle_whole(key, &answer),
+        }
+    }
+
+    /// A plain result judged on `skeleton`: its fields but the content.
+    fn settle_plain(&self, key: u64, answer: &Answer<'_>, mut skeleton: Value) -> bool {
+        let Some(call) = self.take(key) else { return true };
+        match self.shared.policy.judge_in_place(&call.listing, &call.tool, &call.arguments, &mut skeleton) {
+            Judged::Unchanged => self.send_spliced(&call.client_id, answer),
+            Judged::Replaced => self.send_down(&call.client_id, &skeleton),
+            // Nothing is lifted here: the judge added to `_meta`, which goes on the whole result.
+            Judged::Amended => match answer.whole() {
+                Ok(mut whole) => {
+                    if let (Some(object), Some(meta)) = (whole.as_object_mut(), skeleton.get_mut("_meta")) {
+                        object.insert("_meta".to_owned(), meta.take());
+                    }
+                    self.send_down(&call.client_id, &whole);
+                }
+                Err(err) => {
+                    let message = format!("the upstream server's answer to tools/call is malformed: {err}");
+                    self.send_down_error(call.client_id, ErrorData::internal_error(message, None));
+                }
+            },
+        }
+        true
+    }
+
+    /// A result decoded whole, for the judge to lift its text or for rmcp's own steps.
+    fn settle_whole(&self, key: u64, answer: &Answer<'_>) -> bool {
+        let value = match answer.whole() {
+            Ok(value) => value,
+            Err(err) => {
+                tracing::warn!(error = %err, "the upstream's answer to tools/call cannot be decoded; dropped");
                 return true;
             }
         };
@@ -637,21 +701,22 @@ impl Lane {
         }
         let Some(call) = self.take(key) else { return true };
         let mut value = value;
-        let changed = self.shared.policy.judge_in_place(&call.listing, &call.tool, &call.arguments, &mut value);
-        if changed {
-            self.send_down(&call.client_id, &value);
-        } else {
-            // The upstream's own bytes, under the client's id.
-            let id = serde_json::to_vec(&call.client_id).unwrap_or_default();
-            let mut line = Vec::with_capacity(raw.get().len() + id.len() + 32);
-            line.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
-            line.extend_from_slice(&id);
-            line.extend_from_slice(br#","result":"#);
-            line.extend_from_slice(raw.get().as_bytes());
-            line.push(b'}');
-            let _ = self.down.push(line);
+        match self.shared.policy.judge_in_place(&call.listing, &call.tool, &call.arguments, &mut value) {
+            Judged::Unchanged => self.send_spliced(&call.client_id, answer),
+            Judged::Amended | Judged::Replaced => self.send_down(&call.client_id, &value),
         }
         true
+    }
+
+    /// The upstream's own line, under the client's id.
+    fn send_spliced(&self, client_id: &RequestId, answer: &Answer<'_>) {
+        let id = serde_json::to_vec(client_id).unwrap_or_default();
+        let (before, after) = answer.around_id();
+        let mut line = Vec::with_capacity(before.len() + id.len() + after.len() + 1);
+        line.extend_from_slice(before);
+        line.extend_from_slice(&id);
+        line.extend_from_slice(after);
+        let _ = self.down.push(line);
     }
 
     /// What rmcp's lane answers a result that is not a plain `CallToolResult` with.
@@ -792,6 +857,97 @@ fn is_plain(result: &Value) -> bool {
         && object.get("content").is_some_and(Value::is_array)
         && object.get("structuredContent").is_none_or(Value::is_object)
         && object.get("isError").is_none_or(Value::is_boolean)
+}
+
+/// An upstream line answering a call of the lane, and its id in it.
+#[derive(Clone, Copy)]
+struct Answer<'a> {
+    line: &'a [u8],
+    /// Borrowed from `line`.
+    id: &'a RawValue,
+}
+
+impl<'a> Answer<'a> {
+    /// The line before its id and after it.
+    fn around_id(&self) -> (&'a [u8], &'a [u8]) {
+        let start = (self.id.get().as_ptr() as usize).saturating_sub(self.line.as_ptr() as usize);
+        let end = (start + self.id.get().len()).min(self.line.len());
+        (&self.line[..start.min(end)], &self.line[end..])
+    }
+
+    /// The result, decoded whole.
+    fn whole(&self) -> Result<Value, serde_json::Error> {
+        let raw = serde_json::from_slice::<RawResult<'_>>(self.line)?;
+        serde_json::from_str(raw.result.get())
+    }
+}
+
+/// The fields of a `tools/call` result the judge reads, the content left undecoded. A
+/// field present as `null` is present (`Some(Value::Null)`), as rmcp's types keep it;
+/// only an object is read (a result is one).
+#[derive(Default)]
+struct Fields<'a> {
+    content: Option<&'a RawValue>,
+    structured_content: Option<Value>,
+    is_error: Option<Value>,
+    meta: Option<Value>,
+    result_type: Option<Value>,
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Fields<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Object<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> serde::de::Visitor<'de> for Object<'a> {
+            type Value = Fields<'a>;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a result object")
+            }
+
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Fields<'a>, A::Error> {
+                let mut fields = Fields::default();
+                while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+                    match &*key {
+                        "content" => fields.content = Some(map.next_value()?),
+                        "structuredContent" => fields.structured_content = Some(map.next_value()?),
+                        "isError" => fields.is_error = Some(map.next_value()?),
+                        "_meta" => fields.meta = Some(map.next_value()?),
+                        "resultType" => fields.result_type = Some(map.next_value()?),
+                        _ => {
+                            map.next_value::<IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(fields)
+            }
+        }
+        deserializer.deserialize_map(Object(std::marker::PhantomData))
+    }
+}
+
+impl Fields<'_> {
+    /// The result as the judge sees it (an empty content array for its content), when it
+    /// is plain (see [`is_plain`]).
+    fn skeleton(self) -> Option<Value> {
+        let content_is_array = self.content.is_some_and(|c| c.get().trim_start().starts_with('['));
+        if self.result_type.is_some()
+            || !content_is_array
+            || self.structured_content.as_ref().is_some_and(|v| !v.is_object())
+            || self.is_error.as_ref().is_some_and(|v| !v.is_boolean())
+        {
+            return None;
+        }
+        let mut object = Map::new();
+        object.insert("content".to_owned(), Value::Array(Vec::new()));
+        for (key, value) in
+            [("structuredContent", self.structured_content), ("isError", self.is_error), ("_meta", self.meta)]
+        {
+            if let Some(value) = value {
+                object.insert(key.to_owned(), value);
+            }
+        }
+        Some(Value::Object(object))
+    }
 }
 
 // ------------------------------------------------------------------ the transports

@@ -15,7 +15,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use contract_runtime::client::lock::{drift_of_server, Action, DriftStatus, LockPolicy, LockedServer};
-use contract_runtime::client::{CallOutcome, Catalog, ContractFailure};
+use contract_runtime::client::{Catalog, ContractFailure};
 use contract_runtime::pipeline::{CallContext, Pipeline};
 use contract_runtime::wire::{contract_meta, ErrorCode, ToolCallResult, ToolError, META_KEY};
 use contract_runtime::{OutputContract, Violation};
@@ -81,6 +81,18 @@ impl Listing {
     pub(crate) fn knows(&self, tool: &str) -> bool {
         self.catalog.get(tool).is_some() || self.quarantined.contains_key(tool)
     }
+}
+
+/// How a judged result differs from the upstream's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Judged {
+    /// It passes exactly as it came.
+    Unchanged,
+    /// It passes with additions: a lifted text (`structuredContent`), or the contract
+    /// identity in `_meta`.
+    Amended,
+    /// A refusal stands in its place.
+    Replaced,
 }
 
 /// What to do with a call before it is forwarded.
@@ -192,13 +204,18 @@ impl Policy {
         result
     }
 
-    /// Judges a complete `tools/call` result in place: `true` when what goes downstream
-    /// differs from what the upstream sent (a refusal, a lifted text, a contract identity
-    /// added to `_meta`), `false` when the result passes exactly as it came.
-    pub(crate) fn judge_in_place(&self, listing: &Listing, tool: &str, arguments: &Value, result: &mut Value) -> bool {
+    /// Judges a complete `tools/call` result in place, and says how what goes downstream
+    /// differs from what the upstream sent.
+    pub(crate) fn judge_in_place(
+        &self,
+        listing: &Listing,
+        tool: &str,
+        arguments: &Value,
+        result: &mut Value,
+    ) -> Judged {
         let mode = self.mode(tool);
         if mode == Mode::Off || result.get("isError").and_then(Value::as_bool) == Some(true) {
-            return false;
+            return Judged::Unchanged;
         }
         let declared = self.declared_for(listing, tool);
         let has_contract = declared.is_some() || listing.catalog.get(tool).and_then(|t| t.output_schema()).is_some();
@@ -221,17 +238,25 @@ impl Policy {
                         }
                     }
                 }
-                changed
+                if changed {
+                    Judged::Amended
+                } else {
+                    Judged::Unchanged
+                }
             }
             Some(refusal) if mode == Mode::Warn => {
                 let text = refusal["content"][0]["text"].as_str().unwrap_or_default().to_owned();
                 self.warn(tool, ErrorCode::OutputContractViolation.as_str(), &text);
-                changed
+                if changed {
+                    Judged::Amended
+                } else {
+                    Judged::Unchanged
+                }
             }
             Some(refusal) => {
                 tracing::info!(tool, "result refused: output_contract_violation");
                 *result = refusal;
-                true
+                Judged::Replaced
             }
         }
     }
@@ -269,10 +294,7 @@ fn judge_declared(
 
 /// An advertised `outputSchema`'s verdict: `Some(error result)` when the result breaks it.
 fn judge_advertised(catalog: &Catalog, tool: &str, result: &Value) -> Option<Value> {
-    match catalog.check_result(tool, result) {
-        CallOutcome::ContractFailure(failure) => Some(failure_result(&failure)),
-        CallOutcome::Success(_) | CallOutcome::DeclaredError(_) => None,
-    }
+    catalog.result_failure(tool, result).map(|failure| failure_result(&failure))
 }
 
 /// A harness failure in the pipeline's error envelope.
