@@ -8,6 +8,7 @@
 //! from `--contracts`), and with `--lock` a tool whose listing drifted from its pin is kept
 //! from the client and its calls refused.
 
+mod lane;
 mod policy;
 mod proxy;
 
@@ -15,7 +16,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::{ExitCode, Stdio};
-use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 use std::time::Duration;
 
@@ -27,8 +28,10 @@ use contract_runtime::{ContractSet, OutputContract};
 use rmcp::model::{InitializeResult, ProtocolVersion};
 use rmcp::service::{ClientInitializeError, ClientLifecycleMode, ClientServiceExt, RoleClient, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::ServiceExt;
 use serde_json::Value;
 
+use crate::lane::{Downstream, Lane, Outbox, Upstream};
 use crate::policy::{Listing, Mode, Policy};
 use crate::proxy::{Proxy, Relay, Shared};
 
@@ -91,6 +94,11 @@ struct Cli {
     /// Log violations let through, refusals and quarantines (`info`), or only warnings.
     #[arg(long, value_name = "LEVEL", default_value = "warn")]
     log_level: tracing::Level,
+
+    /// Every message through rmcp's two halves, `tools/call` too (with stdio on both
+    /// sides, calls otherwise take the proxy's own lane); the answers are the same.
+    #[arg(long, hide = true)]
+    no_fast_lane: bool,
 }
 
 const AFTER_HELP: &str = "Refused calls and results are isError results whose one text block is
@@ -139,8 +147,15 @@ async fn run(cli: Cli) -> Result<ExitCode, String> {
         progress: Mutex::new(HashMap::new()),
         forwarded: AtomicU64::new(0),
         tasks: Mutex::new(proxy::TaskBook::default()),
+        downstream_tasks: AtomicBool::new(false),
     });
-    let (running, child) = connect(&cli, &source, Arc::clone(&shared)).await?;
+    // Stdio on both sides: the proxy owns the four pipe ends, and tools/call takes its lane.
+    let client_pipes = (cli.http.is_none() && cli.upstream_url.is_none() && !cli.no_fast_lane).then(|| {
+        let (read, write) = contract_runtime::rmcp::stdio_pipes();
+        (read, Outbox::spawn(write))
+    });
+    let (client_read, client_out) = client_pipes.unzip();
+    let (running, child, lane) = connect(&cli, &source, Arc::clone(&shared), client_out).await?;
     let info = running.peer().peer_info().ok_or("the upstream server gave no initialize result")?;
     let info = initialize_result(&info)?;
     let upstream_name = format!("{} {}", info.server_info.name, info.server_info.version);
@@ -151,8 +166,15 @@ async fn run(cli: Cli) -> Result<ExitCode, String> {
             shared.relist().await.map_err(|err| format!("cannot list the upstream's tools: {}", err.message))?;
         tracing::info!(tools = listing.tools.len(), quarantined = listing.quarantined.len(), "upstream listed");
     }
+    if let Some(lane) = &lane {
+        // A session without `initialize` carries its `_meta` on every request, which only
+        // rmcp's client half adds.
+        let version = shared.info.get().map(|info| info.protocol_version.clone()).unwrap_or_default();
+        lane.enable(version.has_initialize() && shared.has_tools());
+    }
     eprintln!("contract-proxy: upstream {upstream_name} connected ({source})");
     // The upstream going away ends the proxy: a client must not talk to a dead server.
+    let exit_lane = lane.clone();
     tokio::spawn(async move {
         let reason = running.waiting().await;
         let status = match child {
@@ -166,13 +188,28 @@ async fn run(cli: Cli) -> Result<ExitCode, String> {
             Ok(reason) => format!("{reason:?}"),
             Err(err) => err.to_string(),
         };
+        if let Some(lane) = exit_lane {
+            // The errors of the lane's calls in flight reach the client first.
+            let _ = tokio::time::timeout(Duration::from_secs(2), lane.downstream_outbox().drained()).await;
+        }
         eprintln!("contract-proxy: the upstream server closed the connection{status}: {why}; exiting");
         std::process::exit(1);
     });
     let proxy = Proxy(shared);
-    match cli.http {
-        Some(addr) => serve_http(proxy, addr).await,
-        None => match contract_runtime::rmcp::serve_stdio(proxy).await {
+    match (cli.http, lane.zip(client_read)) {
+        (Some(addr), _) => serve_http(proxy, addr).await,
+        (None, Some((lane, read))) => {
+            let running = proxy
+                .serve(Downstream::new(read, Arc::clone(&lane)))
+                .await
+                .map_err(|err| format!("the MCP handshake over stdio failed: {err}"))?;
+            running.waiting().await.map_err(|err| format!("serving over stdio stopped: {err}"))?;
+            // What is still queued for the client is written before the proxy exits.
+            let limit = Duration::from_secs(cli.timeout.max(1));
+            let _ = tokio::time::timeout(limit, lane.downstream_outbox().drained()).await;
+            Ok(ExitCode::SUCCESS)
+        }
+        (None, None) => match contract_runtime::rmcp::serve_stdio(proxy).await {
             Ok(_) => Ok(ExitCode::SUCCESS),
             Err(err) => Err(err.to_string()),
         },
@@ -192,19 +229,23 @@ async fn serve_http(proxy: Proxy, addr: SocketAddr) -> Result<ExitCode, String> 
     Ok(ExitCode::SUCCESS)
 }
 
+/// A running upstream connection, its child process (stdio) and the lane (stdio on both sides).
+type Connected = (RunningService<RoleClient, Relay>, Option<tokio::process::Child>, Option<Arc<Lane>>);
+
 /// Starts or connects to the upstream and completes its `initialize` (or `server/discover`).
+/// With the writer of the client's pipe, a stdio upstream's pipes are the lane's.
 async fn connect(
     cli: &Cli,
     source: &ServerSource,
     shared: Arc<Shared>,
-) -> Result<(RunningService<RoleClient, Relay>, Option<tokio::process::Child>), String> {
-    let relay = Relay(shared);
-    match start(cli, source, relay.clone(), lifecycle(cli)).await {
+    client_out: Option<Outbox>,
+) -> Result<Connected, String> {
+    match start(cli, source, Arc::clone(&shared), client_out.clone(), lifecycle(cli)).await {
         // A server that answers `server/discover` with the revisions it speaks, none of
         // them 2026-07-28, is asked again the old way, on a fresh connection.
         Err(Start::Incompatible(why)) if cli.upstream_protocol == "auto" => {
             tracing::info!(upstream = %source, %why, "the upstream speaks no 2026-07-28; starting a 2025-11-25 session");
-            start(cli, source, relay, ClientLifecycleMode::Initialize).await.map_err(Start::into_message)
+            start(cli, source, shared, client_out, ClientLifecycleMode::Initialize).await.map_err(Start::into_message)
         }
         other => other.map_err(Start::into_message),
     }
@@ -229,9 +270,11 @@ impl Start {
 async fn start(
     cli: &Cli,
     source: &ServerSource,
-    relay: Relay,
+    shared: Arc<Shared>,
+    client_out: Option<Outbox>,
     mode: ClientLifecycleMode,
-) -> Result<(RunningService<RoleClient, Relay>, Option<tokio::process::Child>), Start> {
+) -> Result<Connected, Start> {
+    let relay = Relay(Arc::clone(&shared));
     let limit = Duration::from_secs(cli.timeout.max(1));
     let failed = |context: String, err: ClientInitializeError| match err {
         ClientInitializeError::NoCompatibleProtocolVersion { .. } => Start::Incompatible(format!("{context}: {err}")),
@@ -244,7 +287,7 @@ async fn start(
             .await
             .map_err(|_| late())?
             .map_err(|err| failed(format!("cannot connect to {source}"), err))?;
-        return Ok((running, None));
+        return Ok((running, None, None));
     }
     let (program, rest) = cli
         .command
@@ -278,7 +321,15 @@ async fn start(
         },
         other => other,
     };
-    let running = match tokio::time::timeout(limit, relay.serve_with_lifecycle((stdout, stdin), mode)).await {
+    let (serving, lane) = match client_out {
+        Some(client_out) => {
+            let lane = Lane::start(shared, client_out, Outbox::spawn(stdin));
+            let upstream = Upstream::new(stdout, Arc::clone(&lane));
+            (tokio::time::timeout(limit, relay.serve_with_lifecycle(upstream, mode)).await, Some(lane))
+        }
+        None => (tokio::time::timeout(limit, relay.serve_with_lifecycle((stdout, stdin), mode)).await, None),
+    };
+    let running = match serving {
         Ok(Ok(running)) => running,
         Ok(Err(err)) => {
             let status = child.try_wait().ok().flatten().map(|s| format!(" ({s})")).unwrap_or_default();
@@ -286,7 +337,7 @@ async fn start(
         }
         Err(_) => return Err(late()),
     };
-    Ok((running, Some(child)))
+    Ok((running, Some(child), lane))
 }
 
 /// The id of the proxy's own `server/discover`, which no rmcp request id can equal.

@@ -15,7 +15,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use contract_runtime::client::lock::{drift_of_server, Action, DriftStatus, LockPolicy, LockedServer};
-use contract_runtime::client::{CallOutcome, Catalog, ContractFailure};
+use contract_runtime::client::{Catalog, ContractFailure};
 use contract_runtime::pipeline::{CallContext, Pipeline};
 use contract_runtime::wire::{contract_meta, ErrorCode, ToolCallResult, ToolError, META_KEY};
 use contract_runtime::{OutputContract, Violation};
@@ -81,6 +81,18 @@ impl Listing {
     pub(crate) fn knows(&self, tool: &str) -> bool {
         self.catalog.get(tool).is_some() || self.quarantined.contains_key(tool)
     }
+}
+
+/// How a judged result differs from the upstream's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Judged {
+    /// It passes exactly as it came.
+    Unchanged,
+    /// It passes with additions: a lifted text (`structuredContent`), or the contract
+    /// identity in `_meta`.
+    Amended,
+    /// A refusal stands in its place.
+    Replaced,
 }
 
 /// What to do with a call before it is forwarded.
@@ -188,18 +200,32 @@ impl Policy {
 
     /// Judges a complete `tools/call` result (its JSON) and returns what goes downstream.
     pub(crate) fn judge(&self, listing: &Listing, tool: &str, arguments: &Value, mut result: Value) -> Value {
+        self.judge_in_place(listing, tool, arguments, &mut result);
+        result
+    }
+
+    /// Judges a complete `tools/call` result in place, and says how what goes downstream
+    /// differs from what the upstream sent.
+    pub(crate) fn judge_in_place(
+        &self,
+        listing: &Listing,
+        tool: &str,
+        arguments: &Value,
+        result: &mut Value,
+    ) -> Judged {
         let mode = self.mode(tool);
         if mode == Mode::Off || result.get("isError").and_then(Value::as_bool) == Some(true) {
-            return result;
+            return Judged::Unchanged;
         }
         let declared = self.declared_for(listing, tool);
         let has_contract = declared.is_some() || listing.catalog.get(tool).and_then(|t| t.output_schema()).is_some();
+        let mut changed = false;
         if has_contract && self.lift_text.contains(tool) {
-            lift_text(&mut result);
+            changed = lift_text(result);
         }
         let (refusal, extra_meta) = match declared {
-            Some(contract) => judge_declared(&self.pipeline, contract, tool, arguments, &result),
-            None => (judge_advertised(&listing.catalog, tool, &result), None),
+            Some(contract) => judge_declared(&self.pipeline, contract, tool, arguments, result),
+            None => (judge_advertised(&listing.catalog, tool, result), None),
         };
         match refusal {
             None => {
@@ -207,20 +233,30 @@ impl Policy {
                     let meta = object.entry("_meta").or_insert_with(|| Value::Object(Map::new()));
                     if let (Some(meta), Some(extra)) = (meta.as_object_mut(), extra.as_object()) {
                         for (key, value) in extra {
+                            changed |= meta.get(key) != Some(value);
                             meta.insert(key.clone(), value.clone());
                         }
                     }
                 }
-                result
+                if changed {
+                    Judged::Amended
+                } else {
+                    Judged::Unchanged
+                }
             }
             Some(refusal) if mode == Mode::Warn => {
                 let text = refusal["content"][0]["text"].as_str().unwrap_or_default().to_owned();
                 self.warn(tool, ErrorCode::OutputContractViolation.as_str(), &text);
-                result
+                if changed {
+                    Judged::Amended
+                } else {
+                    Judged::Unchanged
+                }
             }
             Some(refusal) => {
                 tracing::info!(tool, "result refused: output_contract_violation");
-                refusal
+                *result = refusal;
+                Judged::Replaced
             }
         }
     }
@@ -258,10 +294,7 @@ fn judge_declared(
 
 /// An advertised `outputSchema`'s verdict: `Some(error result)` when the result breaks it.
 fn judge_advertised(catalog: &Catalog, tool: &str, result: &Value) -> Option<Value> {
-    match catalog.check_result(tool, result) {
-        CallOutcome::ContractFailure(failure) => Some(failure_result(&failure)),
-        CallOutcome::Success(_) | CallOutcome::DeclaredError(_) => None,
-    }
+    catalog.result_failure(tool, result).map(|failure| failure_result(&failure))
 }
 
 /// A harness failure in the pipeline's error envelope.
@@ -294,11 +327,12 @@ pub(crate) fn error_result(code: &str, message: &str, violations: &[Violation], 
 }
 
 /// Parses a result's one JSON text block into `structuredContent`, when it has no
-/// `structuredContent` and exactly one content block, a text that is JSON.
-fn lift_text(result: &mut Value) {
-    let Some(object) = result.as_object_mut() else { return };
+/// `structuredContent` and exactly one content block, a text that is JSON; `true` when
+/// it did.
+fn lift_text(result: &mut Value) -> bool {
+    let Some(object) = result.as_object_mut() else { return false };
     if object.contains_key("structuredContent") {
-        return;
+        return false;
     }
     let parsed = match object.get("content").and_then(Value::as_array).map(Vec::as_slice) {
         Some([block]) if block.get("type").and_then(Value::as_str) == Some("text") => {
@@ -306,8 +340,12 @@ fn lift_text(result: &mut Value) {
         }
         _ => None,
     };
-    if let Some(value) = parsed {
-        object.insert("structuredContent".to_owned(), value);
+    match parsed {
+        Some(value) => {
+            object.insert("structuredContent".to_owned(), value);
+            true
+        }
+        None => false,
     }
 }
 
@@ -319,7 +357,7 @@ mod tests {
     #[test]
     fn a_single_json_text_block_is_lifted_and_nothing_else_is() {
         let mut one = json!({ "content": [{ "type": "text", "text": "{\"a\":1}" }] });
-        lift_text(&mut one);
+        assert!(lift_text(&mut one), "the lift is reported");
         assert_eq!(one["structuredContent"], json!({ "a": 1 }));
         // Controls: prose, two blocks, or a result that has structuredContent stay as they are.
         for original in [
@@ -328,7 +366,7 @@ mod tests {
             json!({ "content": [{ "type": "text", "text": "{}" }], "structuredContent": { "b": 2 } }),
         ] {
             let mut result = original.clone();
-            lift_text(&mut result);
+            assert!(!lift_text(&mut result), "no lift is reported: {original}");
             assert_eq!(result, original);
         }
     }

@@ -7,6 +7,7 @@
 
 use std::borrow::Cow;
 use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError, RwLock};
 use std::time::Duration;
 
@@ -57,6 +58,8 @@ pub(crate) struct Shared {
     pub(crate) forwarded: std::sync::atomic::AtomicU64,
     /// The tasks upstream `tools/call`s were answered with, by task id.
     pub(crate) tasks: Mutex<TaskBook>,
+    /// Whether the downstream client declared tasks at `initialize`.
+    pub(crate) downstream_tasks: AtomicBool,
 }
 
 /// How many tasks the proxy remembers; the oldest is forgotten first, and the result of
@@ -133,12 +136,25 @@ impl Shared {
         self.info.get().is_some_and(|info| info.protocol_version >= ProtocolVersion::V_2026_07_28)
     }
 
-    fn has_tools(&self) -> bool {
+    pub(crate) fn has_tools(&self) -> bool {
         self.info.get().is_some_and(|info| info.capabilities.tools.is_some())
     }
 
     fn tasks(&self) -> std::sync::MutexGuard<'_, TaskBook> {
         self.tasks.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Remembers the task a `tools/call` of `tool` was answered with: its result is
+    /// judged when `tasks/get` or `notifications/tasks` brings it.
+    pub(crate) fn record_task(
+        &self,
+        id: String,
+        client: Option<Peer<RoleServer>>,
+        tool: String,
+        arguments: Value,
+        listing: Arc<Listing>,
+    ) {
+        self.tasks().insert(id, TaskRecord { client, tool, arguments, listing, judged: None });
     }
 
     /// Judges a completed task's result (from `tasks/get` or `notifications/tasks`) as
@@ -223,7 +239,7 @@ impl Shared {
     ) -> Result<T, ErrorData> {
         let method = request.method().to_owned();
         let result = self.forward(request, Some(context)).await?;
-        convert(&result, &method)
+        convert_result(&result, &method)
     }
 
     /// Lists every page of the upstream's tools and judges the listing.
@@ -310,19 +326,25 @@ fn as_object(value: Value) -> JsonObject {
     }
 }
 
-/// A result read as another type of the same JSON. A result without `resultType` (an
-/// upstream of a revision before 2026-07-28, or one the proxy wrote) is read as
-/// `"complete"`, which is what the field's absence means; rmcp leaves the field out again
-/// for a client of an older revision.
-fn convert<T: DeserializeOwned>(result: &impl Serialize, method: &str) -> Result<T, ErrorData> {
-    let malformed = |err: serde_json::Error| {
-        ErrorData::internal_error(format!("the upstream server's answer to {method} is malformed: {err}"), None)
-    };
-    let mut value = serde_json::to_value(result).map_err(malformed)?;
+/// A result read as another type of the same JSON.
+pub(crate) fn convert<T: DeserializeOwned>(result: &impl Serialize, method: &str) -> Result<T, ErrorData> {
+    serde_json::to_value(result).and_then(serde_json::from_value).map_err(|err| malformed(method, &err))
+}
+
+/// An upstream result read as the rmcp result sent to the client. One without
+/// `resultType` (an upstream of a revision before 2026-07-28, or one the proxy wrote) is
+/// read as `"complete"`, which is what the field's absence means; rmcp's server half
+/// leaves the field out again for a client of an older revision.
+fn convert_result<T: DeserializeOwned>(result: &impl Serialize, method: &str) -> Result<T, ErrorData> {
+    let mut value = serde_json::to_value(result).map_err(|err| malformed(method, &err))?;
     if let Value::Object(object) = &mut value {
         object.entry("resultType").or_insert_with(|| Value::String("complete".to_owned()));
     }
-    serde_json::from_value(value).map_err(malformed)
+    serde_json::from_value(value).map_err(|err| malformed(method, &err))
+}
+
+fn malformed(method: &str, err: &serde_json::Error) -> ErrorData {
+    ErrorData::internal_error(format!("the upstream server's answer to {method} is malformed: {err}"), None)
 }
 
 fn ping_request() -> ClientRequest {
@@ -344,6 +366,7 @@ impl ServerHandler for Proxy {
         context: RequestContext<RoleServer>,
     ) -> Result<InitializeResult, ErrorData> {
         context.peer.set_peer_info(request.clone());
+        self.0.downstream_tasks.store(request.capabilities.supports_tasks(), Ordering::Release);
         self.0.connected(context.peer.clone());
         self.negotiate_initialize(&request)
     }
@@ -389,7 +412,7 @@ impl ServerHandler for Proxy {
         let request = ClientRequest::GetPromptRequest(Request::new(request));
         match self.0.forward(request, Some(&context)).await? {
             ServerResult::InputRequiredResult(result) => Ok(GetPromptResponse::InputRequired(result)),
-            other => convert(&other, "prompts/get").map(GetPromptResponse::Complete),
+            other => convert_result(&other, "prompts/get").map(GetPromptResponse::Complete),
         }
     }
 
@@ -430,7 +453,7 @@ impl ServerHandler for Proxy {
         let request = ClientRequest::ReadResourceRequest(Request::new(request));
         match self.0.forward(request, Some(&context)).await? {
             ServerResult::InputRequiredResult(result) => Ok(ReadResourceResponse::InputRequired(result)),
-            other => convert(&other, "resources/read").map(ReadResourceResponse::Complete),
+            other => convert_result(&other, "resources/read").map(ReadResourceResponse::Complete),
         }
     }
 
@@ -465,7 +488,7 @@ impl ServerHandler for Proxy {
         // Listed afresh for every client request, so a listing that changed without a
         // notification is judged before it is shown. One page: every upstream page, joined.
         let listing = self.0.relist().await?;
-        convert(&json!({ "tools": listing.tools }), "tools/list")
+        convert_result(&json!({ "tools": listing.tools }), "tools/list")
     }
 
     async fn call_tool(
@@ -490,7 +513,7 @@ impl ServerHandler for Proxy {
         }
         if let Gate::Refuse(result) = self.0.policy.gate(&listing, &name, &arguments) {
             tracing::info!(tool = %name, "call refused before forwarding");
-            return convert::<CallToolResult>(&result, "tools/call").map(CallToolResponse::Complete);
+            return convert_result::<CallToolResult>(&result, "tools/call").map(CallToolResponse::Complete);
         }
         let mut context = context;
         if context.meta.client_capabilities().is_none() {
@@ -504,16 +527,13 @@ impl ServerHandler for Proxy {
         match self.0.forward(request, Some(&context)).await? {
             ServerResult::InputRequiredResult(result) => Ok(CallToolResponse::InputRequired(result)),
             ServerResult::CreateTaskResult(result) => {
-                // Its result is judged when `tasks/get` or `notifications/tasks` brings it.
-                let record =
-                    TaskRecord { client: Some(context.peer.clone()), tool: name, arguments, listing, judged: None };
-                self.0.tasks().insert(result.task.task_id.clone(), record);
+                self.0.record_task(result.task.task_id.clone(), Some(context.peer.clone()), name, arguments, listing);
                 Ok(CallToolResponse::Task(result))
             }
             other => {
                 let result: Value = convert(&other, "tools/call")?;
                 let judged = self.0.policy.judge(&listing, &name, &arguments, result);
-                convert::<CallToolResult>(&judged, "tools/call").map(CallToolResponse::Complete)
+                convert_result::<CallToolResult>(&judged, "tools/call").map(CallToolResponse::Complete)
             }
         }
     }
@@ -534,7 +554,10 @@ impl ServerHandler for Proxy {
                 None,
             ));
         }
-        self.0.relay(ClientRequest::CustomRequest(request), &context).await
+        // A custom result is the upstream's JSON as it is.
+        let method = request.method.clone();
+        let result = self.0.forward(ClientRequest::CustomRequest(request), Some(&context)).await?;
+        convert(&result, &method)
     }
 
     async fn get_task(

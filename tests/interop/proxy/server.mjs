@@ -15,6 +15,8 @@
 //   "progress" sends two notifications/progress for the call's progressToken, then answers
 //   "cancellable" answers only when the client cancels the call, after sending a
 //              notifications/message saying so
+//   "request_id" answers with the JSON-RPC id the call reached this server under
+//   "echo_after" answers with the call's arguments after `arguments.ms` milliseconds
 
 import { readFileSync } from 'node:fs';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -78,6 +80,13 @@ server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
           resolve({ content: [] });
         });
       });
+    case 'request_id':
+      return asJson({ id: extra.requestId });
+    case 'echo_after': {
+      const args = request.params.arguments ?? {};
+      await new Promise((resolve) => setTimeout(resolve, args.ms ?? 0));
+      return asJson(args);
+    }
     case 'progress': {
       const progressToken = request.params._meta?.progressToken;
       for (const progress of [1, 2]) {
@@ -87,8 +96,9 @@ server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
         });
       }
       // The SDK client drops a call's progress handler on its response, before it reads
-      // notifications queued ahead of it: let them land first.
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      // notifications queued ahead of it: let them land first (a loaded machine can take
+      // more than a tenth of a second to deliver them through two hops).
+      await new Promise((resolve) => setTimeout(resolve, 300));
       return asJson({ hadProgressToken: progressToken !== undefined });
     }
     default:

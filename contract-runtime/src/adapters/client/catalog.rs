@@ -524,59 +524,82 @@ impl Catalog {
     ///   failure: nothing of its result reaches the model.
     #[must_use]
     pub fn check_result(&self, tool: &str, result: &Value) -> CallOutcome {
+        let passed = match self.judge_result(tool, result) {
+            Ok(passed) => passed,
+            Err(failure) => return CallOutcome::ContractFailure(failure),
+        };
+        let text = text_blocks(passed.object.get("content"));
+        let meta = match ContractInfo::from_meta(passed.object.get("_meta")) {
+            Some(info) => Some(info.or_listed(passed.entry.contract.as_ref())),
+            None => passed.entry.contract.clone(),
+        };
+        if passed.is_error {
+            return CallOutcome::DeclaredError(DeclaredError::from_text(tool, &text));
+        }
+        CallOutcome::Success(Success {
+            tool: tool.to_owned(),
+            structured: passed.structured.cloned(),
+            validated: passed.validated,
+            text,
+            contract: meta,
+        })
+    }
+
+    /// The [`ContractFailure`] [`check_result`](Self::check_result) would give `result`, if
+    /// any, without copying anything of a result that passes (for a proxy that sends the
+    /// result on as it came).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use contract_runtime::client::Catalog;
+    /// use serde_json::json;
+    ///
+    /// let mut catalog = Catalog::new();
+    /// catalog.refresh([json!({
+    ///     "name": "count",
+    ///     "inputSchema": {"type": "object"},
+    ///     "outputSchema": {"type": "integer", "minimum": 0},
+    /// })]);
+    /// assert!(catalog.result_failure("count", &json!({"content": [], "structuredContent": 3})).is_none());
+    /// assert!(catalog.result_failure("count", &json!({"content": [], "structuredContent": -1})).is_some());
+    /// ```
+    #[must_use]
+    pub fn result_failure(&self, tool: &str, result: &Value) -> Option<ContractFailure> {
+        self.judge_result(tool, result).err()
+    }
+
+    /// What [`check_result`](Self::check_result) decides, borrowed from `result`.
+    fn judge_result<'a>(&'a self, tool: &str, result: &'a Value) -> Result<Passed<'a>, ContractFailure> {
         if let Some(drift) = self.quarantined.get(tool) {
-            return CallOutcome::ContractFailure(ContractFailure::quarantined(drift));
+            return Err(ContractFailure::quarantined(drift));
         }
         let Some(entry) = self.tools.get(tool) else {
-            return CallOutcome::ContractFailure(ContractFailure::new(tool, FailureKind::UnknownTool, Vec::new()));
+            return Err(ContractFailure::new(tool, FailureKind::UnknownTool, Vec::new()));
         };
         let Some(object) = result.as_object() else {
             let violation = Violation::new("", "type", "a tools/call result must be a JSON object");
-            return CallOutcome::ContractFailure(ContractFailure::new(
-                tool,
-                FailureKind::MalformedResult,
-                vec![violation],
-            ));
+            return Err(ContractFailure::new(tool, FailureKind::MalformedResult, vec![violation]));
         };
         let is_error = match object.get("isError") {
             None | Some(Value::Null) => false,
             Some(Value::Bool(flag)) => *flag,
             Some(_) => {
                 let violation = Violation::new("/isError", "type", "isError must be a boolean");
-                return CallOutcome::ContractFailure(ContractFailure::new(
-                    tool,
-                    FailureKind::MalformedResult,
-                    vec![violation],
-                ));
+                return Err(ContractFailure::new(tool, FailureKind::MalformedResult, vec![violation]));
             }
         };
-        let text = text_blocks(object.get("content"));
-        let meta = match ContractInfo::from_meta(object.get("_meta")) {
-            Some(info) => Some(info.or_listed(entry.contract.as_ref())),
-            None => entry.contract.clone(),
-        };
-        if is_error {
-            return CallOutcome::DeclaredError(DeclaredError::from_text(tool, &text));
-        }
         let structured = object.get("structuredContent");
-        let Some(output) = &entry.output else {
-            return CallOutcome::Success(Success {
-                tool: tool.to_owned(),
-                structured: structured.cloned(),
-                validated: false,
-                text,
-                contract: meta,
-            });
-        };
+        let passed = |validated| Passed { entry, object, is_error, structured, validated };
+        if is_error {
+            return Ok(passed(false));
+        }
+        let Some(output) = &entry.output else { return Ok(passed(false)) };
         let validator = match &output.validator {
             Ok(validator) => validator,
             Err(why) => {
                 let violation = Violation::new("", "$schema", format!("the outputSchema cannot be used: {why}"));
-                return CallOutcome::ContractFailure(ContractFailure::new(
-                    tool,
-                    FailureKind::UnusableSchema,
-                    vec![violation],
-                ));
+                return Err(ContractFailure::new(tool, FailureKind::UnusableSchema, vec![violation]));
             }
         };
         let Some(value) = structured else {
@@ -585,25 +608,24 @@ impl Catalog {
                 "structuredContent",
                 "the tool declares an outputSchema but the result has no structuredContent",
             );
-            return CallOutcome::ContractFailure(ContractFailure::new(
-                tool,
-                FailureKind::MissingStructuredContent,
-                vec![violation],
-            ));
+            return Err(ContractFailure::new(tool, FailureKind::MissingStructuredContent, vec![violation]));
         };
         let violations = violations(validator, &output.declared, value);
         if violations.is_empty() {
-            CallOutcome::Success(Success {
-                tool: tool.to_owned(),
-                structured: Some(value.clone()),
-                validated: true,
-                text,
-                contract: meta,
-            })
+            Ok(passed(true))
         } else {
-            CallOutcome::ContractFailure(ContractFailure::new(tool, FailureKind::OutputViolation, violations))
+            Err(ContractFailure::new(tool, FailureKind::OutputViolation, violations))
         }
     }
+}
+
+/// A result [`Catalog::check_result`] lets through, as borrowed from it.
+struct Passed<'a> {
+    entry: &'a ToolEntry,
+    object: &'a serde_json::Map<String, Value>,
+    is_error: bool,
+    structured: Option<&'a Value>,
+    validated: bool,
 }
 
 /// The source of a pin made on first use: unknown to the catalog, set by whoever writes it
@@ -617,6 +639,10 @@ fn first_use_source() -> ServerSource {
 /// Undeclared keys are text the server chose (`"run_shell"`, or an instruction aimed at
 /// the model), so they are reported as `*`, never quoted; so are values.
 fn violations(validator: &jsonschema::Validator, declared: &BTreeSet<String>, instance: &Value) -> Vec<Violation> {
+    // The common case first: deciding validity is cheaper than collecting errors.
+    if validator.is_valid(instance) {
+        return Vec::new();
+    }
     validator
         .iter_errors(instance)
         .take(MAX_VIOLATIONS)
