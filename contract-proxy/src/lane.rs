@@ -343,9 +343,14 @@ pub(crate) struct Lane {
     shared: Arc<Shared>,
     down: Outbox,
     up: Outbox,
-    /// Whether the upstream's session allows the lane: it has an `initialize` handshake
-    /// (no per-request `_meta` to add) and tools. Set once it is initialized and listed.
+    /// Whether the upstream's session allows the lane: it has tools. Set once it is
+    /// initialized and listed.
     enabled: AtomicBool,
+    /// For an upstream session without `initialize` (2026-07-28), the `_meta` envelope
+    /// every request carries — what rmcp's client half adds on the other lane: the
+    /// session's revision, the proxy's client info and capabilities. A key the client's
+    /// own call carries wins, as it does there.
+    envelope: std::sync::OnceLock<Map<String, Value>>,
     /// Whether the downstream client completed its handshake.
     ready: AtomicBool,
     next: AtomicU64,
@@ -362,6 +367,18 @@ struct Reply<'a, T: Serialize> {
     jsonrpc: &'static str,
     id: &'a RequestId,
     result: &'a T,
+}
+
+/// `params` with `envelope`'s keys added to its `_meta` where the call has none of its
+/// own; `None` when `params` is no object (rmcp's lane then answers it).
+fn with_envelope(params: &str, envelope: &Map<String, Value>) -> Option<String> {
+    let Ok(Value::Object(mut params)) = serde_json::from_str::<Value>(params) else { return None };
+    let meta = params.entry("_meta").or_insert_with(|| Value::Object(Map::new()));
+    let Value::Object(meta) = meta else { return None };
+    for (key, value) in envelope {
+        meta.entry(key.clone()).or_insert_with(|| value.clone());
+    }
+    serde_json::to_string(&params).ok()
 }
 
 /// The top level of any JSON-RPC message.
@@ -448,6 +465,7 @@ impl Lane {
             down,
             up,
             enabled: AtomicBool::new(false),
+            envelope: std::sync::OnceLock::new(),
             ready: AtomicBool::new(false),
             next: AtomicU64::new(1),
             book: Mutex::new(Book::default()),
@@ -458,8 +476,12 @@ impl Lane {
         lane
     }
 
-    /// Lets calls take the lane (or not), once the upstream is initialized and listed.
-    pub(crate) fn enable(&self, enabled: bool) {
+    /// Lets calls take the lane (or not), once the upstream is initialized and listed;
+    /// with the `_meta` envelope of an upstream session that has no `initialize`.
+    pub(crate) fn enable(&self, enabled: bool, envelope: Option<Map<String, Value>>) {
+        if let Some(envelope) = envelope {
+            let _ = self.envelope.set(envelope);
+        }
         self.enabled.store(enabled, Ordering::Release);
     }
 
@@ -544,13 +566,21 @@ impl Lane {
             self.send_down(&client_id, &result);
             return true;
         }
+        let enveloped = match self.envelope.get() {
+            Some(envelope) => match with_envelope(params.get(), envelope) {
+                Some(params) => Some(params),
+                None => return false,
+            },
+            None => None,
+        };
+        let params = enveloped.as_deref().unwrap_or(params.get());
         let key = self.next.fetch_add(1, Ordering::Relaxed);
-        let mut line = Vec::with_capacity(params.get().len() + 80);
+        let mut line = Vec::with_capacity(params.len() + 80);
         line.extend_from_slice(br#"{"jsonrpc":"2.0","id":""#);
         line.extend_from_slice(PREFIX.as_bytes());
         line.extend_from_slice(key.to_string().as_bytes());
         line.extend_from_slice(br#"","method":"tools/call","params":"#);
-        line.extend_from_slice(params.get().as_bytes());
+        line.extend_from_slice(params.as_bytes());
         line.push(b'}');
         let record = Call { client_id: client_id.clone(), tool: call.name.into_owned(), arguments, listing };
         {

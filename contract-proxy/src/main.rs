@@ -167,10 +167,20 @@ async fn run(cli: Cli) -> Result<ExitCode, String> {
         tracing::info!(tools = listing.tools.len(), quarantined = listing.quarantined.len(), "upstream listed");
     }
     if let Some(lane) = &lane {
-        // A session without `initialize` carries its `_meta` on every request, which only
-        // rmcp's client half adds.
+        // A session without `initialize` carries its `_meta` on every request: the lane
+        // adds what rmcp's client half adds on the other lane.
         let version = shared.info.get().map(|info| info.protocol_version.clone()).unwrap_or_default();
-        lane.enable(version.has_initialize() && shared.has_tools());
+        let envelope = (!version.has_initialize()).then(|| {
+            let config = rmcp::Service::<RoleClient>::get_info(&Relay(Arc::clone(&shared)));
+            let mut envelope = serde_json::Map::new();
+            envelope.insert("io.modelcontextprotocol/protocolVersion".to_owned(), Value::from(version.as_str()));
+            let info = serde_json::to_value(&config.client_info).unwrap_or(Value::Null);
+            envelope.insert("io.modelcontextprotocol/clientInfo".to_owned(), info);
+            let capabilities = serde_json::to_value(&config.capabilities).unwrap_or(Value::Null);
+            envelope.insert("io.modelcontextprotocol/clientCapabilities".to_owned(), capabilities);
+            envelope
+        });
+        lane.enable(shared.has_tools(), envelope);
     }
     eprintln!("contract-proxy: upstream {upstream_name} connected ({source})");
     // The upstream going away ends the proxy: a client must not talk to a dead server.

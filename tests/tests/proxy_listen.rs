@@ -86,7 +86,7 @@ fn a_2026_07_28_client_subscribes_through_the_proxy_and_gets_the_servers_notific
         // proxy's listing (judged before the client hears of it) has the new tool.
         let before: Vec<String> =
             client.peer().list_all_tools().await.unwrap().into_iter().map(|t| t.name.to_string()).collect();
-        assert_eq!(before, ["grow", "touch", "weather", "weather_ok"]);
+        assert_eq!(before, ["grow", "whoami", "touch", "weather", "weather_ok"]);
         client.peer().call_tool(call("grow")).await.expect("grow answers");
         let notice = tokio::time::timeout(NOTICE, subscription.next()).await.expect("a notification in time");
         assert!(
@@ -95,7 +95,7 @@ fn a_2026_07_28_client_subscribes_through_the_proxy_and_gets_the_servers_notific
         );
         let after: Vec<String> =
             client.peer().list_all_tools().await.unwrap().into_iter().map(|t| t.name.to_string()).collect();
-        assert_eq!(after, ["grow", "touch", "weather", "weather_ok", "extra"]);
+        assert_eq!(after, ["grow", "whoami", "touch", "weather", "weather_ok", "extra"]);
         let extra = client.peer().call_tool(call("extra")).await.expect("the new tool is callable");
         assert_eq!(text_of(&extra), "extra", "{extra:?}");
 
@@ -130,7 +130,7 @@ fn a_2025_11_25_client_of_the_same_proxy_is_served_without_subscriptions() {
         // Control: the same calls work for this client.
         let tools: Vec<String> =
             client.peer().list_all_tools().await.unwrap().into_iter().map(|t| t.name.to_string()).collect();
-        assert_eq!(tools, ["grow", "touch", "weather", "weather_ok"]);
+        assert_eq!(tools, ["grow", "whoami", "touch", "weather", "weather_ok"]);
         let touched = client.peer().call_tool(call("touch")).await.unwrap();
         assert_eq!(text_of(&touched), "touched 1", "{touched:?}");
         // subscriptions/listen belongs to 2026-07-28: refused for this session.
@@ -234,5 +234,51 @@ fn an_input_required_result_passes_as_it_is_and_the_retried_call_is_judged() {
             }
         }
         let _ = wire.child.kill().await;
+    });
+}
+
+/// What the server saw of a `whoami` call made through the proxy by a 2025-11-25 client
+/// speaking raw JSON-RPC (rmcp's client gives every call a numeric progress token, which
+/// keeps it off the stdio lane).
+async fn whoami(options: &[&str]) -> serde_json::Value {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    let mut child = proxy(options);
+    let mut stdin = child.stdin.take().unwrap();
+    let mut lines = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let initialize = serde_json::json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": { "name": "wire", "version": "1.0.0" } } });
+    let initialized = serde_json::json!({ "jsonrpc": "2.0", "method": "notifications/initialized" });
+    let call = serde_json::json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": { "name": "whoami", "arguments": {} } });
+    stdin.write_all(format!("{initialize}\n").as_bytes()).await.unwrap();
+    let mut sent_call = false;
+    loop {
+        let line = tokio::time::timeout(DEADLINE, lines.next_line()).await.expect("in time").unwrap().expect("a line");
+        let message: serde_json::Value = serde_json::from_str(&line).unwrap();
+        if message["id"] == 1 && !sent_call {
+            assert_eq!(message["result"]["protocolVersion"], "2025-11-25", "{message}");
+            stdin.write_all(format!("{initialized}\n{call}\n").as_bytes()).await.unwrap();
+            sent_call = true;
+        } else if message["id"] == 2 {
+            let _ = child.kill().await;
+            let text = message["result"]["content"][0]["text"].as_str().expect("a text block").to_owned();
+            return serde_json::from_str(&text).expect("JSON");
+        }
+    }
+}
+
+#[test]
+fn a_2025_11_25_clients_call_reaches_a_2026_07_28_server_with_the_envelope_on_either_lane() {
+    runtime().block_on(async {
+        // The stdio lane: the call goes on under the lane's own id, with the envelope the
+        // lane adds for the upstream session's revision.
+        let lane = whoami(&[]).await;
+        assert!(lane["id"].as_str().is_some_and(|id| id.starts_with("contract-proxy/")), "{lane}");
+        assert_eq!(lane["protocolVersion"], "2026-07-28", "{lane}");
+        assert_eq!(lane["clientInfo"]["name"], "contract-proxy", "{lane}");
+        // Control: rmcp's lane numbers the call itself and adds the same envelope.
+        let rmcp = whoami(&["--no-fast-lane"]).await;
+        assert!(rmcp["id"].is_number(), "{rmcp}");
+        assert_eq!(rmcp["protocolVersion"], lane["protocolVersion"], "{rmcp}");
+        assert_eq!(rmcp["clientInfo"], lane["clientInfo"], "{rmcp}");
     });
 }

@@ -8,6 +8,8 @@
 //   grow    registers the tool `extra` (once), which sends tools/list_changed
 //   touch   sends resources/updated for memo://note
 //   extra   (after grow) answers "extra"
+//   whoami  answers, as JSON text, the id its request came with and the client info and
+//           protocol revision of the request's `_meta` envelope
 //   weather, weather_ok   ask for input first (an input-required result carrying only
 //           `requestState`), and answer the retry that echoes it: weather with
 //           {"city": "Oslo"}, weather_ok with {"city": "Oslo", "celsius": 4.5} (the
@@ -35,6 +37,16 @@ serveStdio(() => {
       }));
     }
     return { content: [{ type: 'text', text: 'grown' }] };
+  });
+
+  server.registerTool('whoami', { description: 'Who asked.' }, async (ctx) => {
+    const envelope = ctx.mcpReq.envelope ?? {};
+    const seen = {
+      id: ctx.mcpReq.id,
+      clientInfo: envelope['io.modelcontextprotocol/clientInfo'] ?? null,
+      protocolVersion: envelope['io.modelcontextprotocol/protocolVersion'] ?? null,
+    };
+    return { content: [{ type: 'text', text: JSON.stringify(seen) }] };
   });
 
   server.registerTool('touch', { description: 'Updates memo://note.' }, async () => {
