@@ -882,10 +882,11 @@ fn lane_key(raw: &str) -> Option<u64> {
 
 /// A `tools/call` result rmcp's lane would pass on as it is: an object with a content
 /// array, object (or no) `structuredContent`, a boolean (or no) `isError`, and no
-/// `resultType` (which rmcp strips, or reads as a task or an input request).
+/// `resultType` but `"complete"` (rmcp strips it, or reads another kind as a task or an input request).
 fn is_plain(result: &Value) -> bool {
     let Some(object) = result.as_object() else { return false };
-    !object.contains_key("resultType")
+    // A 2026-07-28 upstream marks a complete result as such; any other kind is not plain.
+    object.get("resultType").is_none_or(|kind| kind == "complete")
         && object.get("content").is_some_and(Value::is_array)
         && object.get("structuredContent").is_none_or(Value::is_object)
         && object.get("isError").is_none_or(Value::is_boolean)
@@ -962,7 +963,7 @@ impl Fields<'_> {
     /// is plain (see [`is_plain`]).
     fn skeleton(self) -> Option<Value> {
         let content_is_array = self.content.is_some_and(|c| c.get().trim_start().starts_with('['));
-        if self.result_type.is_some()
+        if self.result_type.as_ref().is_some_and(|kind| kind != "complete")
             || !content_is_array
             || self.structured_content.as_ref().is_some_and(|v| !v.is_object())
             || self.is_error.as_ref().is_some_and(|v| !v.is_boolean())

@@ -264,12 +264,14 @@ fn packaged_contract_audit_installs_and_audits() {
     let help = String::from_utf8_lossy(&help.stdout);
     assert!(help.contains("Usage: contract-proxy [OPTIONS]"), "{help}");
     assert!(help.contains("output_contract_violation"), "--help names the refusal codes: {help}");
-    // One call through the proxy, compared with the same call made directly.
+    // One call through the proxy, compared with the same call made directly: a 2025-11-25
+    // client, and the upstream session told to be of the same revision (left to `auto`,
+    // it is 2026-07-28, whose results also carry the server's identity in `_meta`).
     let call = |exe: &std::path::Path, args: &[&str]| {
         let mut session = Session::start(exe, args, "2025-11-25");
         session.request(2, "tools/call", json!({ "name": "fleet_status", "arguments": {} }))
     };
-    let proxied = call(&proxy, &["--", server]);
+    let proxied = call(&proxy, &["--upstream-protocol", "2025-11-25", "--", server]);
     let direct = call(bins::qe_server(), &[]);
     assert_eq!(proxied["result"]["isError"], false, "{proxied}");
     assert!(proxied["result"]["structuredContent"]["agents"].is_array(), "{proxied}");
