@@ -290,12 +290,12 @@ async fn start(
         ClientInitializeError::NoCompatibleProtocolVersion { .. } => Start::Incompatible(format!("{context}: {err}")),
         other => Start::Failed(format!("{context}: {other}")),
     };
-    let late = || Start::Failed(format!("{source} did not complete initialize within {}s", limit.as_secs()));
+    let overdue = || Start::Failed(format!("{source} did not complete initialize within {}s", limit.as_secs()));
     if let Some(url) = &cli.upstream_url {
         let transport = StreamableHttpClientTransport::from_uri(url.as_str());
         let running = tokio::time::timeout(limit, relay.serve_with_lifecycle(transport, mode))
             .await
-            .map_err(|_| late())?
+            .map_err(|_| overdue())?
             .map_err(|err| failed(format!("cannot connect to {source}"), err))?;
         return Ok((running, None, None));
     }
@@ -327,7 +327,7 @@ async fn start(
                 let status = child.try_wait().ok().flatten().map(|s| format!(" ({s})")).unwrap_or_default();
                 return Err(Start::Failed(format!("{source} did not answer server/discover{status}: {err}")));
             }
-            Err(_) => return Err(late()),
+            Err(_) => return Err(overdue()),
         },
         other => other,
     };
@@ -345,7 +345,7 @@ async fn start(
             let status = child.try_wait().ok().flatten().map(|s| format!(" ({s})")).unwrap_or_default();
             return Err(failed(format!("{source} did not complete initialize{status}"), err));
         }
-        Err(_) => return Err(late()),
+        Err(_) => return Err(overdue()),
     };
     Ok((running, Some(child), lane))
 }
