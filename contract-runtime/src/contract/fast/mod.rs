@@ -83,14 +83,14 @@ pub fn write<T: Serialize + ?Sized>(contract: &OutputContract, output: &T, limit
     }
 }
 
-/// [`write`] that also builds the tree of what it writes, in the same pass: the text
+/// [`write()`] that also builds the tree of what it writes, in the same pass: the text
 /// block and the `structuredContent` of a result, checked against `contract`. The tree
 /// is the one `serde_json::from_slice` reads back from the bytes (an `f32` keeps its own
 /// shortest digits), built without reading them.
 ///
 /// # Errors
 ///
-/// As for [`write`].
+/// As for [`write()`].
 ///
 /// # Examples
 ///
