@@ -753,8 +753,10 @@ mod tests {
     #[test]
     fn a_plain_result_is_told_from_the_ones_rmcp_reshapes() {
         assert!(is_plain(&json!({ "content": [], "structuredContent": { "a": 1 }, "isError": false })));
+        // A 2026-07-28 upstream marks a complete result; it is still a plain one.
+        assert!(is_plain(&json!({ "content": [], "resultType": "complete" })));
         for reshaped in [
-            json!({ "content": [], "resultType": "complete" }),
+            json!({ "content": [], "resultType": "input_required" }),
             json!({ "resultType": "task", "taskId": "t" }),
             json!({ "structuredContent": { "a": 1 } }),
             json!({ "content": [], "structuredContent": [1] }),
