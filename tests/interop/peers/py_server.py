@@ -95,6 +95,9 @@ def serve_http(address: str) -> None:
     # given does not set it).
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     sock.bind((host.strip("[]"), int(port)))
+    # Listening before the address is printed: uvicorn starts listening only once its
+    # startup has run, and a client that connects first would be refused.
+    sock.listen(2048)
     bound = sock.getsockname()
     shown = f"[{bound[0]}]" if sock.family == socket.AF_INET6 else bound[0]
     app = server.streamable_http_app(json_response=True, host=host.strip("[]"))

@@ -62,13 +62,18 @@ impl Answer {
 }
 
 impl Conn {
-    async fn open(addr: SocketAddr, era: Era) -> Result<Self, String> {
+    async fn connect(addr: SocketAddr) -> Result<Sender, String> {
         let stream = tokio::net::TcpStream::connect(addr).await.map_err(|e| format!("connect: {e}"))?;
         stream.set_nodelay(true).map_err(|e| e.to_string())?;
         let (sender, connection) = hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(stream))
             .await
             .map_err(|e| format!("handshake: {e}"))?;
         tokio::spawn(connection);
+        Ok(sender)
+    }
+
+    async fn open(addr: SocketAddr, era: Era) -> Result<Self, String> {
+        let sender = Self::connect(addr).await?;
         let mut conn = Self { sender, addr, era, session: None, next_id: 0 };
         if era == Era::Sessions {
             let init = format!(
@@ -105,7 +110,13 @@ impl Conn {
             }
         }
         let request = request.body(Full::new(Bytes::from(body))).map_err(|e| e.to_string())?;
-        self.sender.ready().await.map_err(|e| format!("connection: {e}"))?;
+        if self.sender.ready().await.is_err() {
+            // A server may close a keep-alive connection left idle while the other rows'
+            // rounds ran (uvicorn after 5 s, a header deadline); a client connects again,
+            // and a 2025-11-25 session outlives its connection.
+            self.sender = Self::connect(self.addr).await?;
+            self.sender.ready().await.map_err(|e| format!("connection: {e}"))?;
+        }
         let response = self.sender.send_request(request).await.map_err(|e| format!("send: {e}"))?;
         let status = response.status();
         let session = response.headers().get("mcp-session-id").and_then(|v| v.to_str().ok()).map(str::to_owned);

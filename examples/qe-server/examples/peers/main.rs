@@ -17,6 +17,9 @@
 //! cargo run --release -p qe-server --features server --example peers -- --servers typescript
 //! ```
 //!
+//! Over stdio two rows put a process in front of plain rmcp: `contract-proxy`, and a relay
+//! (`peers relay -- PROGRAM…`) that only copies bytes both ways, the floor of any proxy.
+//!
 //! `--servers LIST` keeps only the servers whose names contain one of the comma-separated
 //! parts (any case), and ours, which every ratio compares with.
 //!
@@ -115,6 +118,7 @@ const TOOL: &str = "search_tickets_page";
 /// Our server's row, the first of every table.
 const OURS: &str = "ours (contracted rmcp)";
 const PROXY: &str = "contract-proxy → plain rmcp";
+const RELAY: &str = "relay (copies only) → plain rmcp";
 const QUERY: &str = "t-";
 const PROTOCOL: &str = "2025-11-25";
 /// The sessionless protocol revision: no `initialize`, every request carries its `_meta`.
@@ -292,6 +296,11 @@ fn specs(options: &Options, notes: &mut Vec<String>) -> Result<Vec<Spec>, String
             ),
         }
     }
+    // A process that only copies bytes both ways, in front of plain rmcp: what any stdio
+    // proxy pays for the extra hop before it reads a byte (the proxy row's floor).
+    if options.transport == Transport::Stdio && !options.invalid {
+        specs.push(own(RELAY, &["relay", "--", &exe.to_string_lossy(), "serve", "plain"]));
+    }
     let script = |file: &str| interop.join("peers").join(file).to_string_lossy().into_owned();
     specs.push(Spec {
         name: "TypeScript McpServer",
@@ -434,6 +443,9 @@ async fn run_client(options: Options) -> Result<(), String> {
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("relay") {
+        return relay(&args[1..]);
+    }
     if args.first().map(String::as_str) == Some("serve") {
         let kind = args.get(1).map_or("", String::as_str);
         let blocking = args.iter().any(|a| a == "--blocking-stdio");
@@ -460,5 +472,44 @@ fn main() -> ExitCode {
             eprintln!("peers: {err}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// `relay -- PROGRAM ARGS…`: starts the program and copies this process's stdin to its
+/// stdin and its stdout to this process's stdout, a thread each, with blocking reads and
+/// writes and no buffering beyond one read: nothing parsed, nothing checked.
+fn relay(args: &[String]) -> ExitCode {
+    use std::os::fd::AsFd;
+    use std::process::Stdio;
+
+    let Some((program, rest)) = args.strip_prefix(&["--".to_owned()]).and_then(|rest| rest.split_first()) else {
+        eprintln!("peers relay: usage: relay -- PROGRAM [ARGS…]");
+        return ExitCode::from(2);
+    };
+    let mut child =
+        match std::process::Command::new(program).args(rest).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn() {
+            Ok(child) => child,
+            Err(err) => {
+                eprintln!("peers relay: cannot start {program}: {err}");
+                return ExitCode::FAILURE;
+            }
+        };
+    let (Some(mut to_child), Some(mut from_child)) = (child.stdin.take(), child.stdout.take()) else {
+        return ExitCode::FAILURE;
+    };
+    let out = std::io::stdout().as_fd().try_clone_to_owned().map(std::fs::File::from);
+    let input = std::io::stdin().as_fd().try_clone_to_owned().map(std::fs::File::from);
+    let (Ok(mut out), Ok(mut input)) = (out, input) else {
+        eprintln!("peers relay: cannot take stdin and stdout");
+        return ExitCode::FAILURE;
+    };
+    std::thread::spawn(move || {
+        // The child sees end of input when this side's stdin ends.
+        let _ = std::io::copy(&mut input, &mut to_child);
+    });
+    let _ = std::io::copy(&mut from_child, &mut out);
+    match child.wait() {
+        Ok(status) if status.success() => ExitCode::SUCCESS,
+        _ => ExitCode::FAILURE,
     }
 }
