@@ -408,3 +408,38 @@ fn a_2025_11_25_client_that_declared_tasks_gets_the_long_running_tools_complete_
         assert_eq!(essence(&broken), essence(&in_process(BROKEN_TASK_TOOL)), "{transport}");
     }
 }
+
+/// Each era's `outputSchema` for `search_tickets` (an array root: wrapped for 2025-11-25
+/// peers, natural for 2026-07-28 ones) from one running server, asked in turn.
+#[test]
+fn one_server_advertises_each_era_its_own_output_schema_however_the_requests_interleave() {
+    use contract_runtime::wire::{advertised_output_schema, ProtocolVersion};
+    use qe_server::contracts::SearchTickets;
+
+    let contract = SearchTickets::contract();
+    let expected = |era: &str| advertised_output_schema(contract, &ProtocolVersion::new(era));
+    let (legacy, modern) = (expected(LEGACY), expected(MODERN));
+    // Control: the two eras differ for this contract, so the assertions below can tell them apart.
+    assert_ne!(legacy, modern);
+    assert_eq!(legacy["properties"]["result"]["type"], "array", "{legacy}");
+
+    let http = HttpServer::start();
+    let mut old = HttpSession::open(&http, Era::Legacy { tasks: false });
+    let mut new = HttpSession::open(&http, Era::Modern);
+    let listed = |peer: &mut HttpSession, id: u64| {
+        let reply = peer.request(id, "tools/list", &json!({}));
+        let tools = reply["result"]["tools"].as_array().cloned().unwrap_or_else(|| panic!("{reply}"));
+        tools.into_iter().find(|t| t["name"] == "search_tickets").expect("search_tickets is listed")["outputSchema"]
+            .clone()
+    };
+    for round in 0..2 {
+        assert_eq!(listed(&mut new, 10 + round), modern, "2026-07-28, round {round}");
+        assert_eq!(listed(&mut old, 20 + round), legacy, "2025-11-25, round {round}");
+        // A 2026-07-28 call makes rmcp ask the server for the tool (its header checks);
+        // the result is still the natural one, validated.
+        let call =
+            new.request(30 + round, "tools/call", &json!({ "name": "search_tickets", "arguments": { "query": "a" } }));
+        assert_ne!(call["result"]["isError"], true, "{call}");
+        assert!(call["result"]["structuredContent"].is_array(), "{call}");
+    }
+}

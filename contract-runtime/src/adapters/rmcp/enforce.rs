@@ -39,6 +39,9 @@ type InputCache = Mutex<HashMap<String, (Arc<JsonObject>, Arc<jsonschema::Valida
 
 /// Advertised input schemas, by tool name, with the schema they came from.
 type PortableCache = Mutex<HashMap<String, (Arc<JsonObject>, Arc<JsonObject>)>>;
+/// Advertised output schemas, by contract (its address: contracts live for the whole
+/// program and never change) and whether the peer needs an object root.
+type OutputCache = Mutex<HashMap<(usize, bool), Option<Arc<JsonObject>>>>;
 
 pub(super) struct Shared {
     /// Contract of each contracted tool, by tool name; written when a contract is bound
@@ -48,6 +51,9 @@ pub(super) struct Shared {
     inputs: InputCache,
     /// Advertised (portable) input schemas, by tool name, with the schema they came from.
     portable: PortableCache,
+    /// Advertised output schemas: streamable HTTP asks for the tool on every 2026-07-28
+    /// call, and building the schema is most of what that costs.
+    outputs: OutputCache,
     /// Tasks the handler created for tools, by task id.
     tasks: Mutex<TaskBook>,
     /// Tasks made by the adapter itself, for cache hits a task-capable client asked for.
@@ -68,6 +74,7 @@ impl Shared {
             pipeline,
             inputs: Mutex::new(HashMap::new()),
             portable: Mutex::new(HashMap::new()),
+            outputs: Mutex::new(HashMap::new()),
             tasks: Mutex::new(TaskBook::default()),
             hits: TaskManager::new(),
             task_tools: Mutex::new(HashMap::new()),
@@ -151,11 +158,7 @@ impl<H: ServerHandler> Enforcer<H> {
         tool.input_schema = self.portable_input(&tool);
         let mut meta = tool.meta.take().unwrap_or_default();
         if let Some(contract) = self.contract(&tool.name) {
-            tool.output_schema = match advertised_output_schema(contract, protocol) {
-                Value::Object(schema) => Some(Arc::new(schema)),
-                // A contract schema is always an object; never advertise anything else.
-                _ => None,
-            };
+            tool.output_schema = self.advertised_output(contract, protocol);
             meta.0.insert(META_KEY.to_owned(), contract_meta(contract));
         } else {
             tool.output_schema = None;
@@ -163,6 +166,25 @@ impl<H: ServerHandler> Enforcer<H> {
         }
         tool.meta = Some(meta);
         tool
+    }
+
+    /// `contract`'s output schema as a peer on `protocol` sees it, made once per contract
+    /// and root shape.
+    fn advertised_output(
+        &self,
+        contract: &'static OutputContract,
+        protocol: &ProtocolVersion,
+    ) -> Option<Arc<JsonObject>> {
+        let key = (std::ptr::from_ref(contract) as usize, protocol.needs_object_root());
+        let mut outputs = lock(&self.shared.outputs);
+        outputs
+            .entry(key)
+            .or_insert_with(|| match advertised_output_schema(contract, protocol) {
+                Value::Object(schema) => Some(Arc::new(schema)),
+                // A contract schema is always an object; never advertise anything else.
+                _ => None,
+            })
+            .clone()
     }
 
     /// `tool`'s input schema as advertised. Input schemas come from rmcp's own schemars
