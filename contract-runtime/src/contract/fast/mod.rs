@@ -32,6 +32,7 @@
 //! ```
 
 mod plan;
+mod scalar;
 mod ser;
 
 use serde::Serialize;
