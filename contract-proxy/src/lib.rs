@@ -1,0 +1,474 @@
+//! `contract-proxy`: an enforcing MCP proxy for servers written in any language.
+//!
+//! It starts a stdio server (the command line after `--`) or connects to a streamable
+//! HTTP one (`--upstream-url`), and serves MCP downstream over stdio (or `--http ADDR`).
+//! Every request is forwarded both ways; `tools/list` and `tools/call` are enforced:
+//! arguments are checked against each tool's advertised `inputSchema` before the call is
+//! forwarded, results (a task's too) against its `outputSchema` (advertised, or declared
+//! from `--contracts`), and with `--lock` a tool whose listing drifted from its pin is kept
+//! from the client and its calls refused.
+
+mod lane;
+mod policy;
+mod proxy;
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::{ExitCode, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicU64};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
+use std::time::Duration;
+
+use clap::Parser as _;
+use contract_runtime::client::lock::{Lock, LockedServer, ServerSource};
+use contract_runtime::http::{HttpLimits, McpLayer};
+use contract_runtime::pipeline::Pipeline;
+use contract_runtime::{ContractSet, OutputContract};
+use rmcp::model::{InitializeResult, ProtocolVersion};
+use rmcp::service::{ClientInitializeError, ClientLifecycleMode, ClientServiceExt, RoleClient, RunningService};
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::ServiceExt;
+use serde_json::Value;
+
+use crate::lane::{Downstream, Lane, Outbox, Upstream};
+use crate::policy::{Listing, Mode, Policy};
+use crate::proxy::{Proxy, Relay, Shared};
+
+/// Put an enforcing MCP proxy in front of any MCP server.
+#[derive(Debug, clap::Parser)]
+#[command(name = "contract-proxy", version, about, after_help = AFTER_HELP)]
+#[non_exhaustive]
+pub struct Cli {
+    /// The upstream server's command line, for stdio: `contract-proxy -- node server.js`.
+    #[arg(last = true, num_args = 1.., required_unless_present = "upstream_url")]
+    command: Vec<String>,
+
+    /// A streamable HTTP upstream, such as http://127.0.0.1:8000/mcp.
+    #[arg(long, value_name = "URL", conflicts_with = "command")]
+    upstream_url: Option<String>,
+
+    /// Serve downstream over streamable HTTP on this address (at /mcp) instead of stdio.
+    #[arg(long, value_name = "ADDR")]
+    http: Option<SocketAddr>,
+
+    /// A contract folder (canonical schema files and inventory.json, the layout of
+    /// schemas/): each contract is bound to the tool of its name, and is advertised and
+    /// enforced for that tool when its server publishes no outputSchema.
+    #[arg(long, value_name = "DIR")]
+    contracts: Option<PathBuf>,
+
+    /// Bind a contract of --contracts to a tool of another name (repeatable).
+    #[arg(long, value_name = "TOOL=CONTRACT", requires = "contracts")]
+    bind: Vec<String>,
+
+    /// A tools lock: tools whose listing drifted from their pin (changed text, a
+    /// breaking change, a tool not in the lock) are removed from tools/list and their
+    /// calls refused with `tool_quarantined`.
+    #[arg(long, value_name = "FILE")]
+    lock: Option<PathBuf>,
+
+    /// What is done to a tool's calls: `enforce` (the default), `warn` (failures are
+    /// logged and counted, calls and results pass unchanged) or `off` (nothing is
+    /// checked). `*=MODE` sets every tool not named. Repeatable.
+    #[arg(long, value_name = "TOOL=MODE")]
+    mode: Vec<String>,
+
+    /// A tool with a contract whose server answers only with a JSON text block: the text
+    /// is parsed into structuredContent and validated (repeatable).
+    #[arg(long, value_name = "TOOL")]
+    lift_text: Vec<String>,
+
+    /// Seconds one forwarded request may take before the client gets an error.
+    #[arg(long, value_name = "SECS", default_value_t = 60)]
+    timeout: u64,
+
+    /// How the upstream session starts: `auto` (the default) asks the upstream with
+    /// `server/discover` whether it speaks 2026-07-28 and falls back to `initialize` when
+    /// it answers that method with an error; `2026-07-28` or `2025-11-25` start that
+    /// revision's session without asking (`2025-11-25` for a server that ignores an
+    /// unknown first request: `auto` waits 10 s for it). Clients are offered no newer
+    /// revision than the upstream session has.
+    #[arg(long, value_name = "REVISION", default_value = "auto", value_parser = ["auto", "2026-07-28", "2025-11-25"])]
+    upstream_protocol: String,
+
+    /// Log violations let through, refusals and quarantines (`info`), or only warnings.
+    #[arg(long, value_name = "LEVEL", default_value = "warn")]
+    log_level: tracing::Level,
+
+    /// Every message through rmcp's two halves, `tools/call` too (with stdio on both
+    /// sides, calls otherwise take the proxy's own lane); the answers are the same.
+    #[arg(long, hide = true)]
+    no_fast_lane: bool,
+}
+
+const AFTER_HELP: &str = "Refused calls and results are isError results whose one text block is
+{\"error\": {\"code\", \"message\", \"retryable\", \"violations\"?}}, with code
+invalid_arguments, output_contract_violation or tool_quarantined. Declared isError
+results pass unchanged.
+
+Exit status:
+  0  the client disconnected
+  1  the upstream server exited or closed the connection
+  2  the proxy could not start (bad command line, unreadable --contracts or --lock, an
+     upstream that cannot be started, initialized or listed)";
+
+/// Parses the proxy's command line from the process arguments and runs it.
+#[must_use]
+pub fn main() -> ExitCode {
+    run_cli(Cli::parse())
+}
+
+/// Runs the proxy with parsed options until the client or the upstream goes away.
+#[must_use]
+pub fn run_cli(cli: Cli) -> ExitCode {
+    tracing_subscriber::fmt().with_writer(std::io::stderr).with_max_level(cli.log_level).init();
+    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+        Ok(runtime) => runtime,
+        Err(err) => {
+            eprintln!("contract-proxy: cannot start the async runtime: {err}");
+            return ExitCode::from(2);
+        }
+    };
+    match runtime.block_on(run(cli)) {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("contract-proxy: {err}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+async fn run(cli: Cli) -> Result<ExitCode, String> {
+    let source = match &cli.upstream_url {
+        Some(url) => ServerSource::Url(url.clone()),
+        None => ServerSource::Command(cli.command.clone()),
+    };
+    let policy = policy(&cli, &source)?;
+    let shared = Arc::new(Shared {
+        policy,
+        upstream: OnceLock::new(),
+        info: OnceLock::new(),
+        downstream: RwLock::new(Vec::new()),
+        listing: tokio::sync::RwLock::new(Arc::new(Listing::default())),
+        timeout: Duration::from_secs(cli.timeout.max(1)),
+        progress: Mutex::new(HashMap::new()),
+        forwarded: AtomicU64::new(0),
+        tasks: Mutex::new(proxy::TaskBook::default()),
+        downstream_tasks: AtomicBool::new(false),
+    });
+    // Stdio on both sides: the proxy owns the four pipe ends, and tools/call takes its lane.
+    let client_pipes = (cli.http.is_none() && cli.upstream_url.is_none() && !cli.no_fast_lane).then(|| {
+        let (read, write) = contract_runtime::rmcp::stdio_pipes();
+        (read, Outbox::spawn(write))
+    });
+    let (client_read, client_out) = client_pipes.unzip();
+    let (running, child, lane) = connect(&cli, &source, Arc::clone(&shared), client_out).await?;
+    let info = running.peer().peer_info().ok_or("the upstream server gave no initialize result")?;
+    let info = initialize_result(&info)?;
+    let upstream_name = format!("{} {}", info.server_info.name, info.server_info.version);
+    let _ = shared.info.set(info);
+    let _ = shared.upstream.set(running.peer().clone());
+    if shared.info.get().is_some_and(|i| i.capabilities.tools.is_some()) {
+        let listing =
+            shared.relist().await.map_err(|err| format!("cannot list the upstream's tools: {}", err.message))?;
+        tracing::info!(tools = listing.tools.len(), quarantined = listing.quarantined.len(), "upstream listed");
+    }
+    if let Some(lane) = &lane {
+        // A session without `initialize` carries its `_meta` on every request: the lane
+        // adds what rmcp's client half adds on the other lane.
+        let version = shared.info.get().map(|info| info.protocol_version.clone()).unwrap_or_default();
+        let envelope = (!version.has_initialize()).then(|| {
+            let config = rmcp::Service::<RoleClient>::get_info(&Relay(Arc::clone(&shared)));
+            let mut envelope = serde_json::Map::new();
+            envelope.insert("io.modelcontextprotocol/protocolVersion".to_owned(), Value::from(version.as_str()));
+            let info = serde_json::to_value(&config.client_info).unwrap_or(Value::Null);
+            envelope.insert("io.modelcontextprotocol/clientInfo".to_owned(), info);
+            let capabilities = serde_json::to_value(&config.capabilities).unwrap_or(Value::Null);
+            envelope.insert("io.modelcontextprotocol/clientCapabilities".to_owned(), capabilities);
+            envelope
+        });
+        lane.enable(shared.has_tools(), envelope);
+    }
+    eprintln!("contract-proxy: upstream {upstream_name} connected ({source})");
+    // The upstream going away ends the proxy: a client must not talk to a dead server.
+    let exit_lane = lane.clone();
+    tokio::spawn(async move {
+        let reason = running.waiting().await;
+        let status = match child {
+            Some(mut child) => match tokio::time::timeout(Duration::from_secs(2), child.wait()).await {
+                Ok(Ok(status)) => format!(" ({status})"),
+                _ => String::new(),
+            },
+            None => String::new(),
+        };
+        let why = match reason {
+            Ok(reason) => format!("{reason:?}"),
+            Err(err) => err.to_string(),
+        };
+        if let Some(lane) = exit_lane {
+            // The errors of the lane's calls in flight reach the client first.
+            let _ = tokio::time::timeout(Duration::from_secs(2), lane.downstream_outbox().drained()).await;
+        }
+        eprintln!("contract-proxy: the upstream server closed the connection{status}: {why}; exiting");
+        std::process::exit(1);
+    });
+    let proxy = Proxy(shared);
+    match (cli.http, lane.zip(client_read)) {
+        (Some(addr), _) => serve_http(proxy, addr).await,
+        (None, Some((lane, read))) => {
+            let running = proxy
+                .serve(Downstream::new(read, Arc::clone(&lane)))
+                .await
+                .map_err(|err| format!("the MCP handshake over stdio failed: {err}"))?;
+            running.waiting().await.map_err(|err| format!("serving over stdio stopped: {err}"))?;
+            // What is still queued for the client is written before the proxy exits.
+            let limit = Duration::from_secs(cli.timeout.max(1));
+            let _ = tokio::time::timeout(limit, lane.downstream_outbox().drained()).await;
+            Ok(ExitCode::SUCCESS)
+        }
+        (None, None) => match contract_runtime::rmcp::serve_stdio(proxy).await {
+            Ok(_) => Ok(ExitCode::SUCCESS),
+            Err(err) => Err(err.to_string()),
+        },
+    }
+}
+
+/// Serves `proxy` over streamable HTTP at `/mcp` behind the library's front.
+async fn serve_http(proxy: Proxy, addr: SocketAddr) -> Result<ExitCode, String> {
+    let limits = HttpLimits::default();
+    let service = McpLayer::new(limits.clone()).service(proxy);
+    let app = axum::Router::new().nest_service("/mcp", service);
+    let listener =
+        tokio::net::TcpListener::bind(addr).await.map_err(|err| format!("cannot listen on {addr}: {err}"))?;
+    let bound = listener.local_addr().map_err(|err| format!("cannot read the address bound: {err}"))?;
+    eprintln!("contract-proxy: serving MCP on http://{bound}/mcp");
+    contract_runtime::http::serve(listener, app, &limits).await;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A running upstream connection, its child process (stdio) and the lane (stdio on both sides).
+type Connected = (RunningService<RoleClient, Relay>, Option<tokio::process::Child>, Option<Arc<Lane>>);
+
+/// Starts or connects to the upstream and completes its `initialize` (or `server/discover`).
+/// With the writer of the client's pipe, a stdio upstream's pipes are the lane's.
+async fn connect(
+    cli: &Cli,
+    source: &ServerSource,
+    shared: Arc<Shared>,
+    client_out: Option<Outbox>,
+) -> Result<Connected, String> {
+    match start(cli, source, Arc::clone(&shared), client_out.clone(), lifecycle(cli)).await {
+        // A server that answers `server/discover` with the revisions it speaks, none of
+        // them 2026-07-28, is asked again the old way, on a fresh connection.
+        Err(Start::Incompatible(why)) if cli.upstream_protocol == "auto" => {
+            tracing::info!(upstream = %source, %why, "the upstream speaks no 2026-07-28; starting a 2025-11-25 session");
+            start(cli, source, shared, client_out, ClientLifecycleMode::Initialize).await.map_err(Start::into_message)
+        }
+        other => other.map_err(Start::into_message),
+    }
+}
+
+/// Why an upstream session did not start.
+enum Start {
+    /// The upstream named the revisions it speaks, and none is the one asked for.
+    Incompatible(String),
+    Failed(String),
+}
+
+impl Start {
+    fn into_message(self) -> String {
+        match self {
+            Self::Incompatible(message) | Self::Failed(message) => message,
+        }
+    }
+}
+
+/// One attempt at an upstream session started `mode`'s way.
+async fn start(
+    cli: &Cli,
+    source: &ServerSource,
+    shared: Arc<Shared>,
+    client_out: Option<Outbox>,
+    mode: ClientLifecycleMode,
+) -> Result<Connected, Start> {
+    let relay = Relay(Arc::clone(&shared));
+    let limit = Duration::from_secs(cli.timeout.max(1));
+    let failed = |context: String, err: ClientInitializeError| match err {
+        ClientInitializeError::NoCompatibleProtocolVersion { .. } => Start::Incompatible(format!("{context}: {err}")),
+        other => Start::Failed(format!("{context}: {other}")),
+    };
+    let overdue = || Start::Failed(format!("{source} did not complete initialize within {}s", limit.as_secs()));
+    if let Some(url) = &cli.upstream_url {
+        let transport = StreamableHttpClientTransport::from_uri(url.as_str());
+        let running = tokio::time::timeout(limit, relay.serve_with_lifecycle(transport, mode))
+            .await
+            .map_err(|_| overdue())?
+            .map_err(|err| failed(format!("cannot connect to {source}"), err))?;
+        return Ok((running, None, None));
+    }
+    let (program, rest) = cli
+        .command
+        .split_first()
+        .ok_or_else(|| Start::Failed("give a command line after `--` or --upstream-url".into()))?;
+    // The upstream's stderr is the proxy's: its own messages reach whoever reads ours.
+    let mut child = tokio::process::Command::new(program)
+        .args(rest)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .kill_on_drop(true)
+        .spawn()
+        .map_err(|err| Start::Failed(format!("cannot start {source}: {err}")))?;
+    let (Some(stdout), Some(stdin)) = (child.stdout.take(), child.stdin.take()) else {
+        return Err(Start::Failed(format!("cannot reach the pipes of {source}")));
+    };
+    let mut stdout = tokio::io::BufReader::new(stdout);
+    let mut stdin = stdin;
+    let mode = match mode {
+        // Asked here rather than by rmcp's own probe, which gives a server 10 s to answer
+        // however slowly it starts: a server the proxy starts gets the --timeout.
+        ClientLifecycleMode::Auto { .. } => match tokio::time::timeout(limit, probe(&mut stdout, &mut stdin)).await {
+            Ok(Ok(true)) => ClientLifecycleMode::Discover { preferred_versions: vec![ProtocolVersion::V_2026_07_28] },
+            Ok(Ok(false)) => ClientLifecycleMode::Initialize,
+            Ok(Err(err)) => {
+                let status = child.try_wait().ok().flatten().map(|s| format!(" ({s})")).unwrap_or_default();
+                return Err(Start::Failed(format!("{source} did not answer server/discover{status}: {err}")));
+            }
+            Err(_) => return Err(overdue()),
+        },
+        other => other,
+    };
+    let (serving, lane) = match client_out {
+        Some(client_out) => {
+            let lane = Lane::start(shared, client_out, Outbox::spawn(stdin));
+            let upstream = Upstream::new(stdout, Arc::clone(&lane));
+            (tokio::time::timeout(limit, relay.serve_with_lifecycle(upstream, mode)).await, Some(lane))
+        }
+        None => (tokio::time::timeout(limit, relay.serve_with_lifecycle((stdout, stdin), mode)).await, None),
+    };
+    let running = match serving {
+        Ok(Ok(running)) => running,
+        Ok(Err(err)) => {
+            let status = child.try_wait().ok().flatten().map(|s| format!(" ({s})")).unwrap_or_default();
+            return Err(failed(format!("{source} did not complete initialize{status}"), err));
+        }
+        Err(_) => return Err(overdue()),
+    };
+    Ok((running, Some(child), lane))
+}
+
+/// The id of the proxy's own `server/discover`, which no rmcp request id can equal.
+const PROBE_ID: &str = "contract-proxy:discover";
+
+/// Asks a stdio server with `server/discover` whether it speaks 2026-07-28: a result says
+/// it does, an error (method not found, an unsupported revision) that it does not. Lines
+/// before the answer are dropped: a server sends nothing before its session starts.
+async fn probe<R, W>(stdout: &mut R, stdin: &mut W) -> Result<bool, String>
+where
+    R: tokio::io::AsyncBufRead + Unpin,
+    W: tokio::io::AsyncWrite + Unpin,
+{
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    let request = serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": PROBE_ID,
+        "method": "server/discover",
+        "params": { "_meta": {
+            "io.modelcontextprotocol/protocolVersion": ProtocolVersion::V_2026_07_28.as_str(),
+            "io.modelcontextprotocol/clientInfo": { "name": "contract-proxy", "version": env!("CARGO_PKG_VERSION") },
+            "io.modelcontextprotocol/clientCapabilities": {},
+        } },
+    });
+    let mut line = request.to_string();
+    line.push('\n');
+    stdin.write_all(line.as_bytes()).await.map_err(|err| err.to_string())?;
+    stdin.flush().await.map_err(|err| err.to_string())?;
+    let mut answer = String::new();
+    loop {
+        answer.clear();
+        if stdout.read_line(&mut answer).await.map_err(|err| err.to_string())? == 0 {
+            return Err("it closed its output".to_owned());
+        }
+        let Ok(message) = serde_json::from_str::<Value>(&answer) else { continue };
+        if message.get("id").and_then(Value::as_str) == Some(PROBE_ID) {
+            return Ok(message.get("result").is_some());
+        }
+    }
+}
+
+/// How the upstream session starts, from `--upstream-protocol`.
+fn lifecycle(cli: &Cli) -> ClientLifecycleMode {
+    match cli.upstream_protocol.as_str() {
+        "2025-11-25" => ClientLifecycleMode::Initialize,
+        "2026-07-28" => ClientLifecycleMode::Discover { preferred_versions: vec![ProtocolVersion::V_2026_07_28] },
+        _ => ClientLifecycleMode::Auto {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            legacy_version: Some(ProtocolVersion::V_2025_11_25),
+        },
+    }
+}
+
+/// The upstream's peer information as the `initialize` result the proxy advertises.
+fn initialize_result(info: &impl serde::Serialize) -> Result<InitializeResult, String> {
+    let mut value = serde_json::to_value(info).map_err(|err| err.to_string())?;
+    if value.get("serverInfo").is_none_or(Value::is_null) {
+        value["serverInfo"] = serde_json::json!({ "name": "upstream", "version": "0.0.0" });
+    }
+    serde_json::from_value(value).map_err(|err| format!("the upstream's initialize result is unusable: {err}"))
+}
+
+/// The policy the options describe.
+fn policy(cli: &Cli, source: &ServerSource) -> Result<Policy, String> {
+    let mut default_mode = Mode::Enforce;
+    let mut modes = BTreeMap::new();
+    for entry in &cli.mode {
+        let (tool, mode) = entry.rsplit_once('=').ok_or_else(|| format!("--mode `{entry}`: write TOOL=MODE"))?;
+        let mode = Mode::parse(mode)
+            .ok_or_else(|| format!("--mode `{entry}`: the mode is enforce, warn or off, not `{mode}`"))?;
+        if tool == "*" {
+            default_mode = mode;
+        } else {
+            modes.insert(tool.to_owned(), mode);
+        }
+    }
+    Ok(Policy {
+        declared: declared(cli)?,
+        lock: cli.lock.as_deref().map(|path| pinned(path, source)).transpose()?,
+        default_mode,
+        modes,
+        lift_text: cli.lift_text.iter().cloned().collect::<BTreeSet<_>>(),
+        pipeline: Pipeline::builder().build(),
+        warned: AtomicU64::new(0),
+    })
+}
+
+/// The contracts of `--contracts`, by tool, with `--bind`.
+fn declared(cli: &Cli) -> Result<BTreeMap<String, &'static OutputContract>, String> {
+    let Some(dir) = &cli.contracts else { return Ok(BTreeMap::new()) };
+    let set = ContractSet::load_dir(dir).map_err(|err| format!("--contracts {}: {err}", dir.display()))?;
+    let mut declared: BTreeMap<String, &'static OutputContract> =
+        set.bindings().map(|b| (b.tool().to_owned(), b.contract())).collect();
+    for entry in &cli.bind {
+        let (tool, name) = entry.split_once('=').ok_or_else(|| format!("--bind `{entry}`: write TOOL=CONTRACT"))?;
+        let contract =
+            set.get(name).ok_or_else(|| format!("--bind `{entry}`: {} holds no contract `{name}`", dir.display()))?;
+        declared.insert(tool.to_owned(), contract);
+    }
+    Ok(declared)
+}
+
+/// The lock's pin of `source`; the lock's only server when it pins exactly one.
+fn pinned(path: &Path, source: &ServerSource) -> Result<LockedServer, String> {
+    let lock = Lock::read(path).map_err(|err| format!("--lock: {err}"))?;
+    if let Some(server) = lock.server(source) {
+        return Ok(server.clone());
+    }
+    match lock.servers.as_slice() {
+        [only] => {
+            tracing::info!(pinned = %only.source, upstream = %source, "the lock's only server stands for the upstream");
+            Ok(only.clone())
+        }
+        _ => Err(format!("--lock {}: no server pinned for {source}", path.display())),
+    }
+}
