@@ -94,7 +94,7 @@ struct SchemasArgs {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum Format {
+pub(crate) enum Format {
     /// Lines for people.
     Text,
     /// The review as JSON (its schema: contract-tools/schemas/schemas_review.json).
@@ -150,7 +150,17 @@ where
         }
     };
     let Commands::Schemas(args) = cli.command;
-    match schemas(&args, contracts, listing) {
+    let root = workspace_root();
+    let job = Job {
+        dir: args.dir.clone().unwrap_or_else(|| root.join("schemas")),
+        root,
+        check: args.check,
+        against: args.against.as_deref(),
+        json: args.format == Format::Json,
+        runtime_dirs: &args.runtime_dirs,
+        manifest: None,
+    };
+    match schemas(&job, contracts, listing) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
             eprintln!("{message}");
@@ -159,15 +169,43 @@ where
     }
 }
 
-fn schemas(args: &SchemasArgs, contracts: &ContractSet, listing: Option<&ToolListing>) -> Result<(), String> {
-    let root = workspace_root();
-    let dir = args.dir.clone().unwrap_or_else(|| root.join("schemas"));
-    let json = args.format == Format::Json;
-    if let Some(rev) = &args.against {
+/// One run of `schemas`: where, and what to do.
+pub(crate) struct Job<'a> {
+    /// Where git runs for `--against`, and what relative runtime folders are relative to.
+    pub(crate) root: PathBuf,
+    /// The folder written or checked.
+    pub(crate) dir: PathBuf,
+    pub(crate) check: bool,
+    pub(crate) against: Option<&'a str>,
+    pub(crate) json: bool,
+    pub(crate) runtime_dirs: &'a [PathBuf],
+    /// For contracts declared in a source manifest: the manifest as shown and the command
+    /// that writes the folder, for the fix lines.
+    pub(crate) manifest: Option<(String, String)>,
+}
+
+impl Job<'_> {
+    /// The review of `dir` against `contracts`, with the fix lines of the job's origin.
+    fn review(&self, dir: &Path, contracts: &ContractSet) -> Result<snapshot::Review, String> {
+        let review = snapshot::review(dir, contracts).map_err(|e| e.to_string())?;
+        Ok(match &self.manifest {
+            Some((manifest, command)) => review.from_manifest(manifest, command),
+            None => review,
+        })
+    }
+}
+
+/// Writes or checks `job.dir`, printing the review; `Err` is the message of a failed
+/// check or a refused write.
+pub(crate) fn schemas(job: &Job<'_>, contracts: &ContractSet, listing: Option<&ToolListing>) -> Result<(), String> {
+    let root = &job.root;
+    let dir = job.dir.clone();
+    let json = job.json;
+    if let Some(rev) = job.against {
         // The checked-in files can be regenerated or edited in the same change they
         // judge; the base revision cannot. Its schemas are the old side of the policy.
-        let base = BaseSchemas::export(&root, &dir, rev)?;
-        let review = snapshot::review(base.path(), contracts).map_err(|e| e.to_string())?.shown_as(&shown(&dir));
+        let base = BaseSchemas::export(root, &dir, rev)?;
+        let review = job.review(base.path(), contracts)?.shown_as(&shown(&dir));
         for line in review.lines() {
             eprintln!("against {rev}: {line}");
         }
@@ -188,14 +226,14 @@ fn schemas(args: &SchemasArgs, contracts: &ContractSet, listing: Option<&ToolLis
         }
         eprintln!("against {rev}: every change since {rev} is covered by its version bump");
     }
-    for runtime_dir in &args.runtime_dirs {
+    for runtime_dir in job.runtime_dirs {
         let runtime_dir = if runtime_dir.is_absolute() { runtime_dir.clone() } else { root.join(runtime_dir) };
         let count = snapshot::check_runtime_dir(&runtime_dir).map_err(|e| e.to_string())?;
         if !json {
             println!("{} is sound ({count} run-time contracts)", shown(&runtime_dir));
         }
     }
-    let review = snapshot::review(&dir, contracts).map_err(|e| e.to_string())?;
+    let review = job.review(&dir, contracts)?;
     let tools = listing.map(|l| tools::review(&dir, l, contracts)).transpose().map_err(|e| e.to_string())?;
     if json {
         // The report goes to stdout whatever the outcome; the exit code says pass or
@@ -208,7 +246,7 @@ fn schemas(args: &SchemasArgs, contracts: &ContractSet, listing: Option<&ToolLis
         }
         let _ = std::io::Write::write_all(&mut std::io::stdout().lock(), report.to_canonical_string().as_bytes());
     }
-    if args.check {
+    if job.check {
         let mut problems = Vec::new();
         if let Err(e) = review.check() {
             problems.push(e.to_string());
@@ -265,7 +303,7 @@ fn schemas(args: &SchemasArgs, contracts: &ContractSet, listing: Option<&ToolLis
 }
 
 /// The folder as messages show it: relative to the current directory when inside it.
-fn shown(dir: &Path) -> String {
+pub(crate) fn shown(dir: &Path) -> String {
     let cwd = std::env::current_dir().unwrap_or_default();
     dir.strip_prefix(&cwd).map_or_else(|_| dir.display().to_string(), |p| p.display().to_string())
 }
@@ -290,7 +328,7 @@ fn workspace_root() -> PathBuf {
 
 /// The schemas folder as it is at a git revision, exported into a temporary folder
 /// that is removed on drop.
-struct BaseSchemas(PathBuf);
+pub(crate) struct BaseSchemas(PathBuf);
 
 impl BaseSchemas {
     fn export(root: &Path, dir: &Path, rev: &str) -> Result<Self, String> {

@@ -14,6 +14,8 @@
 //! # Modules
 //!
 //! - [`cli`]: the `schemas` command (write, `--check`, `--against REV`, `--format json`).
+//! - [`manifest`]: `tool-contracts schemas`: the same folder from `contracts.json` and
+//!   JSON Schema files, for servers in any language.
 //! - [`snapshot`]: writing and checking the checked-in `schemas/` folder, the review.
 //! - [`evolution`]: the semantic diff of two schemas, change kinds, the version policy.
 //! - [`tools`]: the snapshots of the whole tool list under `schemas/tools/`, classified.
@@ -23,6 +25,7 @@
 #![warn(missing_docs)]
 
 pub mod cli;
+pub mod manifest;
 pub use contract_runtime::evolution;
 pub mod report;
 pub mod snapshot;

@@ -27,6 +27,11 @@ use crate::contract::{Compatibility, ContractId, OutputContract};
 /// The inventory file of a contract folder.
 pub const INVENTORY_FILE: &str = "inventory.json";
 
+/// The source manifest a contract folder may hold beside its canonical files: what
+/// `tool-contracts schemas` reads (each contract's version, compatibility and source
+/// schema) to write the folder. Loading ignores it.
+pub const MANIFEST_FILE: &str = "contracts.json";
+
 /// One problem of a checked-in file (a run-time contract, a tools lock): the file, the
 /// JSON pointer into it (when the problem has one) and what is wrong, with the fix.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -216,6 +221,106 @@ impl OutputContract {
     }
 }
 
+impl OutputContract {
+    /// The contract of a source schema: plain JSON Schema 2020-12, written by hand or by
+    /// another language's library (zod's `z.toJSONSchema()`, pydantic's
+    /// `model_json_schema()`), made into a contract the way a derived schema is: the
+    /// instance pointers `declared` lists as opaque or sensitive are marked, no subschema
+    /// may accept any value unless declared opaque, objects are closed under `exact`
+    /// (nothing inside an opaque value), and the result is written in canonical form.
+    /// `shown` names the source in messages. `declared`'s SHA-256 is not checked (the
+    /// canonical text is made here); its type name is what the inventory records.
+    ///
+    /// # Errors
+    ///
+    /// Every problem, naming `shown` and the JSON pointer: a root or subschema that
+    /// accepts any value (with the instance pointer to declare opaque), an opaque or
+    /// sensitive pointer no subschema describes, a version that is not semver, a schema
+    /// that does not compile.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use contract_runtime::contract::Declared;
+    /// use contract_runtime::{Compatibility, OutputContract};
+    ///
+    /// let schema = serde_json::json!({
+    ///     "type": "object",
+    ///     "properties": { "celsius": { "type": "number" }, "raw": {} },
+    ///     "required": ["celsius"],
+    /// });
+    /// let declared = Declared::new("weather", "1.0.0", Compatibility::Exact);
+    /// let err = OutputContract::from_source(&declared, "weather.json", schema.clone()).unwrap_err();
+    /// assert!(err.to_string().contains("weather.json: at `/properties/raw`: accepts any JSON value"), "{err}");
+    ///
+    /// let contract = OutputContract::from_source(&declared.opaque(["/raw"]), "weather.json", schema).unwrap();
+    /// assert!(contract.is_valid(&serde_json::json!({ "celsius": 21.5, "raw": [1, { "a": 2 }] })));
+    /// // Closed under `exact`: a key the schema does not name is a violation.
+    /// assert!(!contract.is_valid(&serde_json::json!({ "celsius": 21.5, "wind": 3 })));
+    /// ```
+    pub fn from_source(
+        declared: &Declared,
+        shown: &str,
+        mut schema: Value,
+    ) -> Result<&'static OutputContract, LoadError> {
+        let mut problems = Vec::new();
+        for (pointers, sensitive, what) in
+            [(&declared.opaque, false, "opaque"), (&declared.sensitive, true, "sensitive")]
+        {
+            for missing in crate::contract::schema::mark_instances(&mut schema, pointers, sensitive) {
+                problems.push(LoadProblem::new(
+                    shown,
+                    None,
+                    format!("declares `{missing}` {what}, but no subschema describes a value at that instance pointer"),
+                ));
+            }
+        }
+        if !problems.is_empty() {
+            return Err(LoadError { problems });
+        }
+        let leak = |text: &str| -> &'static str { Box::leak(text.to_owned().into_boxed_str()) };
+        let spec = crate::contract::ContractSpec {
+            name: leak(&declared.name),
+            version: leak(&declared.version),
+            compatibility: declared.compatibility,
+            type_name: leak(declared.type_name.as_deref().unwrap_or(shown)),
+            sensitive_fields: &[],
+            opaque_fields: &[],
+            completeness_counts: &[],
+            opaque_flattened: false,
+            keyed_fields: &[],
+            flattened_keys: &[],
+            flattened_options: &[],
+        };
+        let generated = crate::contract::schema::finish(&spec, schema).map_err(|err| {
+            use crate::contract::ContractErrorKind;
+            let message = match err.kind() {
+                ContractErrorKind::PermissiveRoot => {
+                    "the root schema accepts any JSON value, so the contract would check nothing".to_owned()
+                }
+                ContractErrorKind::Unconstrained => {
+                    let instance = err
+                        .pointer()
+                        .and_then(crate::contract::schema::instance_of)
+                        .map_or_else(|| "its instance pointer".to_owned(), |p| format!("`{p}`"));
+                    format!(
+                        "accepts any JSON value (a silent `{{}}`): give it a type, or declare {instance} opaque (the \
+                         contract's `opaque` list)"
+                    )
+                }
+                _ => err.to_string(),
+            };
+            LoadError::one(LoadProblem::new(shown, err.pointer().map(str::to_owned), message))
+        })?;
+        let canonical = canonical_string(&generated.schema);
+        let mut made = Declared::new(declared.name.clone(), declared.version.clone(), declared.compatibility)
+            .sensitive(generated.sensitive)
+            .opaque(generated.opaque);
+        made.type_name = Some(declared.type_name.clone().unwrap_or_else(|| shown.to_owned()));
+        load(shown, shown, None, &made, &canonical)
+    }
+}
+
 /// Every contract of the run-time folder `dir`, in the inventory's order.
 ///
 /// # Errors
@@ -250,6 +355,7 @@ pub(crate) fn load_dir(dir: impl AsRef<Path>) -> Result<Vec<&'static OutputContr
                 .filter(|n| {
                     Path::new(n).extension().is_some_and(|e| e == "json")
                         && n != INVENTORY_FILE
+                        && n != MANIFEST_FILE
                         && !inventory.entries.iter().any(|e| e.file == *n)
                 })
                 .collect();

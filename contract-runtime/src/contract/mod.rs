@@ -39,5 +39,5 @@ pub mod schema;
 pub mod validate;
 
 pub(crate) use load::load_dir;
-pub use load::{Declared, LoadError, LoadProblem, INVENTORY_FILE};
+pub use load::{Declared, LoadError, LoadProblem, INVENTORY_FILE, MANIFEST_FILE};
 pub use output::*;

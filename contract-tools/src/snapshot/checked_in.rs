@@ -24,6 +24,7 @@ pub(super) fn removed_contracts(
         locations: vec![None],
         policy: Policy::Ok,
         problem: None,
+        origin: Origin::Derived,
     };
     let produced = |name: &str| reviews.iter().any(|r| r.name == name);
     let mut out = Vec::new();
@@ -64,6 +65,7 @@ pub(super) fn review_contract(
         locations: Vec::new(),
         policy: Policy::Ok,
         problem: None,
+        origin: Origin::Derived,
     };
     let shown_file = review.shown_file.clone();
     let text = match text {

@@ -20,6 +20,10 @@ use contract_runtime::{ContractSet, OutputContract};
 /// The inventory file name inside the schemas folder.
 pub const INVENTORY: &str = "inventory.json";
 
+/// The source manifest of a contract folder written by `tool-contracts schemas` (see
+/// [`crate::manifest`]): never a schema of its own, never an orphan.
+pub const MANIFEST: &str = contract_runtime::contract::MANIFEST_FILE;
+
 /// The file name a contract's schema is stored under: the tool name with every `/`
 /// written as `__`, so slash-named tools stay portable file names.
 ///
@@ -200,7 +204,7 @@ pub fn review(dir: &Path, contracts: &ContractSet) -> Result<Review, SnapshotErr
         })
         .collect();
     reviews.extend(removed_contracts(&shown, &inventory, &files, &reviews));
-    Ok(Review { shown, expected, files, contracts: reviews })
+    Ok(Review { shown, expected, files, contracts: reviews, origin: Origin::Derived })
 }
 
 /// Checks a run-time contract folder (contracts of tools registered at run time, read by
@@ -225,6 +229,7 @@ mod review;
 
 pub(crate) use checked_in::{line_of, strip_position};
 use checked_in::{removed_contracts, review_contract, CheckedInInventory, FileState};
+use review::Origin;
 pub use review::{ContractReview, Location, Review, Status};
 
 /// A unified diff from the checked-in text to the generated text.
@@ -261,7 +266,8 @@ fn json_files(dir: &Path) -> std::io::Result<Vec<String>> {
     for entry in entries {
         let path: PathBuf = entry?.path();
         if path.extension().is_some_and(|e| e == "json") {
-            if let Some(name) = path.file_name().and_then(|n| n.to_str()) {
+            // The source manifest `tool-contracts schemas` writes the folder from.
+            if let Some(name) = path.file_name().and_then(|n| n.to_str()).filter(|n| *n != MANIFEST) {
                 names.push(name.to_owned());
             }
         }

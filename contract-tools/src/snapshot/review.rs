@@ -69,6 +69,26 @@ impl Location {
     }
 }
 
+/// Where the contracts of a review are declared, which decides what its fix lines say.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) enum Origin {
+    /// Derived Rust types: the fix is an attribute, the command `cargo xtask schemas`.
+    #[default]
+    Derived,
+    /// A source manifest (`contracts.json`, shown as `file`), written with `command`.
+    Manifest { file: String, command: String },
+}
+
+impl Origin {
+    /// The command that writes the folder.
+    fn command(&self) -> &str {
+        match self {
+            Origin::Derived => "cargo xtask schemas",
+            Origin::Manifest { command, .. } => command,
+        }
+    }
+}
+
 /// One contract in a [`Review`]: its classified changes and the version verdict.
 #[derive(Clone, Debug)]
 pub struct ContractReview {
@@ -86,6 +106,7 @@ pub struct ContractReview {
     pub(super) locations: Vec<Option<Location>>,
     pub(super) policy: Policy,
     pub(super) problem: Option<String>,
+    pub(super) origin: Origin,
 }
 
 impl ContractReview {
@@ -238,11 +259,15 @@ impl ContractReview {
     /// What to do about a breach, naming the attribute to write; `None` when ok.
     #[must_use]
     pub fn fix(&self) -> Option<String> {
+        let command = self.origin.command();
+        if let Origin::Manifest { file, .. } = &self.origin {
+            return self.manifest_fix(file, command);
+        }
         if self.status == Status::Removed {
             let ty = if self.type_name.is_empty() { "its type".to_owned() } else { format!("`{}`", self.type_name) };
             return Some(format!(
                 "{} is checked in but no contract produces `{}`: if that is a mistake, add {ty} back to the contract list; \
-                 if the tool is retired on purpose, tell its clients (a breaking removal), then run `cargo xtask schemas` to delete its schema and inventory entry",
+                 if the tool is retired on purpose, tell its clients (a breaking removal), then run `{command}` to delete its schema and inventory entry",
                 self.shown_file, self.name
             ));
         }
@@ -262,6 +287,33 @@ impl ContractReview {
                 self.type_name,
                 self.old_version.as_ref().map_or_else(String::new, ToString::to_string)
             )),
+            (Policy::Ok, None) => None,
+        }
+    }
+
+    /// [`ContractReview::fix`] for a contract declared in the manifest `manifest`.
+    fn manifest_fix(&self, manifest: &str, command: &str) -> Option<String> {
+        let old = self.old_version.as_ref().map_or_else(String::new, ToString::to_string);
+        if self.status == Status::Removed {
+            return Some(format!(
+                "{} is checked in but {manifest} has no contract `{}`: if that is a mistake, add it back to {manifest}; \
+                 if the tool is retired on purpose, tell its clients (a breaking removal), then run `{command}` to \
+                 delete its schema and inventory entry",
+                self.shown_file, self.name
+            ));
+        }
+        match (&self.policy, &self.problem) {
+            (_, Some(_)) => Some(format!(
+                "restore {0} from version control (`git checkout -- {0}`) or repair it, then run again",
+                self.shown_file
+            )),
+            (Policy::TooSmall { required, needs }, None) => Some(format!(
+                "set \"version\": \"{needs}\" (or later) for `{}` in {manifest}: it needs a {required} bump from {old}",
+                self.name
+            )),
+            (Policy::Decreased, None) => {
+                Some(format!("set \"version\" for `{}` in {manifest} to {old} or later", self.name))
+            }
             (Policy::Ok, None) => None,
         }
     }
@@ -339,9 +391,22 @@ pub struct Review {
     pub(super) expected: BTreeMap<String, String>,
     pub(super) files: Vec<(String, FileState)>,
     pub(super) contracts: Vec<ContractReview>,
+    pub(super) origin: Origin,
 }
 
 impl Review {
+    /// The same review for contracts declared in the source manifest shown as `manifest`
+    /// (`contracts/contracts.json`) and written by `command`: its fix lines name the
+    /// manifest's `"version"` rather than a Rust attribute, and the command to run.
+    #[must_use]
+    pub fn from_manifest(mut self, manifest: &str, command: &str) -> Self {
+        self.origin = Origin::Manifest { file: manifest.to_owned(), command: command.to_owned() };
+        for contract in &mut self.contracts {
+            contract.origin = self.origin.clone();
+        }
+        self
+    }
+
     /// The same review with the folder shown as `shown` in its lines and fixes: for a
     /// folder read from elsewhere than where it lives, such as the schemas of a base
     /// revision exported from git, shown as the folder they came from.
@@ -441,10 +506,10 @@ impl Review {
         }
         let fixes: Vec<String> = self.contracts.iter().filter_map(ContractReview::fix).collect();
         if fixes.is_empty() {
-            problems.push("run `cargo xtask schemas` and commit".to_owned());
+            problems.push(format!("run `{}` and commit", self.origin.command()));
         } else {
             problems.extend(fixes.into_iter().map(|f| format!("fix: {f}")));
-            problems.push("then run `cargo xtask schemas` and commit".to_owned());
+            problems.push(format!("then run `{}` and commit", self.origin.command()));
         }
         Err(SnapshotError { problems })
     }

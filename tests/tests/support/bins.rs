@@ -61,6 +61,13 @@ pub(crate) fn contract_proxy() -> &'static Path {
     BIN.get_or_init(|| build("contract-proxy", "contract-proxy", &[]))
 }
 
+/// The tool-contracts binary (audit, pin, proxy and schemas in one command).
+#[allow(dead_code)]
+pub(crate) fn tool_contracts() -> &'static Path {
+    static BIN: OnceLock<PathBuf> = OnceLock::new();
+    BIN.get_or_init(|| build("tool-contracts", "tool-contracts", &[]))
+}
+
 /// The entry point of the pinned `@modelcontextprotocol/server-everything`, installed by
 /// `tests/interop/install.sh` (idempotent) on first use.
 pub(crate) fn server_everything() -> &'static Path {

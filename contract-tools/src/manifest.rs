@@ -1,0 +1,407 @@
+//! Contracts of a server written in any language: a source manifest, `contracts.json`,
+//! and plain JSON Schema files, made into the same canonical folder the Rust xtask
+//! writes. This is what `tool-contracts schemas` runs.
+//!
+//! The folder (`contracts/` unless told otherwise) holds `contracts.json`:
+//!
+//! ```json
+//! {
+//!   "coverage_gaps": {
+//!     "version": "1.2.0",
+//!     "compatibility": "exact",
+//!     "schema": "src/coverage_gaps.json",
+//!     "opaque": ["/raw"],
+//!     "sensitive": ["/token"]
+//!   }
+//! }
+//! ```
+//!
+//! Each key is a contract (tool) name; `schema` is the path of its source schema,
+//! relative to the folder: JSON Schema 2020-12 written by hand or by zod 4's
+//! `z.toJSONSchema()` or pydantic's `model_json_schema()`. `opaque` and `sensitive`
+//! (optional) list instance pointers (`*` for any index or key) of values that may be
+//! anything on purpose, and of values never shown in errors. A source may not sit in the
+//! folder itself (put it in a subfolder such as `src/`): that is where each contract's
+//! canonical schema is written, `<name>.json` with every `/` written as `__`, beside
+//! `inventory.json`. The folder is then exactly what `ContractSet::load_dir` and
+//! `contract-proxy --contracts` read; `contracts.json` is ignored there.
+//!
+//! Each source is made into a contract by [`OutputContract::from_source`], the steps a
+//! derived schema goes through (no silent `{}` unless declared opaque, objects closed
+//! under `exact`, the canonical form), and the folder is written and checked by
+//! [`crate::snapshot`], with the same classification, version policy and review.
+
+use std::path::{Component, Path, PathBuf};
+use std::process::ExitCode;
+
+use contract_runtime::contract::Declared;
+use contract_runtime::{Compatibility, ContractSet, OutputContract};
+use serde_json::Value;
+
+use crate::cli::{self, Format, Job};
+use crate::snapshot::{self, line_of, strip_position, SnapshotError, INVENTORY, MANIFEST};
+
+/// The folder `tool-contracts schemas` reads and writes when none is given.
+pub const DEFAULT_DIR: &str = "contracts";
+
+/// The keys an entry of `contracts.json` may have.
+const KEYS: &[&str] = &["version", "compatibility", "schema", "opaque", "sensitive"];
+
+/// Reads `dir/contracts.json` and every source schema it names, and makes each a
+/// contract.
+///
+/// # Errors
+///
+/// Every problem at once, each naming the file and the JSON pointer (and the line, where
+/// the file has one): a missing or unreadable file, text that is not JSON, a manifest or
+/// schema that is not an object, an unknown key, compatibility or `$schema`, a version
+/// that is not semver, a source placed where a generated file goes, a contract name that
+/// would overwrite the inventory or another contract's file, a `$ref` that does not
+/// resolve, a silent `{}`, an opaque or sensitive pointer that describes nothing.
+///
+/// # Examples
+///
+/// ```
+/// let dir = std::env::temp_dir().join(format!("manifest-doc-{}", std::process::id()));
+/// std::fs::create_dir_all(dir.join("src")).unwrap();
+/// std::fs::write(
+///     dir.join("contracts.json"),
+///     r#"{"weather": {"version": "1.0.0", "compatibility": "exact", "schema": "src/weather.json"}}"#,
+/// )
+/// .unwrap();
+/// std::fs::write(
+///     dir.join("src/weather.json"),
+///     r#"{"type": "object", "properties": {"celsius": {"type": "number"}}, "required": ["celsius"]}"#,
+/// )
+/// .unwrap();
+/// let contracts = contract_tools::manifest::read(&dir).unwrap();
+/// contract_tools::snapshot::write(&dir, &contracts).unwrap();
+/// // What the proxy and `ContractSet::load_dir` read.
+/// let loaded = contract_runtime::ContractSet::load_dir(&dir).unwrap();
+/// assert!(loaded.get("weather").unwrap().is_valid(&serde_json::json!({ "celsius": 21.5 })));
+/// # std::fs::remove_dir_all(&dir).unwrap();
+/// ```
+pub fn read(dir: &Path) -> Result<ContractSet, SnapshotError> {
+    let shown_dir = snapshot::display_dir(dir);
+    let manifest = format!("{shown_dir}/{MANIFEST}");
+    let text = std::fs::read_to_string(dir.join(MANIFEST)).map_err(|err| {
+        let why = if err.kind() == std::io::ErrorKind::NotFound {
+            "not found: list each contract there, such as {\"my_tool\": {\"version\": \"1.0.0\", \
+             \"compatibility\": \"exact\", \"schema\": \"src/my_tool.json\"}}"
+                .to_owned()
+        } else {
+            err.to_string()
+        };
+        one(format!("{manifest}: {why}"))
+    })?;
+    let value: Value = serde_json::from_str(&text).map_err(|err| one(not_json(&manifest, &err)))?;
+    let at = |pointer: &str, what: String| {
+        let line = line_of(&text, pointer).map_or_else(String::new, |l| format!(" (line {l})"));
+        if pointer.is_empty() {
+            format!("{manifest}: at the root: {what}")
+        } else {
+            format!("{manifest}: at `{pointer}`{line}: {what}")
+        }
+    };
+    let Some(entries) = value.as_object() else {
+        return Err(one(at(
+            "",
+            format!(
+                "expected an object mapping each contract name to {{\"version\", \"compatibility\", \"schema\"}}, found {}",
+                kind_of(&value)
+            ),
+        )));
+    };
+    let canonical_dir = dir.canonicalize().ok();
+    let mut problems = Vec::new();
+    let mut set = ContractSet::new();
+    let mut files: Vec<(String, &str)> = Vec::new();
+    for (name, entry) in entries {
+        let here = format!("/{}", contract_runtime::schema::escape_pointer_token(name));
+        let file = snapshot::file_name(name);
+        if file == INVENTORY || file == MANIFEST {
+            problems.push(at(
+                &here,
+                format!(
+                    "a contract named `{name}` would be written over {shown_dir}/{file}: give the tool another name"
+                ),
+            ));
+            continue;
+        }
+        if let Some((_, other)) = files.iter().find(|(f, _)| *f == file) {
+            problems.push(at(
+                &here,
+                format!("contracts `{other}` and `{name}` would both be written to {shown_dir}/{file}: rename one"),
+            ));
+            continue;
+        }
+        files.push((file, name));
+        let Some(entry) = entry.as_object() else {
+            problems.push(at(
+                &here,
+                format!(
+                    "expected an object with \"version\", \"compatibility\" and \"schema\", found {}",
+                    kind_of(entry)
+                ),
+            ));
+            continue;
+        };
+        let before = problems.len();
+        for key in entry.keys().filter(|k| !KEYS.contains(&k.as_str())) {
+            problems.push(at(
+                &format!("{here}/{}", contract_runtime::schema::escape_pointer_token(key)),
+                format!("unknown key `{key}`: an entry has {}", KEYS.join(", ")),
+            ));
+        }
+        let text_of = |key: &str, problems: &mut Vec<String>, hint: &str| match entry.get(key) {
+            Some(Value::String(text)) => Some(text.clone()),
+            Some(other) => {
+                problems.push(at(&format!("{here}/{key}"), format!("expected {hint}, found {}", kind_of(other))));
+                None
+            }
+            None => {
+                problems.push(at(&here, format!("`\"{key}\"` is missing: expected {hint}")));
+                None
+            }
+        };
+        let version = text_of("version", &mut problems, "a semver version such as \"1.0.0\"");
+        if let Some(version) = &version {
+            if let Err(err) = semver::Version::parse(version) {
+                problems.push(at(
+                    &format!("{here}/version"),
+                    format!("`{version}` is not a semver version ({err}): write three numbers, such as \"1.0.0\""),
+                ));
+            }
+        }
+        let compatibility =
+            text_of("compatibility", &mut problems, "\"exact\" or \"additive\"").and_then(|c| match c.as_str() {
+                "exact" => Some(Compatibility::Exact),
+                "additive" => Some(Compatibility::Additive),
+                other => {
+                    problems.push(at(
+                        &format!("{here}/compatibility"),
+                        format!(
+                            "unknown compatibility `{other}`: \"exact\" (every object closed) or \"additive\" (objects \
+                             open, new fields allowed)"
+                        ),
+                    ));
+                    None
+                }
+            });
+        let pointers = |key: &str, problems: &mut Vec<String>| -> Vec<String> {
+            match entry.get(key) {
+                None => Vec::new(),
+                Some(Value::Array(items)) => items
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, item)| match item.as_str() {
+                        Some(p) if p.is_empty() || p.starts_with('/') => Some(p.to_owned()),
+                        _ => {
+                            problems.push(at(
+                                &format!("{here}/{key}/{i}"),
+                                "expected an instance pointer such as \"/items/*/raw\"".to_owned(),
+                            ));
+                            None
+                        }
+                    })
+                    .collect(),
+                Some(other) => {
+                    problems.push(at(
+                        &format!("{here}/{key}"),
+                        format!("expected an array of instance pointers, found {}", kind_of(other)),
+                    ));
+                    Vec::new()
+                }
+            }
+        };
+        let opaque = pointers("opaque", &mut problems);
+        let sensitive = pointers("sensitive", &mut problems);
+        let source = text_of("schema", &mut problems, "the path of the source schema, relative to the folder");
+        let schema = source.as_deref().and_then(|source| {
+            read_source(dir, &shown_dir, canonical_dir.as_deref(), source, &format!("{here}/schema"), &at)
+                .map_err(|problem| problems.push(problem))
+                .ok()
+        });
+        let (Some(version), Some(compatibility), Some(source), Some((shown, schema))) =
+            (version, compatibility, source, schema)
+        else {
+            continue;
+        };
+        if problems.len() > before {
+            continue;
+        }
+        let declared =
+            Declared::new(name.clone(), version, compatibility).type_name(source).opaque(opaque).sensitive(sensitive);
+        match OutputContract::from_source(&declared, &shown, schema) {
+            Ok(contract) => set.push(Ok(contract), None),
+            Err(err) => problems.extend(err.problems().iter().map(ToString::to_string)),
+        }
+    }
+    if problems.is_empty() {
+        Ok(set)
+    } else {
+        Err(SnapshotError::new(problems))
+    }
+}
+
+/// Reads one source schema: `source` as `contracts.json` names it at `pointer`. Returns
+/// the file as messages show it and its JSON.
+fn read_source(
+    dir: &Path,
+    shown_dir: &str,
+    canonical_dir: Option<&Path>,
+    source: &str,
+    pointer: &str,
+    at: &dyn Fn(&str, String) -> String,
+) -> Result<(String, Value), String> {
+    let relative = Path::new(source);
+    if relative.is_absolute() || relative.components().any(|c| matches!(c, Component::Prefix(_))) {
+        return Err(at(pointer, format!("`{source}` is absolute: give the path relative to {shown_dir}")));
+    }
+    let path = dir.join(relative);
+    let shown = format!("{shown_dir}/{}", normalized(relative).display());
+    let text = std::fs::read_to_string(&path).map_err(|err| {
+        if err.kind() == std::io::ErrorKind::NotFound {
+            at(pointer, format!("{shown} does not exist"))
+        } else {
+            format!("{shown}: {err}")
+        }
+    })?;
+    // Beside the generated files, a source would be taken for a contract of its own.
+    let parent = path.canonicalize().ok().and_then(|p| p.parent().map(Path::to_path_buf));
+    if parent.is_some() && parent.as_deref() == canonical_dir {
+        return Err(at(
+            pointer,
+            format!(
+                "{shown} sits in {shown_dir} itself, where the canonical files are written: move it to a subfolder \
+                 such as {shown_dir}/src/ and name it there"
+            ),
+        ));
+    }
+    let value: Value = serde_json::from_str(&text).map_err(|err| not_json(&shown, &err))?;
+    if !value.is_object() {
+        return Err(format!("{shown}: at the root: expected a JSON Schema object, found {}", kind_of(&value)));
+    }
+    if let Some(dialect) = value.get("$schema") {
+        if dialect.as_str().is_none_or(|d| !d.trim_end_matches('#').ends_with("/draft/2020-12/schema")) {
+            return Err(format!(
+                "{shown}: at `/$schema`: {dialect} is not JSON Schema 2020-12: emit 2020-12 (zod 4's \
+                 `z.toJSONSchema()` and pydantic do by default) or remove `$schema`"
+            ));
+        }
+    }
+    if let Err(problem) = crate::evolution::check_schema(&value) {
+        let line = line_of(&text, problem.pointer()).map_or_else(String::new, |l| format!(" (line {l})"));
+        return Err(format!("{shown}: at `{}`{line}: {}", problem.pointer(), problem.message()));
+    }
+    Ok((shown, value))
+}
+
+/// `path` without `.` components, as messages show it.
+fn normalized(path: &Path) -> PathBuf {
+    path.components().filter(|c| !matches!(c, Component::CurDir)).collect()
+}
+
+fn one(problem: String) -> SnapshotError {
+    SnapshotError::new(vec![problem])
+}
+
+fn not_json(shown: &str, err: &serde_json::Error) -> String {
+    format!(
+        "{shown}: line {} column {}: not valid JSON ({})",
+        err.line(),
+        err.column(),
+        strip_position(&err.to_string())
+    )
+}
+
+fn kind_of(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// The options of `tool-contracts schemas`.
+#[derive(Debug, clap::Args)]
+pub struct SchemasArgs {
+    /// The contract folder: contracts.json and the canonical files written beside it
+    /// (relative to the current directory).
+    #[arg(value_name = "DIR", default_value = DEFAULT_DIR)]
+    dir: PathBuf,
+
+    /// Compare instead of writing; fail on drift or an insufficient version bump.
+    #[arg(long)]
+    check: bool,
+
+    /// Also judge every change since this git revision (for example origin/main), so a
+    /// regenerated or hand-edited folder cannot hide a change.
+    #[arg(long, value_name = "REV", requires = "check")]
+    against: Option<String>,
+
+    /// How to print the review.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+}
+
+/// What `tool-contracts schemas --help` adds.
+pub const SCHEMAS_HELP: &str = "DIR/contracts.json maps each contract (tool) name to its declaration:
+  {\"coverage_gaps\": {\"version\": \"1.2.0\", \"compatibility\": \"exact\",
+                     \"schema\": \"src/coverage_gaps.json\", \"opaque\": [\"/raw\"]}}
+`schema` is a JSON Schema 2020-12 file relative to DIR, in a subfolder (written by hand,
+by zod 4's z.toJSONSchema() or by pydantic's model_json_schema()); `opaque` and
+`sensitive` (optional) list instance pointers. DIR/<name>.json (`/` in a name written as
+`__`) and DIR/inventory.json are written: the folder `tool-contracts proxy --contracts DIR`
+and ContractSet::load_dir read. A changed schema needs the version bump its change
+needs (breaking: major, additive: minor); otherwise nothing is written and the fix
+line says which \"version\" to set.
+
+Exit status:
+  0  DIR was written, or is up to date (--check)
+  1  the check failed (drift, a version bump too small, a change since --against not
+     covered), or a write was refused for a version bump too small
+  2  usage error, or the contracts could not be read (contracts.json or a source schema:
+     each problem names the file and the JSON pointer)
+
+Examples:
+  tool-contracts schemas                                   write contracts/
+  tool-contracts schemas --check --against origin/main     in CI
+  tool-contracts schemas --check --format json schemas-ts  the review as JSON";
+
+/// Runs `tool-contracts schemas` with parsed options; `command` is how messages name the
+/// command that writes the folder (`tool-contracts schemas`).
+#[must_use]
+pub fn run(args: &SchemasArgs, command: &str) -> ExitCode {
+    let contracts = match read(&args.dir) {
+        Ok(contracts) => contracts,
+        Err(err) => {
+            eprintln!("{err}");
+            eprintln!("{}: nothing was written", cli::shown(&args.dir));
+            return ExitCode::from(2);
+        }
+    };
+    let dir_arg = if args.dir == Path::new(DEFAULT_DIR) { String::new() } else { format!(" {}", args.dir.display()) };
+    // The base revision is read with git from the folder itself, wherever it is run from
+    // (the folder exists: its contracts.json was read).
+    let dir = args.dir.canonicalize().unwrap_or_else(|_| args.dir.clone());
+    let job = Job {
+        root: dir.clone(),
+        dir,
+        check: args.check,
+        against: args.against.as_deref(),
+        json: args.format == Format::Json,
+        runtime_dirs: &[],
+        manifest: Some((format!("{}/{MANIFEST}", cli::shown(&args.dir)), format!("{command}{dir_arg}"))),
+    };
+    match cli::schemas(&job, &contracts, None) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("{message}");
+            ExitCode::FAILURE
+        }
+    }
+}
