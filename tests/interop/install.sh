@@ -11,7 +11,8 @@
 #                  package.json + package-lock.json (npm ci). The Inspector's package asks
 #                  for a newer Node than 20 (`engines`); npm warns and installs it, and
 #                  its CLI runs on Node 20, which the interop tests prove.
-#   .venv/         mcp from requirements.txt (every transitive dependency pinned)
+#   .venv/         mcp from requirements.txt (every transitive dependency pinned), and uv
+#                  (whose uvx runs the tool-contracts wheel in the package test)
 # The same two SDKs serve the test servers in peers/ and rugpull/ (rugpull/rugpull.py runs
 # its streamable HTTP app on uvicorn, which requirements.txt pins already).
 # Idempotent: a stamp per ecosystem records what was installed, so a second run that has
