@@ -737,9 +737,8 @@ impl Wire {
             Err(err) => {
                 // Not an object, or too deep to decode: the judge says what it makes of
                 // what can be read; what cannot is refused for a tool with a contract.
-                let mut value = match serde_json::from_str::<Value>(result) {
-                    Ok(value) => value,
-                    Err(_) => return self.undecodable(listing, tool, &err),
+                let Ok(mut value) = serde_json::from_str::<Value>(result) else {
+                    return self.undecodable(listing, tool, &err);
                 };
                 return match policy.judge_in_place(listing, tool, arguments, &mut value) {
                     Judged::Unchanged => None,
