@@ -538,3 +538,69 @@ fn notifications_sent_before_a_response_arrive_before_it_every_time() {
     }
     d.finish();
 }
+
+// ------------------------------------------------------------------ the official clients
+
+/// Runs a client script to its summary (one JSON line on stdout).
+fn client_summary(program: &str, script: &Path, args: &[String]) -> Value {
+    let out = bins::run_to_end(Command::new(program).arg(script).args(args), DEADLINE);
+    assert!(out.status.success(), "{} failed:\n{}\n{}", script.display(), out.stdout, out.stderr);
+    serde_json::from_str(out.stdout.trim()).unwrap_or_else(|e| panic!("JSON ({e}):\n{}\n{}", out.stdout, out.stderr))
+}
+
+#[test]
+fn the_python_and_typescript_v2_clients_see_the_servers_own_bytes() {
+    let dir = scratch("clients");
+    let calls = dir.join("calls.json");
+    std::fs::write(
+        &calls,
+        json!([
+            { "name": "get-sum", "arguments": { "a": 0.7, "b": 1 } },
+            { "name": "get-structured-content", "arguments": { "location": "New York" } },
+            { "name": "echo", "arguments": { "message": "one 1.0" } }
+        ])
+        .to_string(),
+    )
+    .unwrap();
+    let ts_calls = dir.join("ts_calls.json");
+    std::fs::write(
+        &ts_calls,
+        json!([
+            { "name": "get-sum", "arguments": { "a": 0.7, "b": 1 } },
+            { "name": "get-roots-list", "arguments": {} },
+            { "name": "trigger-sampling-request", "arguments": { "prompt": "hi", "maxTokens": 10 } }
+        ])
+        .to_string(),
+    )
+    .unwrap();
+    let python = interop(".venv/bin/python").display().to_string();
+    let mut summaries = Vec::new();
+    for (name, options) in [("direct", None), ("through", Some(&[][..]))] {
+        // The official Python SDK client (it offers no roots, sampling or elicitation).
+        let tap = Tap::new(&dir, &format!("py-{name}"));
+        let mut args = vec![calls.display().to_string(), "stdio".to_owned()];
+        args.extend(tap.command(options, &everything()));
+        let py = client_summary(&python, &interop("proxy/py_client.py"), &args);
+        tap.assert_transparent(&[]);
+        let listed: Vec<&str> = py["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+        assert!(!listed.contains(&"trigger-sampling-request"), "{name}: gated on sampling: {listed:?}");
+        assert!(py["calls"].as_array().unwrap().iter().all(|c| c["threw"].is_null()), "{name}: {py:#}");
+
+        // The TypeScript SDK v2 client, offering roots and sampling.
+        let tap = Tap::new(&dir, &format!("ts2-{name}"));
+        let mut args = vec![ts_calls.display().to_string(), "file:///srv/granted".to_owned()];
+        args.extend(tap.command(options, &everything()));
+        let ts = client_summary("node", &interop("proxy/ts2_session.mjs"), &args);
+        tap.assert_transparent(&[]);
+        let calls = ts["calls"].as_array().unwrap();
+        assert!(calls.iter().all(|c| c["threw"].is_null()), "{name}: {ts:#}");
+        assert!(calls[1].to_string().contains("file:///srv/granted"), "{name}: the client's roots: {ts:#}");
+        assert!(calls[2].to_string().contains("sampled 0.7"), "{name}: the client's sampling: {ts:#}");
+        summaries.push((py, ts));
+    }
+    // What each client gets through the proxy is what it gets directly.
+    assert_eq!(summaries[0].0["tools"], summaries[1].0["tools"]);
+    assert_eq!(summaries[0].0["calls"], summaries[1].0["calls"]);
+    assert_eq!(summaries[0].1["tools"], summaries[1].1["tools"]);
+    assert_eq!(summaries[0].1["calls"], summaries[1].1["calls"]);
+}
