@@ -14,12 +14,12 @@ mod policy;
 mod proxy;
 mod transparent;
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::{ExitCode, Stdio};
-use std::sync::atomic::{AtomicBool, AtomicU64};
-use std::sync::{Arc, Mutex, OnceLock, RwLock};
+use std::sync::atomic::AtomicU64;
+use std::sync::Arc;
 use std::time::Duration;
 
 use clap::Parser as _;
@@ -32,7 +32,7 @@ use rmcp::service::{ClientInitializeError, ClientLifecycleMode, ClientServiceExt
 use rmcp::transport::StreamableHttpClientTransport;
 use serde_json::Value;
 
-use crate::policy::{Listing, Mode, Policy};
+use crate::policy::{Mode, Policy};
 use crate::proxy::{Proxy, Relay, Shared};
 
 /// Put an enforcing MCP proxy in front of any MCP server.
@@ -146,21 +146,17 @@ async fn run(cli: Cli) -> Result<ExitCode, String> {
         None => ServerSource::Command(cli.command.clone()),
     };
     let policy = policy(&cli, &source)?;
-    let shared = Arc::new(Shared {
-        policy,
-        upstream: OnceLock::new(),
-        info: OnceLock::new(),
-        downstream: RwLock::new(Vec::new()),
-        listing: tokio::sync::RwLock::new(Arc::new(Listing::default())),
-        timeout: Duration::from_secs(cli.timeout.max(1)),
-        progress: Mutex::new(HashMap::new()),
-        forwarded: AtomicU64::new(0),
-        tasks: Mutex::new(proxy::TaskBook::default()),
-        downstream_tasks: AtomicBool::new(false),
-    });
+    let policy = Arc::new(policy);
+    let timeout = Duration::from_secs(cli.timeout.max(1));
+    let legacy_only = cli.upstream_protocol == "2025-11-25";
+    if let (Some(addr), None, false) = (cli.http, &cli.upstream_url, cli.no_fast_lane) {
+        // A stdio upstream behind HTTP: one process per client session, each relayed as over stdio.
+        return transparent::http::serve(addr, cli.command.clone(), source, policy, timeout, legacy_only).await;
+    }
+    let shared = Arc::new(Shared::fresh(policy, timeout));
     // Stdio on both sides: the client's own session, the server's own bytes.
     if cli.http.is_none() && cli.upstream_url.is_none() && !cli.no_fast_lane {
-        return transparent::serve(&cli.command, &source, shared, cli.upstream_protocol == "2025-11-25").await;
+        return transparent::serve(&cli.command, &source, shared, legacy_only).await;
     }
     let (running, child) = connect(&cli, &source, Arc::clone(&shared)).await?;
     let info = running.peer().peer_info().ok_or("the upstream server gave no initialize result")?;

@@ -40,7 +40,7 @@ use contract_runtime::wire::ErrorCode;
 /// What both halves share.
 #[derive(Debug)]
 pub(crate) struct Shared {
-    pub(crate) policy: Policy,
+    pub(crate) policy: Arc<Policy>,
     /// The upstream connection, set once it is initialized.
     pub(crate) upstream: OnceLock<Peer<RoleClient>>,
     /// What the upstream answered `initialize` with; advertised downstream.
@@ -127,6 +127,22 @@ impl Drop for InFlight<'_> {
 }
 
 impl Shared {
+    /// The state of a proxy with `policy` that has no upstream session yet.
+    pub(crate) fn fresh(policy: Arc<Policy>, timeout: Duration) -> Self {
+        Self {
+            policy,
+            upstream: OnceLock::new(),
+            info: OnceLock::new(),
+            downstream: RwLock::new(Vec::new()),
+            listing: tokio::sync::RwLock::new(Arc::new(Listing::default())),
+            timeout,
+            progress: Mutex::new(HashMap::new()),
+            forwarded: std::sync::atomic::AtomicU64::new(0),
+            tasks: Mutex::new(TaskBook::default()),
+            downstream_tasks: AtomicBool::new(false),
+        }
+    }
+
     fn upstream(&self) -> Result<&Peer<RoleClient>, ErrorData> {
         self.upstream.get().ok_or_else(|| ErrorData::internal_error("the upstream server is not connected", None))
     }

@@ -23,6 +23,7 @@
 //! `tools/list` under ids of its own (`"contract-proxy/<pid>/N"`), whose answers the
 //! client never sees.
 
+pub(crate) mod http;
 mod pipes;
 
 use std::borrow::Cow;
@@ -123,7 +124,7 @@ impl Book {
 #[derive(Debug)]
 struct Wire {
     shared: Arc<Shared>,
-    down: Outbox,
+    down: Down,
     up: Outbox,
     book: Mutex<Book>,
     /// The prefix of the proxy's own request ids.
@@ -908,14 +909,47 @@ fn line_str(line: &[u8]) -> &str {
     std::str::from_utf8(line).unwrap_or_default()
 }
 
-/// Serves the client on the proxy's stdin and stdout in front of the upstream command
-/// line, until either side goes away.
-pub(crate) async fn serve(
+/// Where the lines for the client go: the proxy's stdout, or the HTTP front's routing
+/// of one session.
+#[derive(Debug)]
+pub(crate) enum Down {
+    Pipe(Outbox),
+    Http(Arc<http::Routes>),
+}
+
+impl Down {
+    fn push(&self, line: Vec<u8>) -> std::io::Result<()> {
+        match self {
+            Self::Pipe(outbox) => outbox.push(line),
+            Self::Http(routes) => {
+                routes.deliver(line);
+                Ok(())
+            }
+        }
+    }
+
+    async fn drained(&self) {
+        if let Self::Pipe(outbox) = self {
+            outbox.drained().await;
+        }
+    }
+}
+
+/// One upstream session: the server's process, started, and the relay's state.
+struct Session {
+    wire: Arc<Wire>,
+    child: tokio::process::Child,
+    stdout: tokio::process::ChildStdout,
+}
+
+/// Starts the upstream command line for one client session, whose lines go to `down`.
+fn start(
     command: &[String],
     source: &ServerSource,
     shared: Arc<Shared>,
     legacy_only: bool,
-) -> Result<ExitCode, String> {
+    down: Down,
+) -> Result<Session, String> {
     let (program, rest) = command.split_first().ok_or("give a command line after `--` or --upstream-url")?;
     // The upstream's stderr is the proxy's: its own messages reach whoever reads ours.
     let mut child = tokio::process::Command::new(program)
@@ -929,10 +963,9 @@ pub(crate) async fn serve(
     let (Some(stdout), Some(stdin)) = (child.stdout.take(), child.stdin.take()) else {
         return Err(format!("cannot reach the pipes of {source}"));
     };
-    let (client_read, client_write) = contract_runtime::rmcp::stdio_pipes();
     let wire = Arc::new(Wire {
         shared,
-        down: Outbox::spawn(client_write),
+        down,
         up: Outbox::spawn(stdin),
         book: Mutex::new(Book::default()),
         prefix: format!("contract-proxy/{}/", std::process::id()),
@@ -946,22 +979,46 @@ pub(crate) async fn serve(
         settled: Notify::new(),
     });
     tokio::spawn(Arc::clone(&wire).expire());
+    Ok(Session { wire, child, stdout })
+}
+
+/// Reads the server's lines in order until it closes its output; then every request in
+/// flight gets an error, and the exit status of the process is returned.
+async fn relay_upstream(
+    wire: Arc<Wire>,
+    stdout: tokio::process::ChildStdout,
+    mut child: tokio::process::Child,
+) -> String {
+    let mut lines = Lines::new(stdout);
+    while lines.next().await {
+        wire.server_line(&lines.line).await;
+        lines.line.clear();
+    }
+    wire.upstream_closed();
+    match tokio::time::timeout(Duration::from_secs(2), child.wait()).await {
+        Ok(Ok(status)) => format!(" ({status})"),
+        _ => String::new(),
+    }
+}
+
+/// Serves the client on the proxy's stdin and stdout in front of the upstream command
+/// line, until either side goes away.
+pub(crate) async fn serve(
+    command: &[String],
+    source: &ServerSource,
+    shared: Arc<Shared>,
+    legacy_only: bool,
+) -> Result<ExitCode, String> {
+    let (client_read, client_write) = contract_runtime::rmcp::stdio_pipes();
+    let Session { wire, child, stdout } =
+        start(command, source, shared, legacy_only, Down::Pipe(Outbox::spawn(client_write)))?;
     eprintln!("contract-proxy: upstream {source} started; the client's own session goes to it");
 
     // The server's side: its lines in order; its end ends the proxy.
     let server = Arc::clone(&wire);
     let source_name = source.to_string();
     tokio::spawn(async move {
-        let mut lines = Lines::new(stdout);
-        while lines.next().await {
-            server.server_line(&lines.line).await;
-            lines.line.clear();
-        }
-        server.upstream_closed();
-        let status = match tokio::time::timeout(Duration::from_secs(2), child.wait()).await {
-            Ok(Ok(status)) => format!(" ({status})"),
-            _ => String::new(),
-        };
+        let status = relay_upstream(Arc::clone(&server), stdout, child).await;
         // The errors of the requests in flight reach the client first.
         let _ = tokio::time::timeout(Duration::from_secs(2), server.down.drained()).await;
         eprintln!("contract-proxy: the upstream server closed the connection{status}: {source_name} ended; exiting");
