@@ -61,7 +61,7 @@ fn teed(input: &Path, output: &Path, argv: &[String]) -> Vec<String> {
     let mut wrapped = vec![
         "sh".to_owned(),
         "-c".to_owned(),
-        r#"in=$1; out=$2; shift 2; tee "$in" | "$@" | tee "$out""#.to_owned(),
+        r#"in=$1; out=$2; shift 2; tee -a "$in" | "$@" | tee -a "$out""#.to_owned(),
         "sh".to_owned(),
         input.display().to_string(),
         output.display().to_string(),
@@ -603,4 +603,127 @@ fn the_python_and_typescript_v2_clients_see_the_servers_own_bytes() {
     assert_eq!(summaries[0].0["calls"], summaries[1].0["calls"]);
     assert_eq!(summaries[0].1["tools"], summaries[1].1["tools"]);
     assert_eq!(summaries[0].1["calls"], summaries[1].1["calls"]);
+}
+
+// ------------------------------------------------------------------ behind --http
+
+/// One HTTP/1.1 exchange on a fresh connection: (status, headers in lower case, body).
+fn http(addr: &str, method: &str, session: Option<&str>, body: &str) -> (u16, Vec<(String, String)>, String) {
+    use std::io::Read;
+    let mut stream = std::net::TcpStream::connect(addr).expect("connect");
+    stream.set_read_timeout(Some(DEADLINE)).unwrap();
+    let session = session.map(|id| format!("Mcp-Session-Id: {id}\r\n")).unwrap_or_default();
+    write!(
+        stream,
+        "{method} /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n{session}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw).unwrap();
+    let text = String::from_utf8(raw).unwrap();
+    let (head, rest) = text.split_once("\r\n\r\n").expect("a response head");
+    let mut lines = head.split("\r\n");
+    let status = lines.next().unwrap().split(' ').nth(1).unwrap().parse().unwrap();
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_owned()))
+        .collect();
+    let chunked = headers.iter().any(|(k, v)| k == "transfer-encoding" && v.contains("chunked"));
+    let body = if chunked {
+        let mut body = String::new();
+        let mut rest = rest;
+        while let Some((size, after)) = rest.split_once("\r\n") {
+            let size = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
+            if size == 0 {
+                break;
+            }
+            body.push_str(&after[..size]);
+            rest = &after[size + 2..];
+        }
+        body
+    } else {
+        rest.to_owned()
+    };
+    (status, headers, body)
+}
+
+/// The JSON-RPC messages of a response body: one JSON object, or an SSE stream's data lines.
+fn messages_of(headers: &[(String, String)], body: &str) -> Vec<String> {
+    let sse = headers.iter().any(|(k, v)| k == "content-type" && v.starts_with("text/event-stream"));
+    if sse {
+        body.lines().filter_map(|l| l.strip_prefix("data: ")).map(str::to_owned).collect()
+    } else if body.is_empty() {
+        Vec::new()
+    } else {
+        vec![body.to_owned()]
+    }
+}
+
+#[test]
+fn behind_http_a_session_gets_a_process_of_its_own_and_the_servers_bytes_in_order() {
+    let dir = scratch("http");
+    let tap = Tap::new(&dir, "http");
+    let mut child = Command::new(bins::contract_proxy())
+        .args(["--http", "127.0.0.1:0", "--"])
+        .args(teed(&tap.server_in, &tap.server_out, &raw_server()))
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .spawn()
+        .unwrap();
+    let stderr = BufReader::new(child.stderr.take().unwrap());
+    let (tx, rx) = mpsc::channel();
+    thread::spawn(move || {
+        for line in stderr.lines().map_while(Result::ok) {
+            if let Some(url) = line.strip_prefix("contract-proxy: serving MCP on http://") {
+                let _ = tx.send(url.trim_end_matches("/mcp").to_owned());
+            }
+        }
+    });
+    let addr = rx.recv_timeout(DEADLINE).expect("the proxy says where it serves");
+    let sent = [
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw-http","version":"1.0.0"}}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{}}"#,
+        r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"burst","arguments":{"n":5,"x":0.7},"_meta":{"progressToken":"h-1"}}}"#,
+        r#"{"jsonrpc":"2.0","id":4,"method":"ping","params":{}}"#,
+    ];
+    let mut session: Option<String> = None;
+    let mut received = Vec::new();
+    for body in sent {
+        let (status, headers, text) = http(&addr, "POST", session.as_deref(), body);
+        assert!(status == 200 || status == 202, "{status}: {text}");
+        if session.is_none() {
+            session = headers.iter().find(|(k, _)| k == "mcp-session-id").map(|(_, v)| v.clone());
+            assert!(session.is_some(), "initialize opens a session: {headers:?}");
+        }
+        received.extend(messages_of(&headers, &text));
+    }
+    // The burst's notifications came on the call's stream, before its answer.
+    let answer_at = received.iter().position(|l| l.contains(r#""id":3,"result""#)).expect("the call's answer");
+    assert_eq!(answer_at, 2 + 5, "{received:#?}");
+    assert!(received.last().unwrap().contains(r#"{"pong":true}"#), "{received:#?}");
+    // Control: a second session is refused nothing and starts a process of its own.
+    let (status, headers, _) = http(&addr, "POST", None, sent[0]);
+    let other = headers.iter().find(|(k, _)| k == "mcp-session-id").map(|(_, v)| v.clone());
+    assert_eq!(status, 200);
+    assert_ne!(other, session, "a session of its own");
+    // A request without a session that does not start one is refused.
+    let (status, _, _) = http(&addr, "POST", None, sent[2]);
+    assert_eq!(status, 400);
+    let _ = Command::new("kill").args(["-TERM", "--", &format!("-{}", child.id())]).status();
+    let _ = child.wait();
+    // What the first session's server read and wrote is what its client sent and read.
+    let (server_in, server_out) = (Tap::lines(&tap.server_in), Tap::lines(&tap.server_out));
+    let first_session: Vec<&String> = server_out.iter().take(received.len()).collect();
+    assert_lines_equal(&first_session, &received.iter().collect::<Vec<_>>(), "server wrote", "client read");
+    let sent: Vec<String> = sent.iter().map(|s| (*s).to_owned()).collect();
+    assert_lines_equal(
+        &server_in.iter().take(sent.len()).collect::<Vec<_>>(),
+        &sent.iter().collect::<Vec<_>>(),
+        "server read",
+        "client sent",
+    );
 }
