@@ -149,15 +149,19 @@ async fn run(cli: Cli) -> Result<ExitCode, String> {
     let policy = Arc::new(policy);
     let timeout = Duration::from_secs(cli.timeout.max(1));
     let legacy_only = cli.upstream_protocol == "2025-11-25";
-    if let (Some(addr), None, false) = (cli.http, &cli.upstream_url, cli.no_fast_lane) {
-        // A stdio upstream behind HTTP: one process per client session, each relayed as over stdio.
-        return transparent::http::serve(addr, cli.command.clone(), source, policy, timeout, legacy_only).await;
+    let target = match &cli.upstream_url {
+        Some(url) => transparent::Target::Url(url.clone()),
+        None => transparent::Target::Command(cli.command.clone()),
+    };
+    if !cli.no_fast_lane {
+        // The transparent relay: one upstream session per client session, the client's own.
+        if let Some(addr) = cli.http {
+            return transparent::http::serve(addr, target, source, policy, timeout, legacy_only).await;
+        }
+        let shared = Arc::new(Shared::fresh(policy, timeout));
+        return transparent::serve(&target, &source, shared, legacy_only).await;
     }
     let shared = Arc::new(Shared::fresh(policy, timeout));
-    // Stdio on both sides: the client's own session, the server's own bytes.
-    if cli.http.is_none() && cli.upstream_url.is_none() && !cli.no_fast_lane {
-        return transparent::serve(&cli.command, &source, shared, legacy_only).await;
-    }
     let (running, child) = connect(&cli, &source, Arc::clone(&shared)).await?;
     let info = running.peer().peer_info().ok_or("the upstream server gave no initialize result")?;
     let info = initialize_result(&info)?;

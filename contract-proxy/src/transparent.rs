@@ -25,6 +25,7 @@
 
 pub(crate) mod http;
 mod pipes;
+mod upstream_http;
 
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -122,10 +123,10 @@ impl Book {
 
 /// The state both readers share.
 #[derive(Debug)]
-struct Wire {
+pub(crate) struct Wire {
     shared: Arc<Shared>,
     down: Down,
-    up: Outbox,
+    up: Up,
     book: Mutex<Book>,
     /// The prefix of the proxy's own request ids.
     prefix: String,
@@ -935,6 +936,75 @@ impl Down {
     }
 }
 
+/// Where the lines for the server go: its process's stdin, or POSTs to its URL.
+#[derive(Debug)]
+pub(crate) enum Up {
+    Pipe(Outbox),
+    Http(upstream_http::HttpUp),
+}
+
+impl Up {
+    fn push(&self, line: Vec<u8>) -> std::io::Result<()> {
+        match self {
+            Self::Pipe(outbox) => outbox.push(line),
+            Self::Http(http) => http.push(line),
+        }
+    }
+
+    fn push_json(&self, message: &impl serde::Serialize) -> std::io::Result<()> {
+        self.push(serde_json::to_vec(message).map_err(std::io::Error::other)?)
+    }
+
+    async fn drained(&self) {
+        if let Self::Pipe(outbox) = self {
+            outbox.drained().await;
+        }
+    }
+
+    /// Ends an HTTP upstream's session.
+    async fn close(&self) {
+        if let Self::Http(http) = self {
+            http.close().await;
+        }
+    }
+}
+
+/// What the upstream is: a command line to start, or a URL.
+#[derive(Clone, Debug)]
+pub(crate) enum Target {
+    Command(Vec<String>),
+    Url(String),
+}
+
+/// The relay's state for one session, its timer started.
+fn wire(shared: Arc<Shared>, legacy_only: bool, down: Down, up: Up) -> Arc<Wire> {
+    let wire = Arc::new(Wire {
+        shared,
+        down,
+        up,
+        book: Mutex::new(Book::default()),
+        prefix: format!("contract-proxy/{}/", std::process::id()),
+        next: AtomicU64::new(1),
+        has_tools: AtomicBool::new(false),
+        stale: AtomicBool::new(true),
+        envelope: Mutex::new(Map::new()),
+        legacy_only,
+        modern: AtomicBool::new(false),
+        wake: Notify::new(),
+        settled: Notify::new(),
+    });
+    if let Up::Http(http) = &wire.up {
+        http.attach(&wire);
+    }
+    tokio::spawn(Arc::clone(&wire).expire());
+    wire
+}
+
+/// The relay in front of an HTTP upstream, for one client session.
+fn start_url(url: &str, shared: Arc<Shared>, legacy_only: bool, down: Down) -> Arc<Wire> {
+    wire(shared, legacy_only, down, Up::Http(upstream_http::HttpUp::new(url)))
+}
+
 /// One upstream session: the server's process, started, and the relay's state.
 struct Session {
     wire: Arc<Wire>,
@@ -963,22 +1033,7 @@ fn start(
     let (Some(stdout), Some(stdin)) = (child.stdout.take(), child.stdin.take()) else {
         return Err(format!("cannot reach the pipes of {source}"));
     };
-    let wire = Arc::new(Wire {
-        shared,
-        down,
-        up: Outbox::spawn(stdin),
-        book: Mutex::new(Book::default()),
-        prefix: format!("contract-proxy/{}/", std::process::id()),
-        next: AtomicU64::new(1),
-        has_tools: AtomicBool::new(false),
-        stale: AtomicBool::new(true),
-        envelope: Mutex::new(Map::new()),
-        legacy_only,
-        modern: AtomicBool::new(false),
-        wake: Notify::new(),
-        settled: Notify::new(),
-    });
-    tokio::spawn(Arc::clone(&wire).expire());
+    let wire = wire(shared, legacy_only, down, Up::Pipe(Outbox::spawn(stdin)));
     Ok(Session { wire, child, stdout })
 }
 
@@ -1004,14 +1059,22 @@ async fn relay_upstream(
 /// Serves the client on the proxy's stdin and stdout in front of the upstream command
 /// line, until either side goes away.
 pub(crate) async fn serve(
-    command: &[String],
+    target: &Target,
     source: &ServerSource,
     shared: Arc<Shared>,
     legacy_only: bool,
 ) -> Result<ExitCode, String> {
     let (client_read, client_write) = contract_runtime::rmcp::stdio_pipes();
-    let Session { wire, child, stdout } =
-        start(command, source, shared, legacy_only, Down::Pipe(Outbox::spawn(client_write)))?;
+    let down = Down::Pipe(Outbox::spawn(client_write));
+    let command = match target {
+        Target::Command(command) => command,
+        Target::Url(url) => {
+            let wire = start_url(url, shared, legacy_only, down);
+            eprintln!("contract-proxy: the client's own session goes to {source}");
+            return serve_client(wire, client_read).await;
+        }
+    };
+    let Session { wire, child, stdout } = start(command, source, shared, legacy_only, down)?;
     eprintln!("contract-proxy: upstream {source} started; the client's own session goes to it");
 
     // The server's side: its lines in order; its end ends the proxy.
@@ -1025,7 +1088,14 @@ pub(crate) async fn serve(
         std::process::exit(1);
     });
 
-    // The client's side, in order, here: its end ends the proxy once what it waits for is answered.
+    serve_client(wire, client_read).await
+}
+
+/// The client's side, in order: its end ends the proxy once what it waits for is answered.
+async fn serve_client(
+    wire: Arc<Wire>,
+    client_read: impl tokio::io::AsyncRead + Unpin + Send + 'static,
+) -> Result<ExitCode, String> {
     let mut lines = Lines::new(client_read);
     while lines.next().await {
         wire.client_line(&lines.line).await;
@@ -1035,6 +1105,7 @@ pub(crate) async fn serve(
     let _ = tokio::time::timeout(limit, wire.all_settled()).await;
     let _ = tokio::time::timeout(limit, wire.down.drained()).await;
     let _ = tokio::time::timeout(limit, wire.up.drained()).await;
+    let _ = tokio::time::timeout(limit, wire.up.close()).await;
     Ok(ExitCode::SUCCESS)
 }
 

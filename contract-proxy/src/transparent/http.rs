@@ -29,7 +29,7 @@ use tokio::time::Instant;
 use tokio_stream::wrappers::UnboundedReceiverStream;
 use tokio_stream::StreamExt as _;
 
-use super::{relay_upstream, start, Down, Wire};
+use super::{relay_upstream, start, start_url, Down, Target, Wire};
 use crate::policy::Policy;
 use crate::proxy::Shared;
 
@@ -116,7 +116,7 @@ impl HttpSession {
 /// The front: the sessions and what a new one is started with.
 pub(crate) struct Front {
     sessions: Mutex<HashMap<String, Arc<HttpSession>>>,
-    command: Vec<String>,
+    target: Target,
     source: ServerSource,
     policy: Arc<Policy>,
     timeout: Duration,
@@ -140,29 +140,41 @@ impl Front {
     fn open(self: &Arc<Self>) -> Result<(String, Arc<HttpSession>), String> {
         let routes = Arc::new(Routes::default());
         let shared = Arc::new(Shared::fresh(Arc::clone(&self.policy), self.timeout));
-        let session = start(&self.command, &self.source, shared, self.legacy_only, Down::Http(Arc::clone(&routes)))?;
+        let down = Down::Http(Arc::clone(&routes));
         let id = self.session_id();
         let (end_tx, end_rx) = oneshot::channel();
-        let http = Arc::new(HttpSession {
-            wire: Arc::clone(&session.wire),
-            routes,
-            used: Mutex::new(Instant::now()),
-            end: Mutex::new(Some(end_tx)),
-        });
-        self.sessions().insert(id.clone(), Arc::clone(&http));
         let front = Arc::clone(self);
         let key = id.clone();
-        tokio::spawn(async move {
-            let wire = Arc::clone(&session.wire);
-            tokio::select! {
-                status = relay_upstream(wire, session.stdout, session.child) => {
-                    tracing::warn!(session = %key, "the upstream process of an HTTP session ended{status}");
-                }
-                // Dropping the relay drops the process, which ends it.
-                _ = end_rx => {}
+        let wire = match &self.target {
+            Target::Command(command) => {
+                let session = start(command, &self.source, shared, self.legacy_only, down)?;
+                let wire = Arc::clone(&session.wire);
+                tokio::spawn(async move {
+                    tokio::select! {
+                        status = relay_upstream(Arc::clone(&session.wire), session.stdout, session.child) => {
+                            tracing::warn!(session = %key, "the upstream process of an HTTP session ended{status}");
+                        }
+                        // Dropping the relay drops the process, which ends it.
+                        _ = end_rx => {}
+                    }
+                    front.sessions().remove(&key);
+                });
+                wire
             }
-            front.sessions().remove(&key);
-        });
+            Target::Url(url) => {
+                let wire = start_url(url, shared, self.legacy_only, down);
+                let upstream = Arc::clone(&wire);
+                tokio::spawn(async move {
+                    let _ = end_rx.await;
+                    upstream.up.close().await;
+                    front.sessions().remove(&key);
+                });
+                wire
+            }
+        };
+        let http =
+            Arc::new(HttpSession { wire, routes, used: Mutex::new(Instant::now()), end: Mutex::new(Some(end_tx)) });
+        self.sessions().insert(id.clone(), Arc::clone(&http));
         Ok((id, http))
     }
 
@@ -362,7 +374,7 @@ async fn delete(State(front): State<Arc<Front>>, headers: HeaderMap) -> Response
 /// process per client session.
 pub(crate) async fn serve(
     addr: SocketAddr,
-    command: Vec<String>,
+    target: Target,
     source: ServerSource,
     policy: Arc<Policy>,
     timeout: Duration,
@@ -371,7 +383,7 @@ pub(crate) async fn serve(
     let limits = HttpLimits::default();
     let front = Arc::new(Front {
         sessions: Mutex::new(HashMap::new()),
-        command,
+        target,
         source,
         policy,
         timeout,

@@ -4,7 +4,6 @@ use std::io;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use serde::Serialize;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::{mpsc, Notify};
 
@@ -76,11 +75,6 @@ impl Outbox {
             self.queued.fetch_sub(1, Ordering::AcqRel);
             io::Error::new(io::ErrorKind::BrokenPipe, "the pipe is closed")
         })
-    }
-
-    /// Queues a message as one line.
-    pub(crate) fn push_json(&self, message: &impl Serialize) -> io::Result<()> {
-        self.push(serde_json::to_vec(message).map_err(io::Error::other)?)
     }
 
     /// Waits until every line queued is written (or the pipe failed).
