@@ -727,3 +727,48 @@ fn behind_http_a_session_gets_a_process_of_its_own_and_the_servers_bytes_in_orde
         "client sent",
     );
 }
+
+#[test]
+fn through_an_http_hop_both_ways_the_client_still_reads_the_servers_bytes() {
+    // The raw fixture behind one proxy serving HTTP; a second proxy in front of that URL
+    // (`--upstream-url`) serves the client over stdio. Both are transparent: the client
+    // reads the server's lines and the server the client's, through both hops.
+    let dir = scratch("hop");
+    let tap = Tap::new(&dir, "hop");
+    let mut front = Command::new(bins::contract_proxy())
+        .args(["--http", "127.0.0.1:0", "--"])
+        .args(teed(&tap.server_in, &tap.server_out, &raw_server()))
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .spawn()
+        .unwrap();
+    let stderr = BufReader::new(front.stderr.take().unwrap());
+    let (tx, rx) = mpsc::channel();
+    thread::spawn(move || {
+        for line in stderr.lines().map_while(Result::ok) {
+            if let Some(url) = line.strip_prefix("contract-proxy: serving MCP on ") {
+                let _ = tx.send(url.to_owned());
+            }
+        }
+    });
+    let url = rx.recv_timeout(DEADLINE).expect("the proxy says where it serves");
+    let client_side = [bins::contract_proxy().display().to_string(), "--upstream-url".to_owned(), url];
+    let mut d = Driver::start(&teed(&tap.client_out, &tap.client_in, &client_side), &[], "/");
+    d.initialize("{}");
+    d.request(2, "tools/list", "{}");
+    let call = d.request(
+        3,
+        "tools/call",
+        r#"{"name":"burst","arguments":{"n":4,"x":0.7},"_meta":{"progressToken":"hop"},"task":{"ttl":1}}"#,
+    );
+    assert_eq!(call["result"]["structuredContent"]["hundred"].as_f64(), Some(100.0), "{call:#}");
+    let pong = d.request(4, "ping", "{}");
+    assert_eq!(pong["result"], json!({ "pong": true }));
+    d.finish();
+    let _ = Command::new("kill").args(["-TERM", "--", &format!("-{}", front.id())]).status();
+    let _ = front.wait();
+    let (_, read) = tap.assert_transparent(&[]);
+    assert!(read.iter().any(|l| l.contains(r#""hundred":1e2"#)), "{read:#?}");
+}
