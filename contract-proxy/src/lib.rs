@@ -2,9 +2,9 @@
 //!
 //! It starts a stdio server (the command line after `--`) or connects to a streamable
 //! HTTP one (`--upstream-url`), and serves MCP downstream over stdio (or `--http ADDR`).
-//! With stdio on both sides it is a transparent relay (the client's own session, the
-//! server's own bytes for everything it does not judge, in order); through HTTP it is
-//! built on rmcp's two halves. Every request is forwarded both ways; `tools/list` and `tools/call` are enforced:
+//! It is a transparent relay: each client session is one upstream session, the client's
+//! own, and everything the proxy does not judge passes as the server's (or the client's)
+//! bytes, in order. Every request is forwarded both ways; `tools/list` and `tools/call` are enforced:
 //! arguments are checked against each tool's advertised `inputSchema` before the call is
 //! forwarded, results (a task's too) against its `outputSchema` (advertised, or declared
 //! from `--contracts`), and with `--lock` a tool whose listing drifted from its pin is kept
