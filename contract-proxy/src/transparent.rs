@@ -436,12 +436,19 @@ impl Wire {
             self.send_down_error(id.get(), &ErrorData::invalid_request("Invalid request", None));
             return;
         }
-        let params = peek.params.and_then(|p| serde_json::from_str::<Params<'_>>(p.get()).ok()).unwrap_or_default();
+        // The parameters are read for a cursor, a task id or a 2026-07-28 envelope only.
+        let wanted = matches!(method, "tools/list" | "tasks/result")
+            || peek.params.is_some_and(|p| contains(p.get().as_bytes(), ENVELOPE_KEY.as_bytes()));
+        let params = peek
+            .params
+            .filter(|_| wanted)
+            .and_then(|p| serde_json::from_str::<Params<'_>>(p.get()).ok())
+            .unwrap_or_default();
         if let Some(meta) = params.meta {
             let envelope: Map<String, Value> =
                 meta.into_iter().filter(|(key, _)| key.starts_with("io.modelcontextprotocol/")).collect();
             if !envelope.is_empty() {
-                if envelope.get("io.modelcontextprotocol/protocolVersion").and_then(Value::as_str).is_some_and(modern) {
+                if envelope.get(ENVELOPE_KEY).and_then(Value::as_str).is_some_and(modern) {
                     self.modern.store(true, Ordering::Release);
                 }
                 *self.envelope.lock().unwrap_or_else(PoisonError::into_inner) = envelope;
@@ -899,6 +906,13 @@ impl Wire {
             }
         }
     }
+}
+
+/// The `_meta` key a 2026-07-28 request names its revision with.
+const ENVELOPE_KEY: &str = "io.modelcontextprotocol/protocolVersion";
+
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack.windows(needle.len()).any(|window| window == needle)
 }
 
 /// Whether a protocol revision is 2026-07-28 or newer (revisions are dates).
