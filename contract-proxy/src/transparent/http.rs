@@ -71,11 +71,12 @@ impl Routes {
             .and_then(|top| top.id.map(|id| id.get().to_owned()));
         let mut state = self.state();
         if let Some(id) = answer_to {
+            // An answer goes to the POST that asked, or nowhere (its client went away).
             if let Some(at) = state.posts.iter().position(|(waiting, _)| *waiting == id) {
                 let (_, post) = state.posts.remove(at);
                 let _ = post.send(line);
-                return;
             }
+            return;
         }
         state.posts.retain(|(_, post)| !post.is_closed());
         let target = state.posts.last().map(|(_, post)| post.clone()).or_else(|| state.get.clone());
