@@ -2,22 +2,24 @@
 //!
 //! It starts a stdio server (the command line after `--`) or connects to a streamable
 //! HTTP one (`--upstream-url`), and serves MCP downstream over stdio (or `--http ADDR`).
-//! Every request is forwarded both ways; `tools/list` and `tools/call` are enforced:
+//! It is a transparent relay: each client session is one upstream session, the client's
+//! own, and everything the proxy does not judge passes as the server's (or the client's)
+//! bytes, in order. Every request is forwarded both ways; `tools/list` and `tools/call` are enforced:
 //! arguments are checked against each tool's advertised `inputSchema` before the call is
 //! forwarded, results (a task's too) against its `outputSchema` (advertised, or declared
 //! from `--contracts`), and with `--lock` a tool whose listing drifted from its pin is kept
 //! from the client and its calls refused.
 
-mod lane;
 mod policy;
 mod proxy;
+mod transparent;
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::{ExitCode, Stdio};
-use std::sync::atomic::{AtomicBool, AtomicU64};
-use std::sync::{Arc, Mutex, OnceLock, RwLock};
+use std::sync::atomic::AtomicU64;
+use std::sync::Arc;
 use std::time::Duration;
 
 use clap::Parser as _;
@@ -28,11 +30,9 @@ use contract_runtime::{ContractSet, OutputContract};
 use rmcp::model::{InitializeResult, ProtocolVersion};
 use rmcp::service::{ClientInitializeError, ClientLifecycleMode, ClientServiceExt, RoleClient, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
-use rmcp::ServiceExt;
 use serde_json::Value;
 
-use crate::lane::{Downstream, Lane, Outbox, Upstream};
-use crate::policy::{Listing, Mode, Policy};
+use crate::policy::{Mode, Policy};
 use crate::proxy::{Proxy, Relay, Shared};
 
 /// Put an enforcing MCP proxy in front of any MCP server.
@@ -96,8 +96,9 @@ pub struct Cli {
     #[arg(long, value_name = "LEVEL", default_value = "warn")]
     log_level: tracing::Level,
 
-    /// Every message through rmcp's two halves, `tools/call` too (with stdio on both
-    /// sides, calls otherwise take the proxy's own lane); the answers are the same.
+    /// With stdio on both sides, serve the client through rmcp's two halves (the proxy's
+    /// own upstream session, messages decoded and re-encoded) instead of the transparent
+    /// relay: the path `--http` and `--upstream-url` take, for comparison.
     #[arg(long, hide = true)]
     no_fast_lane: bool,
 }
@@ -145,25 +146,23 @@ async fn run(cli: Cli) -> Result<ExitCode, String> {
         None => ServerSource::Command(cli.command.clone()),
     };
     let policy = policy(&cli, &source)?;
-    let shared = Arc::new(Shared {
-        policy,
-        upstream: OnceLock::new(),
-        info: OnceLock::new(),
-        downstream: RwLock::new(Vec::new()),
-        listing: tokio::sync::RwLock::new(Arc::new(Listing::default())),
-        timeout: Duration::from_secs(cli.timeout.max(1)),
-        progress: Mutex::new(HashMap::new()),
-        forwarded: AtomicU64::new(0),
-        tasks: Mutex::new(proxy::TaskBook::default()),
-        downstream_tasks: AtomicBool::new(false),
-    });
-    // Stdio on both sides: the proxy owns the four pipe ends, and tools/call takes its lane.
-    let client_pipes = (cli.http.is_none() && cli.upstream_url.is_none() && !cli.no_fast_lane).then(|| {
-        let (read, write) = contract_runtime::rmcp::stdio_pipes();
-        (read, Outbox::spawn(write))
-    });
-    let (client_read, client_out) = client_pipes.unzip();
-    let (running, child, lane) = connect(&cli, &source, Arc::clone(&shared), client_out).await?;
+    let policy = Arc::new(policy);
+    let timeout = Duration::from_secs(cli.timeout.max(1));
+    let legacy_only = cli.upstream_protocol == "2025-11-25";
+    let target = match &cli.upstream_url {
+        Some(url) => transparent::Target::Url(url.clone()),
+        None => transparent::Target::Command(cli.command.clone()),
+    };
+    if !cli.no_fast_lane {
+        // The transparent relay: one upstream session per client session, the client's own.
+        if let Some(addr) = cli.http {
+            return transparent::http::serve(addr, target, source, policy, timeout, legacy_only).await;
+        }
+        let shared = Arc::new(Shared::fresh(policy, timeout));
+        return transparent::serve(&target, &source, shared, legacy_only).await;
+    }
+    let shared = Arc::new(Shared::fresh(policy, timeout));
+    let (running, child) = connect(&cli, &source, Arc::clone(&shared)).await?;
     let info = running.peer().peer_info().ok_or("the upstream server gave no initialize result")?;
     let info = initialize_result(&info)?;
     let upstream_name = format!("{} {}", info.server_info.name, info.server_info.version);
@@ -174,25 +173,8 @@ async fn run(cli: Cli) -> Result<ExitCode, String> {
             shared.relist().await.map_err(|err| format!("cannot list the upstream's tools: {}", err.message))?;
         tracing::info!(tools = listing.tools.len(), quarantined = listing.quarantined.len(), "upstream listed");
     }
-    if let Some(lane) = &lane {
-        // A session without `initialize` carries its `_meta` on every request: the lane
-        // adds what rmcp's client half adds on the other lane.
-        let version = shared.info.get().map(|info| info.protocol_version.clone()).unwrap_or_default();
-        let envelope = (!version.has_initialize()).then(|| {
-            let config = rmcp::Service::<RoleClient>::get_info(&Relay(Arc::clone(&shared)));
-            let mut envelope = serde_json::Map::new();
-            envelope.insert("io.modelcontextprotocol/protocolVersion".to_owned(), Value::from(version.as_str()));
-            let info = serde_json::to_value(&config.client_info).unwrap_or(Value::Null);
-            envelope.insert("io.modelcontextprotocol/clientInfo".to_owned(), info);
-            let capabilities = serde_json::to_value(&config.capabilities).unwrap_or(Value::Null);
-            envelope.insert("io.modelcontextprotocol/clientCapabilities".to_owned(), capabilities);
-            envelope
-        });
-        lane.enable(shared.has_tools(), envelope);
-    }
     eprintln!("contract-proxy: upstream {upstream_name} connected ({source})");
     // The upstream going away ends the proxy: a client must not talk to a dead server.
-    let exit_lane = lane.clone();
     tokio::spawn(async move {
         let reason = running.waiting().await;
         let status = match child {
@@ -206,28 +188,13 @@ async fn run(cli: Cli) -> Result<ExitCode, String> {
             Ok(reason) => format!("{reason:?}"),
             Err(err) => err.to_string(),
         };
-        if let Some(lane) = exit_lane {
-            // The errors of the lane's calls in flight reach the client first.
-            let _ = tokio::time::timeout(Duration::from_secs(2), lane.downstream_outbox().drained()).await;
-        }
         eprintln!("contract-proxy: the upstream server closed the connection{status}: {why}; exiting");
         std::process::exit(1);
     });
     let proxy = Proxy(shared);
-    match (cli.http, lane.zip(client_read)) {
-        (Some(addr), _) => serve_http(proxy, addr).await,
-        (None, Some((lane, read))) => {
-            let running = proxy
-                .serve(Downstream::new(read, Arc::clone(&lane)))
-                .await
-                .map_err(|err| format!("the MCP handshake over stdio failed: {err}"))?;
-            running.waiting().await.map_err(|err| format!("serving over stdio stopped: {err}"))?;
-            // What is still queued for the client is written before the proxy exits.
-            let limit = Duration::from_secs(cli.timeout.max(1));
-            let _ = tokio::time::timeout(limit, lane.downstream_outbox().drained()).await;
-            Ok(ExitCode::SUCCESS)
-        }
-        (None, None) => match contract_runtime::rmcp::serve_stdio(proxy).await {
+    match cli.http {
+        Some(addr) => serve_http(proxy, addr).await,
+        None => match contract_runtime::rmcp::serve_stdio(proxy).await {
             Ok(_) => Ok(ExitCode::SUCCESS),
             Err(err) => Err(err.to_string()),
         },
@@ -247,23 +214,17 @@ async fn serve_http(proxy: Proxy, addr: SocketAddr) -> Result<ExitCode, String> 
     Ok(ExitCode::SUCCESS)
 }
 
-/// A running upstream connection, its child process (stdio) and the lane (stdio on both sides).
-type Connected = (RunningService<RoleClient, Relay>, Option<tokio::process::Child>, Option<Arc<Lane>>);
+/// A running upstream connection and its child process (stdio).
+type Connected = (RunningService<RoleClient, Relay>, Option<tokio::process::Child>);
 
 /// Starts or connects to the upstream and completes its `initialize` (or `server/discover`).
-/// With the writer of the client's pipe, a stdio upstream's pipes are the lane's.
-async fn connect(
-    cli: &Cli,
-    source: &ServerSource,
-    shared: Arc<Shared>,
-    client_out: Option<Outbox>,
-) -> Result<Connected, String> {
-    match start(cli, source, Arc::clone(&shared), client_out.clone(), lifecycle(cli)).await {
+async fn connect(cli: &Cli, source: &ServerSource, shared: Arc<Shared>) -> Result<Connected, String> {
+    match start(cli, source, Arc::clone(&shared), lifecycle(cli)).await {
         // A server that answers `server/discover` with the revisions it speaks, none of
         // them 2026-07-28, is asked again the old way, on a fresh connection.
         Err(Start::Incompatible(why)) if cli.upstream_protocol == "auto" => {
             tracing::info!(upstream = %source, %why, "the upstream speaks no 2026-07-28; starting a 2025-11-25 session");
-            start(cli, source, shared, client_out, ClientLifecycleMode::Initialize).await.map_err(Start::into_message)
+            start(cli, source, shared, ClientLifecycleMode::Initialize).await.map_err(Start::into_message)
         }
         other => other.map_err(Start::into_message),
     }
@@ -289,7 +250,6 @@ async fn start(
     cli: &Cli,
     source: &ServerSource,
     shared: Arc<Shared>,
-    client_out: Option<Outbox>,
     mode: ClientLifecycleMode,
 ) -> Result<Connected, Start> {
     let relay = Relay(Arc::clone(&shared));
@@ -305,7 +265,7 @@ async fn start(
             .await
             .map_err(|_| overdue())?
             .map_err(|err| failed(format!("cannot connect to {source}"), err))?;
-        return Ok((running, None, None));
+        return Ok((running, None));
     }
     let (program, rest) = cli
         .command
@@ -339,14 +299,7 @@ async fn start(
         },
         other => other,
     };
-    let (serving, lane) = match client_out {
-        Some(client_out) => {
-            let lane = Lane::start(shared, client_out, Outbox::spawn(stdin));
-            let upstream = Upstream::new(stdout, Arc::clone(&lane));
-            (tokio::time::timeout(limit, relay.serve_with_lifecycle(upstream, mode)).await, Some(lane))
-        }
-        None => (tokio::time::timeout(limit, relay.serve_with_lifecycle((stdout, stdin), mode)).await, None),
-    };
+    let serving = tokio::time::timeout(limit, relay.serve_with_lifecycle((stdout, stdin), mode)).await;
     let running = match serving {
         Ok(Ok(running)) => running,
         Ok(Err(err)) => {
@@ -355,7 +308,7 @@ async fn start(
         }
         Err(_) => return Err(overdue()),
     };
-    Ok((running, Some(child), lane))
+    Ok((running, Some(child)))
 }
 
 /// The id of the proxy's own `server/discover`, which no rmcp request id can equal.

@@ -171,6 +171,14 @@ impl Policy {
         (advertised == contract.schema()).then_some(*contract)
     }
 
+    /// Whether a result of `tool` is judged at all: its mode checks, and it has a
+    /// contract (declared, or an advertised `outputSchema`).
+    pub(crate) fn judges_output(&self, listing: &Listing, tool: &str) -> bool {
+        self.mode(tool) != Mode::Off
+            && (self.declared_for(listing, tool).is_some()
+                || listing.catalog.get(tool).and_then(|t| t.output_schema()).is_some())
+    }
+
     /// The quarantine and argument checks, before anything is forwarded.
     pub(crate) fn gate(&self, listing: &Listing, tool: &str, arguments: &Value) -> Gate {
         if let Some(kinds) = listing.quarantined.get(tool) {

@@ -40,7 +40,7 @@ use contract_runtime::wire::ErrorCode;
 /// What both halves share.
 #[derive(Debug)]
 pub(crate) struct Shared {
-    pub(crate) policy: Policy,
+    pub(crate) policy: Arc<Policy>,
     /// The upstream connection, set once it is initialized.
     pub(crate) upstream: OnceLock<Peer<RoleClient>>,
     /// What the upstream answered `initialize` with; advertised downstream.
@@ -127,6 +127,22 @@ impl Drop for InFlight<'_> {
 }
 
 impl Shared {
+    /// The state of a proxy with `policy` that has no upstream session yet.
+    pub(crate) fn fresh(policy: Arc<Policy>, timeout: Duration) -> Self {
+        Self {
+            policy,
+            upstream: OnceLock::new(),
+            info: OnceLock::new(),
+            downstream: RwLock::new(Vec::new()),
+            listing: tokio::sync::RwLock::new(Arc::new(Listing::default())),
+            timeout,
+            progress: Mutex::new(HashMap::new()),
+            forwarded: std::sync::atomic::AtomicU64::new(0),
+            tasks: Mutex::new(TaskBook::default()),
+            downstream_tasks: AtomicBool::new(false),
+        }
+    }
+
     fn upstream(&self) -> Result<&Peer<RoleClient>, ErrorData> {
         self.upstream.get().ok_or_else(|| ErrorData::internal_error("the upstream server is not connected", None))
     }
@@ -162,11 +178,18 @@ impl Shared {
     /// result withheld: which tool's contract it must keep is unknown.
     fn judge_task(&self, task: &mut DetailedTask) {
         let TaskPayload::Completed { result } = &mut task.payload else { return };
-        let id = task.task.task_id.clone();
-        let known = self.tasks().records.get(&id).map(|record| {
+        let raw = std::mem::take(result);
+        *result = self.judge_task_result(&task.task.task_id, raw);
+    }
+
+    /// The judged form of the result of task `id` (from `tasks/get`, `tasks/result` or
+    /// `notifications/tasks`): judged once as the tool's direct result would be, and the
+    /// same form every later time; withheld when the proxy did not see the task created.
+    pub(crate) fn judge_task_result(&self, id: &str, result: JsonObject) -> JsonObject {
+        let known = self.tasks().records.get(id).map(|record| {
             (record.tool.clone(), record.arguments.clone(), Arc::clone(&record.listing), record.judged.clone())
         });
-        let judged = match known {
+        match known {
             None => {
                 tracing::info!(task = %id, "task result withheld: its tools/call was not seen");
                 let message = format!(
@@ -177,16 +200,14 @@ impl Shared {
             }
             Some((_, _, _, Some(judged))) => judged,
             Some((tool, arguments, listing, None)) => {
-                let raw = Value::Object(std::mem::take(result));
-                let judged = as_object(self.policy.judge(&listing, &tool, &arguments, raw));
-                match self.tasks().records.get_mut(&id) {
+                let judged = as_object(self.policy.judge(&listing, &tool, &arguments, Value::Object(result)));
+                match self.tasks().records.get_mut(id) {
                     // The first judged form wins, so every poll sees the same result.
                     Some(record) => record.judged.get_or_insert(judged).clone(),
                     None => judged,
                 }
             }
-        };
-        *result = judged;
+        }
     }
 
     /// Sends `request` upstream and waits for its answer, within the timeout and until

@@ -557,9 +557,12 @@ fn task_tools(dir: &Path) -> PathBuf {
     )
 }
 
-/// Calls `tool` as a task, polls it twice, and returns (the first poll, the second).
+/// Calls `tool` as a task, polls it twice, and returns (the first poll, the second). The
+/// call declares tasks in its own `_meta`, as the fixture's server asks of a task call
+/// (the proxy forwards the client's call as it is, adding nothing).
 fn call_as_task(s: &mut Session, tool: &str) -> (Value, Value) {
-    let handle = s.call(tool, json!({}));
+    let meta = json!({ "io.modelcontextprotocol/clientCapabilities": { "extensions": { TASKS: {} } } });
+    let handle = s.request("tools/call", json!({ "name": tool, "arguments": {}, "_meta": meta }));
     assert_eq!(handle["resultType"], "task", "{tool} is answered with a task: {handle:#}");
     let id = handle["taskId"].clone();
     let first = s.request("tasks/get", json!({ "taskId": id }));
@@ -611,10 +614,11 @@ fn a_task_result_is_judged_like_a_direct_result() {
     let error = error_of(&unseen["result"]);
     assert_eq!(error["code"], "output_contract_violation", "{unseen:#}");
     assert!(error["message"].as_str().unwrap().contains("withheld"), "{unseen:#}");
-    // `tasks/result` (the 2025-11-25 tasks protocol) is not forwarded: its answer would be unjudged.
-    let old = s.exchange("tasks/result", json!({ "taskId": "t-preexisting" }));
-    assert_eq!(old["error"]["code"], -32601, "{old:#}");
-    assert!(old["error"]["message"].as_str().unwrap().contains("tasks/result"), "{old:#}");
+    // `tasks/result` (the 2025-11-25 tasks protocol) is judged the same way: withheld here.
+    let old = s.request("tasks/result", json!({ "taskId": "t-preexisting" }));
+    let error = error_of(&old);
+    assert_eq!(error["code"], "output_contract_violation", "{old:#}");
+    assert!(error["message"].as_str().unwrap().contains("withheld"), "{old:#}");
 
     // A client that declares no tasks is answered completely, and judged the same.
     let (mut plain, _) = Session::initialized_as(&argv, "2025-11-25", json!({}));
@@ -935,24 +939,23 @@ fn an_upstream_that_never_answers_times_out_and_the_proxy_keeps_serving() {
 }
 
 #[test]
-fn an_answer_too_deep_to_decode_ends_in_the_timeout_error_and_the_proxy_keeps_serving() {
+fn an_answer_too_deep_to_decode_is_refused_and_the_proxy_keeps_serving() {
     let dir = scratch("deep");
     let input = json!({ "type": "object" });
     let tools = tools_file(
         &dir,
         "tools.json",
         &json!([
-            { "tool": { "name": "deep", "inputSchema": input }, "answer": answer(&nested(200)) },
-            { "tool": { "name": "shallow", "inputSchema": input }, "answer": answer(&nested(20)) }
+            { "tool": { "name": "deep", "inputSchema": input, "outputSchema": { "type": "object" } }, "answer": answer(&nested(200)) },
+            { "tool": { "name": "shallow", "inputSchema": input, "outputSchema": { "type": "object" } }, "answer": answer(&nested(20)) }
         ]),
     );
     let (mut s, _) = Session::initialized(&proxied(&["--timeout", "2"], &interop("fixture_server.mjs"), &[&tools]));
-    // rmcp's transport discards a message nested deeper than serde_json decodes (128).
-    let lost = s.exchange("tools/call", json!({ "name": "deep", "arguments": {} }));
-    assert!(
-        lost["error"]["message"].as_str().is_some_and(|m| m.contains("did not answer tools/call within 2s")),
-        "{lost:#}"
-    );
+    // A result nested deeper than serde_json decodes (128) cannot be judged: for a tool
+    // with an outputSchema it is refused.
+    let lost = s.call("deep", json!({}));
+    assert_eq!(error_of(&lost)["code"], "output_contract_violation", "{lost:#}");
+    assert!(error_of(&lost)["message"].as_str().is_some_and(|m| m.contains("cannot be decoded")), "{lost:#}");
     // Control: a shallower answer of the same shape passes whole.
     assert_eq!(s.call("shallow", json!({}))["structuredContent"], nested(20));
 }

@@ -267,18 +267,19 @@ async fn whoami(options: &[&str]) -> serde_json::Value {
 }
 
 #[test]
-fn a_2025_11_25_clients_call_reaches_a_2026_07_28_server_with_the_envelope_on_either_lane() {
+fn a_2025_11_25_clients_call_reaches_a_2026_07_28_server_as_the_client_sent_it() {
     runtime().block_on(async {
-        // The stdio lane: the call goes on under the lane's own id, with the envelope the
-        // lane adds for the upstream session's revision.
-        let lane = whoami(&[]).await;
-        assert!(lane["id"].as_str().is_some_and(|id| id.starts_with("contract-proxy/")), "{lane}");
-        assert_eq!(lane["protocolVersion"], "2026-07-28", "{lane}");
-        assert_eq!(lane["clientInfo"]["name"], "contract-proxy", "{lane}");
-        // Control: rmcp's lane numbers the call itself and adds the same envelope.
+        // The transparent relay: the server sees the client's own call, under the client's
+        // own id, with no envelope added (the client's session is an `initialize` one).
+        let relayed = whoami(&[]).await;
+        assert_eq!(relayed["id"], 2, "{relayed}");
+        assert!(relayed["protocolVersion"].is_null(), "nothing is added to the call: {relayed}");
+        assert!(relayed["clientInfo"].is_null(), "nothing is added to the call: {relayed}");
+        // Control: rmcp's halves number the call themselves and add the envelope of the
+        // proxy's own 2026-07-28 session.
         let rmcp = whoami(&["--no-fast-lane"]).await;
         assert!(rmcp["id"].is_number(), "{rmcp}");
-        assert_eq!(rmcp["protocolVersion"], lane["protocolVersion"], "{rmcp}");
-        assert_eq!(rmcp["clientInfo"], lane["clientInfo"], "{rmcp}");
+        assert_eq!(rmcp["protocolVersion"], "2026-07-28", "{rmcp}");
+        assert_eq!(rmcp["clientInfo"]["name"], "contract-proxy", "{rmcp}");
     });
 }

@@ -1,0 +1,406 @@
+//! The transparent relay behind streamable HTTP (`--http` in front of a stdio upstream):
+//! one upstream process per client session, started by the client's own `initialize`,
+//! and the same relay as over stdio between the session's requests and the process's pipes.
+//!
+//! A POSTed request is handed to the relay as the body's bytes; what the relay sends the
+//! client is routed by id: the answer to a POSTed request ends that POST's response (one
+//! JSON body when it is the first thing to come, else an SSE stream of everything the
+//! server sent meanwhile, in order, ending with the answer); what the server sends while
+//! no POST waits goes on the session's GET stream. Loopback `Host` and `Origin` only, the
+//! bodies, sessions and connections bounded by `HttpLimits`.
+
+use std::collections::HashMap;
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use axum::body::{Body, Bytes};
+use axum::extract::{DefaultBodyLimit, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::response::Response;
+use contract_runtime::client::lock::ServerSource;
+use contract_runtime::http::HttpLimits;
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use tokio::sync::{mpsc, oneshot};
+use tokio::time::Instant;
+use tokio_stream::wrappers::UnboundedReceiverStream;
+use tokio_stream::StreamExt as _;
+
+use super::{relay_upstream, start, start_url, Down, Target, Wire};
+use crate::policy::Policy;
+use crate::proxy::Shared;
+
+const SESSION_HEADER: &str = "mcp-session-id";
+
+/// Where one session's lines for the client go.
+#[derive(Debug, Default)]
+pub(crate) struct Routes {
+    state: Mutex<RouteState>,
+}
+
+#[derive(Debug, Default)]
+struct RouteState {
+    /// The POSTed requests waiting for their answers, oldest first, by id (JSON text).
+    posts: Vec<(String, mpsc::UnboundedSender<Vec<u8>>)>,
+    /// The session's GET stream, when the client opened one.
+    get: Option<mpsc::UnboundedSender<Vec<u8>>>,
+}
+
+#[derive(Deserialize)]
+struct Top<'a> {
+    #[serde(borrow, default)]
+    id: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    method: Option<&'a RawValue>,
+}
+
+impl Routes {
+    fn state(&self) -> std::sync::MutexGuard<'_, RouteState> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Routes one line: an answer to the POST that asked; anything else to the POST
+    /// waiting last, or the GET stream.
+    pub(crate) fn deliver(&self, line: Vec<u8>) {
+        let answer_to = serde_json::from_slice::<Top<'_>>(&line)
+            .ok()
+            .filter(|top| top.method.is_none())
+            .and_then(|top| top.id.map(|id| id.get().to_owned()));
+        let mut state = self.state();
+        if let Some(id) = answer_to {
+            // An answer goes to the POST that asked, or nowhere (its client went away).
+            if let Some(at) = state.posts.iter().position(|(waiting, _)| *waiting == id) {
+                let (_, post) = state.posts.remove(at);
+                let _ = post.send(line);
+            }
+            return;
+        }
+        state.posts.retain(|(_, post)| !post.is_closed());
+        let target = state.posts.last().map(|(_, post)| post.clone()).or_else(|| state.get.clone());
+        if let Some(target) = target {
+            let _ = target.send(line);
+        } else {
+            tracing::debug!("a message for an HTTP client with no stream open is dropped");
+        }
+    }
+
+    fn wait_for(&self, id: &str) -> mpsc::UnboundedReceiver<Vec<u8>> {
+        let (tx, rx) = mpsc::unbounded_channel();
+        self.state().posts.push((id.to_owned(), tx));
+        rx
+    }
+}
+
+/// One client session: its relay, its routes and the switch that ends its process.
+struct HttpSession {
+    wire: Arc<Wire>,
+    routes: Arc<Routes>,
+    used: Mutex<Instant>,
+    end: Mutex<Option<oneshot::Sender<()>>>,
+}
+
+impl HttpSession {
+    fn touch(&self) {
+        *self.used.lock().unwrap_or_else(PoisonError::into_inner) = Instant::now();
+    }
+
+    fn end(&self) {
+        if let Some(end) = self.end.lock().unwrap_or_else(PoisonError::into_inner).take() {
+            let _ = end.send(());
+        }
+    }
+}
+
+/// The front: the sessions and what a new one is started with.
+pub(crate) struct Front {
+    sessions: Mutex<HashMap<String, Arc<HttpSession>>>,
+    target: Target,
+    source: ServerSource,
+    policy: Arc<Policy>,
+    timeout: Duration,
+    legacy_only: bool,
+    limits: HttpLimits,
+    next: AtomicU64,
+}
+
+impl Front {
+    fn sessions(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<HttpSession>>> {
+        self.sessions.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn session_id(&self) -> String {
+        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_nanos();
+        let n = self.next.fetch_add(1, Ordering::Relaxed);
+        format!("{:x}-{:x}-{n}", std::process::id(), nanos)
+    }
+
+    /// Starts the upstream process of a new session.
+    fn open(self: &Arc<Self>) -> Result<(String, Arc<HttpSession>), String> {
+        let routes = Arc::new(Routes::default());
+        let shared = Arc::new(Shared::fresh(Arc::clone(&self.policy), self.timeout));
+        let down = Down::Http(Arc::clone(&routes));
+        let id = self.session_id();
+        let (end_tx, end_rx) = oneshot::channel();
+        let front = Arc::clone(self);
+        let key = id.clone();
+        let wire = match &self.target {
+            Target::Command(command) => {
+                let session = start(command, &self.source, shared, self.legacy_only, down)?;
+                let wire = Arc::clone(&session.wire);
+                tokio::spawn(async move {
+                    tokio::select! {
+                        status = relay_upstream(Arc::clone(&session.wire), session.stdout, session.child) => {
+                            tracing::warn!(session = %key, "the upstream process of an HTTP session ended{status}");
+                        }
+                        // Dropping the relay drops the process, which ends it.
+                        _ = end_rx => {}
+                    }
+                    front.sessions().remove(&key);
+                });
+                wire
+            }
+            Target::Url(url) => {
+                let wire = start_url(url, shared, self.legacy_only, down);
+                let upstream = Arc::clone(&wire);
+                tokio::spawn(async move {
+                    let _ = end_rx.await;
+                    upstream.up.close().await;
+                    front.sessions().remove(&key);
+                });
+                wire
+            }
+        };
+        let http =
+            Arc::new(HttpSession { wire, routes, used: Mutex::new(Instant::now()), end: Mutex::new(Some(end_tx)) });
+        self.sessions().insert(id.clone(), Arc::clone(&http));
+        Ok((id, http))
+    }
+
+    /// Ends the sessions idle longer than the limit.
+    async fn reap(self: Arc<Self>) {
+        loop {
+            tokio::time::sleep(Duration::from_secs(1)).await;
+            let idle = self.limits.session_idle;
+            let stale: Vec<Arc<HttpSession>> = self
+                .sessions()
+                .values()
+                .filter(|s| s.used.lock().unwrap_or_else(PoisonError::into_inner).elapsed() > idle)
+                .cloned()
+                .collect();
+            for session in stale {
+                session.end();
+            }
+        }
+    }
+}
+
+/// Whether a `Host` (or an `Origin`'s authority) names the loopback interface.
+fn loopback(authority: &str) -> bool {
+    let host = match authority.strip_prefix('[') {
+        Some(rest) => rest.split(']').next().unwrap_or_default(),
+        None => authority.rsplit_once(':').map_or(authority, |(host, _)| host),
+    };
+    matches!(host, "127.0.0.1" | "localhost" | "::1")
+}
+
+fn refused_origin(headers: &HeaderMap) -> bool {
+    let host = headers.get("host").and_then(|v| v.to_str().ok());
+    if !host.is_some_and(loopback) {
+        return true;
+    }
+    match headers.get("origin").and_then(|v| v.to_str().ok()) {
+        None => false,
+        Some(origin) => {
+            let authority = origin.split_once("://").map_or("", |(_, rest)| rest);
+            !loopback(authority.trim_end_matches('/'))
+        }
+    }
+}
+
+fn error(status: StatusCode, code: i64, message: &str, id: Option<&RawValue>) -> Response {
+    let id = id.map_or("null", RawValue::get);
+    let body = format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":{code},"message":{}}}}}"#,
+        serde_json::to_string(message).unwrap_or_default()
+    );
+    let mut response = Response::new(Body::from(body));
+    *response.status_mut() = status;
+    response.headers_mut().insert("content-type", HeaderValue::from_static("application/json"));
+    response
+}
+
+fn with_session(mut response: Response, id: &str) -> Response {
+    if let Ok(value) = HeaderValue::from_str(id) {
+        response.headers_mut().insert(SESSION_HEADER, value);
+    }
+    response
+}
+
+fn sse(first: Option<Vec<u8>>, rest: mpsc::UnboundedReceiver<Vec<u8>>) -> Response {
+    let event = |line: Vec<u8>| {
+        let mut event = Vec::with_capacity(line.len() + 22);
+        event.extend_from_slice(b"event: message\ndata: ");
+        event.extend_from_slice(&line);
+        event.extend_from_slice(b"\n\n");
+        Ok::<Bytes, Infallible>(Bytes::from(event))
+    };
+    let head = tokio_stream::iter(first.into_iter().map(event));
+    let stream = head.chain(UnboundedReceiverStream::new(rest).map(event));
+    let mut response = Response::new(Body::from_stream(stream));
+    response.headers_mut().insert("content-type", HeaderValue::from_static("text/event-stream"));
+    response.headers_mut().insert("cache-control", HeaderValue::from_static("no-cache"));
+    response
+}
+
+#[derive(Deserialize)]
+struct Message<'a> {
+    #[serde(borrow, default)]
+    jsonrpc: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow, default)]
+    id: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    method: Option<std::borrow::Cow<'a, str>>,
+}
+
+async fn post(State(front): State<Arc<Front>>, headers: HeaderMap, body: Bytes) -> Response {
+    if refused_origin(&headers) {
+        return error(StatusCode::FORBIDDEN, -32600, "Forbidden: a loopback Host and Origin only", None);
+    }
+    let Ok(message) = serde_json::from_slice::<Message<'_>>(&body) else {
+        let parses = serde_json::from_slice::<serde::de::IgnoredAny>(&body).is_ok();
+        let (code, text) = if parses {
+            (-32600, "Invalid Request: one JSON-RPC message object per POST")
+        } else {
+            (-32700, "Parse error: the body is not JSON")
+        };
+        return error(StatusCode::BAD_REQUEST, code, text, None);
+    };
+    if message.jsonrpc.as_deref() != Some("2.0") {
+        return error(StatusCode::BAD_REQUEST, -32600, "Invalid Request: jsonrpc must be \"2.0\"", message.id);
+    }
+    let session_id = headers.get(SESSION_HEADER).and_then(|v| v.to_str().ok()).map(str::to_owned);
+    let (session_id, session, new) = match session_id {
+        Some(id) => match front.sessions().get(&id).cloned() {
+            Some(session) => (id, session, false),
+            None => return error(StatusCode::NOT_FOUND, -32001, "Session not found", message.id),
+        },
+        None if message.method.as_deref() == Some("initialize") && message.id.is_some() => {
+            if front.sessions().len() >= front.limits.max_sessions {
+                let mut busy = error(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    contract_runtime::http::SERVER_BUSY,
+                    "Server busy: too many sessions; retry later",
+                    message.id,
+                );
+                busy.headers_mut().insert("retry-after", HeaderValue::from_static("5"));
+                return busy;
+            }
+            match front.open() {
+                Ok((id, session)) => (id, session, true),
+                Err(err) => return error(StatusCode::INTERNAL_SERVER_ERROR, -32603, &err, message.id),
+            }
+        }
+        None => {
+            let text = "Bad Request: no Mcp-Session-Id; a session starts with initialize";
+            return error(StatusCode::BAD_REQUEST, -32600, text, message.id);
+        }
+    };
+    session.touch();
+    let request_id = match (&message.method, message.id) {
+        (Some(_), Some(id)) => Some(id.get().to_owned()),
+        _ => None,
+    };
+    let Some(request_id) = request_id else {
+        // A notification, or the client's answer to the server's request.
+        session.wire.client_line(&body).await;
+        let mut accepted = Response::new(Body::empty());
+        *accepted.status_mut() = StatusCode::ACCEPTED;
+        return accepted;
+    };
+    let mut answers = session.routes.wait_for(&request_id);
+    session.wire.client_line(&body).await;
+    let first = answers.recv().await;
+    let is_answer = first.as_deref().is_some_and(|line| {
+        serde_json::from_slice::<Top<'_>>(line)
+            .is_ok_and(|top| top.method.is_none() && top.id.is_some_and(|id| id.get() == request_id))
+    });
+    let response = match first {
+        Some(line) if is_answer => {
+            let mut response = Response::new(Body::from(line));
+            response.headers_mut().insert("content-type", HeaderValue::from_static("application/json"));
+            response
+        }
+        first => sse(first, answers),
+    };
+    if new {
+        with_session(response, &session_id)
+    } else {
+        response
+    }
+}
+
+async fn get(State(front): State<Arc<Front>>, headers: HeaderMap) -> Response {
+    if refused_origin(&headers) {
+        return error(StatusCode::FORBIDDEN, -32600, "Forbidden: a loopback Host and Origin only", None);
+    }
+    let Some(session) =
+        headers.get(SESSION_HEADER).and_then(|v| v.to_str().ok()).and_then(|id| front.sessions().get(id).cloned())
+    else {
+        return error(StatusCode::NOT_FOUND, -32001, "Session not found", None);
+    };
+    session.touch();
+    let (tx, rx) = mpsc::unbounded_channel();
+    session.routes.state().get = Some(tx);
+    sse(None, rx)
+}
+
+async fn delete(State(front): State<Arc<Front>>, headers: HeaderMap) -> Response {
+    if refused_origin(&headers) {
+        return error(StatusCode::FORBIDDEN, -32600, "Forbidden: a loopback Host and Origin only", None);
+    }
+    let id = headers.get(SESSION_HEADER).and_then(|v| v.to_str().ok()).unwrap_or_default();
+    match front.sessions().remove(id) {
+        Some(session) => {
+            session.end();
+            Response::new(Body::empty())
+        }
+        None => error(StatusCode::NOT_FOUND, -32001, "Session not found", None),
+    }
+}
+
+/// Serves the transparent relay over streamable HTTP at `/mcp` on `addr`, one upstream
+/// process per client session.
+pub(crate) async fn serve(
+    addr: SocketAddr,
+    target: Target,
+    source: ServerSource,
+    policy: Arc<Policy>,
+    timeout: Duration,
+    legacy_only: bool,
+) -> Result<std::process::ExitCode, String> {
+    let limits = HttpLimits::default();
+    let front = Arc::new(Front {
+        sessions: Mutex::new(HashMap::new()),
+        target,
+        source,
+        policy,
+        timeout,
+        legacy_only,
+        limits: limits.clone(),
+        next: AtomicU64::new(1),
+    });
+    tokio::spawn(Arc::clone(&front).reap());
+    let app = axum::Router::new()
+        .route("/mcp", axum::routing::post(post).get(get).delete(delete))
+        .layer(DefaultBodyLimit::max(limits.max_body_bytes))
+        .with_state(front);
+    let listener =
+        tokio::net::TcpListener::bind(addr).await.map_err(|err| format!("cannot listen on {addr}: {err}"))?;
+    let bound = listener.local_addr().map_err(|err| format!("cannot read the address bound: {err}"))?;
+    eprintln!("contract-proxy: serving MCP on http://{bound}/mcp");
+    contract_runtime::http::serve(listener, app, &limits).await;
+    Ok(std::process::ExitCode::SUCCESS)
+}
