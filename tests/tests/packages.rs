@@ -60,15 +60,11 @@ fn configurations(doc: &Path) -> Vec<Value> {
         .collect()
 }
 
-/// The one configuration of `doc` whose server is launched with `command`.
-fn configuration(doc: &Path, command: &str) -> Value {
-    let found: Vec<Value> = configurations(doc)
-        .into_iter()
-        .filter(|config| {
-            config["mcpServers"].as_object().is_some_and(|servers| servers.values().any(|s| s["command"] == command))
-        })
-        .collect();
-    assert_eq!(found.len(), 1, "{} shows one `{command}` configuration: {found:?}", doc.display());
+/// The one configuration of `doc` whose `server` is launched with `command`.
+fn configuration(doc: &Path, command: &str, server: &str) -> Value {
+    let found: Vec<Value> =
+        configurations(doc).into_iter().filter(|config| config["mcpServers"][server]["command"] == command).collect();
+    assert_eq!(found.len(), 1, "{} shows one `{command}` configuration of `{server}`: {found:?}", doc.display());
     found.into_iter().next().unwrap()
 }
 
@@ -80,17 +76,17 @@ fn the_wheel_and_the_npm_packages_run_without_a_rust_toolchain() {
     // The packages, built as the release workflow builds them (dev profile here).
     let mut build = Command::new("bash");
     build.current_dir(&root).arg("packaging/build.sh");
-    let built = stdout(&run(build, "bash packaging/build.sh"));
+    let printed = stdout(&run(build, "bash packaging/build.sh"));
     let packages = root.join("target/packages");
-    let wheel = built
+    let wheel = printed
         .lines()
         .map(|line| root.join(line.trim()))
         .find(|path| path.extension().is_some_and(|e| e == "whl"))
-        .unwrap_or_else(|| panic!("build.sh names the wheel:\n{built}"));
+        .unwrap_or_else(|| panic!("build.sh names the wheel:\n{printed}"));
     let wheel_name = wheel.file_name().unwrap().to_string_lossy().into_owned();
     assert!(wheel_name.starts_with(&format!("tool_contracts-{version}-py3-none-")), "{wheel_name}");
     let launcher = packages.join(format!("npm/tool-contracts-{version}.tgz"));
-    assert!(launcher.is_file(), "{} was packed:\n{built}", launcher.display());
+    assert!(launcher.is_file(), "{} was packed:\n{printed}", launcher.display());
     let platform: Vec<PathBuf> = std::fs::read_dir(packages.join("npm"))
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -145,7 +141,8 @@ fn the_wheel_and_the_npm_packages_run_without_a_rust_toolchain() {
     std::fs::write(folder.join("package.json"), "{\"name\": \"a-user\", \"private\": true}\n").unwrap();
     let mut npm = Command::new("npm");
     npm.current_dir(&folder)
-        .args(["install", "--no-audit", "--no-fund", "--loglevel=error"])
+        // A folder install would run the server package's own build script; it is built already.
+        .args(["install", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"])
         .arg(&launcher)
         .arg(&platform[0])
         .arg(interop().join("node_modules/@modelcontextprotocol/server-memory"))
@@ -159,6 +156,13 @@ fn the_wheel_and_the_npm_packages_run_without_a_rust_toolchain() {
     let direct = serde_json::json!({ "mcpServers": { "memory": {
         "command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory"] } } });
     let uv_path = format!("{}:{path}", interop().join(".venv/bin").display());
+    let user_home = home.join("home");
+    std::fs::create_dir_all(user_home.join(".config/uv")).unwrap();
+    std::fs::write(
+        user_home.join(".config/uv/uv.toml"),
+        format!("no-index = true\nfind-links = [{:?}]\n", packages.display().to_string()),
+    )
+    .unwrap();
     let drive = |client: &str, config: &Value, label: &str| -> Value {
         let file = folder.join(format!("{label}.json"));
         std::fs::write(&file, serde_json::to_vec_pretty(config).unwrap()).unwrap();
@@ -176,26 +180,21 @@ fn the_wheel_and_the_npm_packages_run_without_a_rust_toolchain() {
             .args(["memory", "read_graph"])
             .env("PATH", &uv_path)
             .env("MEMORY_FILE_PATH", folder.join(format!("{label}-memory.jsonl")))
-            // uvx finds the wheel where the build put it, and asks no index.
-            .env("UV_FIND_LINKS", &packages)
-            .env("UV_NO_INDEX", "1")
-            .env("UV_CACHE_DIR", home.join("uv-cache"))
-            .env("UV_TOOL_DIR", home.join("uv-tools"));
+            // A user's home whose uv finds the wheel where the build put it and asks no
+            // index: the Python SDK passes a server only HOME, PATH and a few more.
+            .env("HOME", &user_home)
+            .env_remove("XDG_CONFIG_HOME")
+            .env_remove("XDG_CACHE_HOME");
         let out = stdout(&run(cmd, &format!("{client} client with the {label} configuration")));
         serde_json::from_str(out.lines().last().unwrap_or_default())
             .unwrap_or_else(|err| panic!("{client} client printed JSON ({err}):\n{out}"))
     };
     let readme = root.join("README.md");
     for (command, client) in [("npx", "typescript"), ("uvx", "python")] {
-        let config = configuration(&readme, command);
-        let server = config["mcpServers"].as_object().unwrap().keys().next().unwrap().clone();
-        assert_eq!(server, "memory", "the README's {command} configuration names the memory server");
-        let args: Vec<&str> = config["mcpServers"]["memory"]["args"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|a| a.as_str().unwrap())
-            .collect();
+        let config = configuration(&readme, command, "memory");
+        assert_eq!(config["mcpServers"].as_object().map(serde_json::Map::len), Some(1), "{config}");
+        let args: Vec<&str> =
+            config["mcpServers"]["memory"]["args"].as_array().unwrap().iter().map(|a| a.as_str().unwrap()).collect();
         assert!(args.contains(&"tool-contracts") && args.contains(&"proxy"), "{command}: {args:?}");
         let proxied = drive(client, &config, command);
         let plain = drive(client, &direct, &format!("{command}-direct"));
@@ -204,7 +203,7 @@ fn the_wheel_and_the_npm_packages_run_without_a_rust_toolchain() {
         assert_eq!(proxied["result"], plain["result"], "{client}: the same result through the proxy");
         assert!(proxied["result"]["isError"] != true, "{client}: {proxied}");
         // The proxy's own documentation shows the same two configurations.
-        let proxy_doc = configuration(&root.join("contract-proxy/README.md"), command);
+        let proxy_doc = configuration(&root.join("contract-proxy/README.md"), command, "memory");
         assert_eq!(proxy_doc, config, "contract-proxy/README.md shows the README's {command} configuration");
     }
 }
