@@ -189,7 +189,7 @@ impl Job<'_> {
     fn review(&self, dir: &Path, contracts: &ContractSet) -> Result<snapshot::Review, String> {
         let review = snapshot::review(dir, contracts).map_err(|e| e.to_string())?;
         Ok(match &self.manifest {
-            Some((manifest, command)) => review.from_manifest(manifest, command),
+            Some((manifest, command)) => review.for_manifest(manifest, command),
             None => review,
         })
     }

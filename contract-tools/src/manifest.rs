@@ -405,3 +405,67 @@ pub fn run(args: &SchemasArgs, command: &str) -> ExitCode {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A folder with `manifest` and the sources `(path, schema)`.
+    fn folder(name: &str, manifest: &Value, sources: &[(&str, Value)]) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("manifest-unit-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("src")).unwrap();
+        std::fs::write(dir.join(MANIFEST), manifest.to_string()).unwrap();
+        for (path, schema) in sources {
+            std::fs::write(dir.join(path), schema.to_string()).unwrap();
+        }
+        dir
+    }
+
+    fn object() -> Value {
+        serde_json::json!({ "type": "object", "properties": { "id": { "type": "string" }, "token": { "type": "string" } } })
+    }
+
+    #[test]
+    fn names_that_write_one_file_are_refused_and_distinct_names_are_not() {
+        let entry = serde_json::json!({ "version": "1.0.0", "compatibility": "exact", "schema": "src/a.json" });
+        let clash = folder("clash", &serde_json::json!({ "a/b": entry, "a__b": entry }), &[("src/a.json", object())]);
+        let err = read(&clash).unwrap_err().to_string();
+        assert!(err.contains("contracts `a/b` and `a__b` would both be written to"), "{err}");
+        assert!(err.contains("a__b.json: rename one"), "{err}");
+        let fine = folder("distinct", &serde_json::json!({ "a/b": entry, "a_b": entry }), &[("src/a.json", object())]);
+        assert_eq!(read(&fine).unwrap().len(), 2);
+    }
+
+    #[test]
+    fn sensitive_and_opaque_pointers_reach_the_contract() {
+        let manifest = serde_json::json!({ "agent": {
+            "version": "1.0.0", "compatibility": "additive", "schema": "./src/a.json",
+            "sensitive": ["/token"], "opaque": [],
+        } });
+        let dir = folder("sensitive", &manifest, &[("src/a.json", object())]);
+        let set = read(&dir).unwrap();
+        let contract = set.get("agent").unwrap();
+        assert_eq!(contract.sensitive_pointers(), ["/token"]);
+        assert_eq!(contract.type_name(), "./src/a.json", "the inventory records the source as written");
+        // A pointer that is not one is refused with where it is written.
+        let manifest = serde_json::json!({ "agent": {
+            "version": "1.0.0", "compatibility": "additive", "schema": "src/a.json", "sensitive": ["token"],
+        } });
+        let dir = folder("not-a-pointer", &manifest, &[("src/a.json", object())]);
+        let err = read(&dir).unwrap_err().to_string();
+        assert!(err.contains("at `/agent/sensitive/0`"), "{err}");
+        assert!(err.contains("expected an instance pointer such as \"/items/*/raw\""), "{err}");
+    }
+
+    #[test]
+    fn a_source_outside_the_folder_by_absolute_path_is_refused() {
+        let absolute = std::env::temp_dir().join("elsewhere.json");
+        let manifest = serde_json::json!({ "t": {
+            "version": "1.0.0", "compatibility": "exact", "schema": absolute.display().to_string(),
+        } });
+        let dir = folder("absolute", &manifest, &[]);
+        let err = read(&dir).unwrap_err().to_string();
+        assert!(err.contains("is absolute: give the path relative to"), "{err}");
+    }
+}

@@ -825,3 +825,36 @@ pub(crate) fn instance_of(schema_pointer: &str) -> Option<String> {
     }
     Some(instance)
 }
+
+#[cfg(test)]
+mod instance_tests {
+    use super::{instance_of, mark_instances, OPAQUE_MARK};
+    use serde_json::json;
+
+    #[test]
+    fn a_schema_pointer_names_the_value_it_describes() {
+        assert_eq!(instance_of("/properties/a~1b/items/properties/raw").as_deref(), Some("/a~1b/*/raw"));
+        assert_eq!(instance_of("/properties/m/additionalProperties").as_deref(), Some("/m/*"));
+        assert_eq!(instance_of("/anyOf/1/properties/x/prefixItems/2").as_deref(), Some("/x/2"));
+        assert_eq!(instance_of("").as_deref(), Some(""));
+        // Through `$defs` the value is wherever the definition is used.
+        assert_eq!(instance_of("/$defs/Gap/properties/raw"), None);
+    }
+
+    #[test]
+    fn declared_instances_are_marked_where_they_are_reached() {
+        let mut schema = json!({
+            "type": "object",
+            "properties": {
+                "items": { "type": "array", "items": { "$ref": "#/$defs/Item" } },
+                "meta": true,
+            },
+            "$defs": { "Item": { "type": "object", "properties": { "raw": {} } } },
+        });
+        let missing = mark_instances(&mut schema, &["/items/*/raw".into(), "/meta".into(), "/nowhere".into()], false);
+        assert_eq!(missing, ["/nowhere"]);
+        assert_eq!(schema["$defs"]["Item"]["properties"]["raw"][OPAQUE_MARK], true);
+        assert_eq!(schema["properties"]["meta"][OPAQUE_MARK], true, "`true` becomes a marked schema");
+        assert!(schema["properties"]["items"]["items"].get(OPAQUE_MARK).is_none(), "only the declared value");
+    }
+}

@@ -399,7 +399,7 @@ impl Review {
     /// (`contracts/contracts.json`) and written by `command`: its fix lines name the
     /// manifest's `"version"` rather than a Rust attribute, and the command to run.
     #[must_use]
-    pub fn from_manifest(mut self, manifest: &str, command: &str) -> Self {
+    pub fn for_manifest(mut self, manifest: &str, command: &str) -> Self {
         self.origin = Origin::Manifest { file: manifest.to_owned(), command: command.to_owned() };
         for contract in &mut self.contracts {
             contract.origin = self.origin.clone();
