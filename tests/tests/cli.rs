@@ -510,6 +510,11 @@ fn a_silent_any_is_refused_with_its_pointer_until_declared_opaque() {
 #[test]
 fn every_bad_input_is_named_with_its_file_and_pointer() {
     type Break = fn(&Path);
+    fn edit(dir: &Path, key: &str, value: Value) {
+        let mut manifest = read_json(&dir.join("contracts.json"));
+        manifest["report"][key] = value;
+        write_json(&dir.join("contracts.json"), &manifest);
+    }
     let cases: &[(&str, Break, &str)] = &[
         ("manifest-json", |d| std::fs::write(d.join("contracts.json"), "{\"report\": ").unwrap(), "contracts/contracts.json: line 1 column 11: not valid JSON"),
         ("manifest-missing", |d| std::fs::remove_file(d.join("contracts.json")).unwrap(), "contracts/contracts.json: not found: list each contract there"),
@@ -540,11 +545,6 @@ fn every_bad_input_is_named_with_its_file_and_pointer() {
             write_json(&d.join("contracts.json"), &manifest);
         }, "contracts/contracts.json: at `/inventory` (line 2): a contract named `inventory` would be written over contracts/inventory.json"),
     ];
-    fn edit(dir: &Path, key: &str, value: Value) {
-        let mut manifest = read_json(&dir.join("contracts.json"));
-        manifest["report"][key] = value;
-        write_json(&dir.join("contracts.json"), &manifest);
-    }
     for (name, break_it, expected) in cases {
         let root = scratch(&format!("bad-{name}"));
         let dir = report_folder(&root);
