@@ -13,7 +13,7 @@
 //!   client and a model that trust `isError` take it for a success.
 //!
 //! Nothing here quotes a value the server sent, except an error message, which is
-//! sanitized ([`crate::redact::sanitize`]) and bounded. Key names are server-chosen text:
+//! sanitized ([`crate::contract::redact::sanitize`]) and bounded. Key names are server-chosen text:
 //! they appear only as escaped, bounded pointer tokens, and only so many of them.
 
 use std::sync::OnceLock;
@@ -356,8 +356,10 @@ fn error_message(object: &Map<String, Value>) -> Option<String> {
         _ => None,
     }
     .or_else(|| object.get("message").and_then(Value::as_str))?;
-    let clean: String =
-        crate::redact::sanitize(text, &[]).chars().map(|c| if c.is_control() { '\u{fffd}' } else { c }).collect();
+    let clean: String = crate::contract::redact::sanitize(text, &[])
+        .chars()
+        .map(|c| if c.is_control() { '\u{fffd}' } else { c })
+        .collect();
     Some(match clean.char_indices().nth(MAX_FALSE_SUCCESS_MESSAGE_CHARS) {
         Some((cut, _)) => format!("{}…", &clean[..cut]),
         None => clean,
