@@ -6,7 +6,7 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use contract_runtime::client::rmcp::{CatalogWatch, Harness};
-use contract_runtime::client::{CallOutcome, ContractInfo, FailureKind};
+use contract_runtime::client::{CallOutcome, ContractInfo, FailureKind, FalseSuccess, KeyMismatch};
 use contract_runtime::Violation;
 use rmcp::service::{RoleClient, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
@@ -34,8 +34,12 @@ pub(crate) struct Audit {
 /// Which tools to call, and with what.
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct Calls<'a> {
-    /// Call every tool (`--call`).
+    /// Call every tool (`--call`): with synthesized arguments, only those annotated
+    /// `readOnlyHint: true`, unless `unsafe_too`.
     pub(crate) all: bool,
+    /// Call tools that are not annotated read-only with synthesized arguments too
+    /// (`--call-unsafe`); never one annotated `destructiveHint: true`.
+    pub(crate) unsafe_too: bool,
     /// Arguments by tool name (`--args FILE`).
     pub(crate) file: Option<&'a Path>,
     /// Tools not to call.
@@ -66,8 +70,9 @@ pub(crate) struct ToolReport {
 pub(crate) struct CallReport {
     /// `file` or `synthesized`.
     pub(crate) arguments: &'static str,
-    /// `valid`, `unvalidated`, `declared-error`, `contract-failure`, `arguments-invalid`,
-    /// `not-called`, `timeout` or `transport-error`.
+    /// `valid`, `unvalidated`, `false-success` (no `isError`, but the value says it
+    /// failed), `declared-error`, `contract-failure`, `arguments-invalid`, `not-called`,
+    /// `timeout` or `transport-error`.
     pub(crate) result: &'static str,
     /// The declared error's code, or the failure's.
     pub(crate) code: Option<String>,
@@ -75,6 +80,15 @@ pub(crate) struct CallReport {
     pub(crate) detail: String,
     /// Masked violations of a contract failure.
     pub(crate) violations: Vec<Violation>,
+    /// Keys `structuredContent` and its one JSON text block do not share.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) mismatch: Option<KeyMismatch>,
+    /// What says a result without `isError` failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) false_success: Option<FalseSuccess>,
+    /// The SDK whose message a declared error is, when it refused the tool's own output.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) refused_by: Option<&'static str>,
 }
 
 /// Runs the audit of `args`'s server, with `calls`. When a stdio server cannot be
@@ -175,9 +189,15 @@ async fn audit(
             if given.is_none() && !args.all {
                 continue;
             }
+            if given.is_none() {
+                if let Some(why) = not_on_synthesized(&listed[i], args.unsafe_too) {
+                    tool.call = Some(plain("synthesized", "not-called", why.to_owned()));
+                    continue;
+                }
+            }
             eprintln!("contract-audit: [{}/{total}] calling {}", i + 1, crate::report::clean(&tool.name));
             let report = call_one(&harness, &tool.name, given, limit).await;
-            tool.findings.extend(call_finding(&report));
+            tool.findings.extend(call_findings(&report));
             tool.call = Some(report);
         }
     }
@@ -196,71 +216,131 @@ async fn call_one(harness: &Harness, tool: &str, given: Option<Value>, limit: Du
         ("synthesized", chosen)
     };
     let Some(arguments) = arguments else {
-        return CallReport {
-            arguments: source,
-            result: "not-called",
-            code: None,
-            detail: "no valid arguments could be synthesized from the inputSchema".to_owned(),
-            violations: Vec::new(),
-        };
+        return plain(source, "not-called", "no valid arguments could be synthesized from the inputSchema".to_owned());
     };
     let outcome = match tokio::time::timeout(limit, harness.call(tool, arguments)).await {
         Err(_) => return plain(source, "timeout", format!("no answer within {}s", limit.as_secs())),
+        // The server refused the arguments themselves (JSON-RPC invalid params): the
+        // call was made and answered, so this is about the arguments, not the connection.
+        Ok(Err(err)) if err.protocol_error().is_some_and(|(code, _)| code == INVALID_PARAMS) => {
+            let message: String = err.protocol_error().map_or("", |(_, m)| m).chars().take(200).collect();
+            return CallReport {
+                code: Some(INVALID_PARAMS.to_string()),
+                ..plain(
+                    source,
+                    "arguments-invalid",
+                    format!("the server refused the arguments (JSON-RPC {INVALID_PARAMS}): {message}"),
+                )
+            };
+        }
         Ok(Err(err)) => return plain(source, "transport-error", err.to_string()),
         Ok(Ok(outcome)) => outcome,
     };
     match outcome {
-        CallOutcome::Success(success) if success.validated => {
-            plain(source, "valid", "structuredContent is valid".into())
+        CallOutcome::Success(success) => {
+            let (result, detail) = match (&success.false_success, success.validated) {
+                (Some(found), _) => ("false-success", format!("{} in {} without isError", found.signal, found.source)),
+                (None, true) => ("valid", "structuredContent is valid".to_owned()),
+                (None, false) if success.structured.is_some() => {
+                    ("unvalidated", "structuredContent without a declared outputSchema".to_owned())
+                }
+                (None, false) => ("unvalidated", "text only, no outputSchema".to_owned()),
+            };
+            CallReport {
+                mismatch: success.mismatch.map(|m| *m),
+                false_success: success.false_success.map(|f| *f),
+                ..plain(source, result, detail)
+            }
         }
-        CallOutcome::Success(success) => plain(
-            source,
-            "unvalidated",
-            if success.structured.is_some() {
-                "structuredContent without a declared outputSchema".to_owned()
-            } else {
-                "text only, no outputSchema".to_owned()
-            },
-        ),
         CallOutcome::DeclaredError(error) => CallReport {
-            arguments: source,
-            result: "declared-error",
             detail: error.message.chars().take(200).collect(),
             code: error.code,
-            violations: Vec::new(),
+            refused_by: error.refused_by.map(|r| r.sdk),
+            ..plain(source, "declared-error", String::new())
         },
         CallOutcome::ContractFailure(failure) => CallReport {
-            arguments: source,
-            result: if failure.kind == FailureKind::InvalidArguments {
-                "arguments-invalid"
-            } else {
-                "contract-failure"
-            },
             code: Some(failure.kind.code().to_owned()),
-            detail: failure.to_string(),
-            violations: failure.violations,
+            violations: failure.violations.clone(),
+            ..plain(
+                source,
+                if failure.kind == FailureKind::InvalidArguments { "arguments-invalid" } else { "contract-failure" },
+                failure.to_string(),
+            )
         },
     }
 }
 
-fn plain(arguments: &'static str, result: &'static str, detail: String) -> CallReport {
-    CallReport { arguments, result, code: None, detail, violations: Vec::new() }
+/// JSON-RPC's "invalid params".
+const INVALID_PARAMS: i32 = -32602;
+
+/// Why a tool must not be called with synthesized arguments, if it must not: it is
+/// annotated `destructiveHint: true` (never), or not annotated `readOnlyHint: true`
+/// (unless `--call-unsafe`). Annotations are the server's word, not a guarantee, so they
+/// only ever hold a call back.
+fn not_on_synthesized(definition: &Value, unsafe_calls: bool) -> Option<&'static str> {
+    let hint = |name: &str| definition.get("annotations").and_then(|a| a.get(name)).and_then(Value::as_bool);
+    if hint("destructiveHint") == Some(true) {
+        Some("annotated destructiveHint: true: called only with its arguments from --args")
+    } else if hint("readOnlyHint") == Some(true) || unsafe_calls {
+        None
+    } else {
+        Some("not annotated readOnlyHint: true: give its arguments in --args, or pass --call-unsafe")
+    }
 }
 
-/// The finding a call adds, if any.
-fn call_finding(report: &CallReport) -> Option<Finding> {
-    // A server that enforces its contract reports its own broken result as an error
-    // with one of these codes: the tool is broken even though the client is protected.
-    let self_reported = matches!(report.code.as_deref(), Some("output_contract_violation" | "false_completeness"));
-    let (level, kind) = match report.result {
-        "declared-error" if self_reported => (Level::Error, "call-server-reported-violation"),
-        "contract-failure" => (Level::Error, "call-contract-failure"),
-        "arguments-invalid" => (Level::Warn, "call-arguments-invalid"),
-        "timeout" => (Level::Warn, "call-timeout"),
-        "transport-error" => (Level::Warn, "call-transport-error"),
-        _ => return None,
+fn plain(arguments: &'static str, result: &'static str, detail: String) -> CallReport {
+    CallReport {
+        arguments,
+        result,
+        code: None,
+        detail,
+        violations: Vec::new(),
+        mismatch: None,
+        false_success: None,
+        refused_by: None,
+    }
+}
+
+/// The findings a call adds.
+fn call_findings(report: &CallReport) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    let failed = match (report.result, report.refused_by) {
+        // The server's SDK (or a tool-contracts server) refused the tool's own result: the
+        // tool is broken even though the client is protected.
+        ("declared-error", Some(sdk)) => Some((
+            Level::Error,
+            "call-server-reported-violation",
+            format!("the server refused its own result ({sdk}): {}", report.detail),
+        )),
+        ("contract-failure", _) => Some((Level::Error, "call-contract-failure", report.detail.clone())),
+        ("arguments-invalid", _) => Some((Level::Warn, "call-arguments-invalid", report.detail.clone())),
+        ("timeout", _) => Some((Level::Warn, "call-timeout", report.detail.clone())),
+        ("transport-error", _) => Some((Level::Warn, "call-transport-error", report.detail.clone())),
+        _ => None,
     };
-    Some(Finding::new(level, kind, "call", "", report.detail.clone()))
+    if let Some((level, kind, message)) = failed {
+        findings.push(Finding::new(level, kind, "call", "", message));
+    }
+    if let Some(found) = &report.false_success {
+        let said = found.message.as_deref().map_or_else(String::new, |m| format!(": {m}"));
+        let message = format!("{} in {} but isError is unset{said}", found.signal, found.source);
+        findings.push(Finding::new(Level::Warn, "call-false-success", "call", &found.pointer, message));
+    }
+    if let Some(mismatch) = &report.mismatch {
+        for (pointer, in_text) in mismatch.keys() {
+            let message = if in_text {
+                "only in the text block's JSON: structuredContent, what a client validates and reads, lacks the key"
+            } else {
+                "only in structuredContent: the text block's JSON lacks the key"
+            };
+            findings.push(Finding::new(Level::Warn, "call-structured-text-mismatch", "call", pointer, message));
+        }
+        if mismatch.more > 0 {
+            let message = format!("{} more keys differ (not listed)", mismatch.more);
+            findings.push(Finding::new(Level::Warn, "call-structured-text-mismatch", "call", "", message));
+        }
+    }
+    findings
 }
 
 /// Reads `--args FILE`: an object of argument objects by tool name.

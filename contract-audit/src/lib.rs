@@ -128,9 +128,17 @@ pub struct AuditArgs {
     pub(crate) locked: Option<PathBuf>,
 
     /// Call every tool, with arguments from --args or synthesized from its inputSchema
-    /// (a minimal valid instance). Calls have side effects on real servers.
+    /// (a minimal valid instance). On synthesized arguments only tools annotated
+    /// `readOnlyHint: true` are called (see --call-unsafe); the others are reported as
+    /// not called, with why. Calls have side effects on real servers.
     #[arg(long)]
     pub(crate) call: bool,
+
+    /// With --call, call tools that are not annotated read-only on synthesized arguments
+    /// too. A tool annotated `destructiveHint: true` is still called only with arguments
+    /// from --args.
+    #[arg(long, requires = "call")]
+    pub(crate) call_unsafe: bool,
 
     /// A JSON object mapping tool names to argument objects; the named tools are called.
     #[arg(long, value_name = "FILE")]
@@ -307,7 +315,8 @@ fn finish(outcome: Result<(String, Option<Level>), String>, deny: Deny) -> ExitC
 
 /// The ordinary audit: its report and the worst level of its findings.
 async fn audit_report(args: &AuditArgs) -> Result<(String, Option<Level>), String> {
-    let calls = audit::Calls { all: args.call, file: args.args.as_deref(), skip: &args.skip };
+    let calls =
+        audit::Calls { all: args.call, unsafe_too: args.call_unsafe, file: args.args.as_deref(), skip: &args.skip };
     let audit = audit::run(&args.target, calls).await?;
     let text = match args.format {
         Format::Json => report::json(&audit) + "\n",

@@ -38,7 +38,8 @@ pub(crate) struct Finding {
     pub(crate) kind: &'static str,
     /// `inputSchema`, `outputSchema`, `_meta` or `call`.
     pub(crate) site: &'static str,
-    /// JSON pointer into the schema, `""` for the root.
+    /// JSON pointer into the schema (for a call finding, into the result's value), `""` for
+    /// the root.
     pub(crate) pointer: String,
     pub(crate) message: String,
 }
@@ -78,6 +79,12 @@ pub(crate) const KINDS: &[(&str, Level, &str)] = &[
     ("call-arguments-invalid", Level::Warn, "the given arguments break the inputSchema; they were not sent"),
     ("call-timeout", Level::Warn, "no answer within --timeout; a client's call times out too"),
     ("call-transport-error", Level::Warn, "the connection failed during the call; a client's call fails too"),
+    (
+        "call-structured-text-mismatch",
+        Level::Warn,
+        "structuredContent and its JSON text block differ in a key; a client reading structuredContent misses it",
+    ),
+    ("call-false-success", Level::Warn, "the result says it failed but isError is unset; clients take it as success"),
 ];
 
 // The formats JSON Schema 2020-12 defines (the runtime's list); any other is a private

@@ -5,13 +5,15 @@
 //
 //   node fixture_server.mjs <tools.json>
 //
-// tools.json: `[{"tool": <definition as listed>, "answer": <CallToolResult> | "hang" | "exit"}]`.
-// "hang" never answers the call; "exit" ends the process instead of answering.
+// tools.json: `[{"tool": <definition as listed>, "answer": <CallToolResult> | "hang" | "exit" |
+// "invalid-params"}]`. "hang" never answers the call; "exit" ends the process instead of
+// answering; "invalid-params" answers with the JSON-RPC error -32602 (invalid params), as a
+// server on the SDK's low-level API does when it throws `McpError(InvalidParams)`.
 
 import { readFileSync } from 'node:fs';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 
 const entries = JSON.parse(readFileSync(process.argv[2], 'utf8'));
 const server = new Server({ name: 'audit-fixture', version: '1.0.0' }, { capabilities: { tools: {} } });
@@ -26,6 +28,9 @@ server.setRequestHandler(CallToolRequestSchema, async (request) => {
   }
   if (entry.answer === 'exit') {
     process.exit(3);
+  }
+  if (entry.answer === 'invalid-params') {
+    throw new McpError(ErrorCode.InvalidParams, `${entry.tool.name}: the id must name an existing ticket`);
   }
   return entry.answer;
 });

@@ -7,8 +7,12 @@
 #                  client harness and contract-audit are proven against), and
 #                  @modelcontextprotocol/server with @modelcontextprotocol/node (the
 #                  TypeScript SDK v2 server and its node:http transport, for the peers
-#                  benchmark's v2 server, peers/ts2_server.mjs), from
-#                  package.json + package-lock.json (npm ci). The Inspector's package asks
+#                  benchmark's v2 server, peers/ts2_server.mjs); fastmcp (the library
+#                  firecrawl-mcp runs on) with zod, firecrawl-mcp and agentic-qe, the real
+#                  TypeScript servers contract-audit's call findings are proven against
+#                  (sdk_servers.mjs, fake_firecrawl_api.mjs, tests/tests/audit_real.rs), from
+#                  package.json + package-lock.json (npm ci). firecrawl-mcp asks for Node 22
+#                  (`engines`) and runs on Node 20. The Inspector's package asks
 #                  for a newer Node than 20 (`engines`); npm warns and installs it, and
 #                  its CLI runs on Node 20, which the interop tests prove.
 #   .venv/         mcp from requirements.txt (every transitive dependency pinned), and uv
@@ -39,6 +43,13 @@ if [ "$(cat node_modules/.tool-contracts-stamp 2>/dev/null || true)" != "$node_s
     echo "$node_stamp" > node_modules/.tool-contracts-stamp
 fi
 
+aqe_stamp="$(stamp_of aqe/package.json aqe/package-lock.json)"
+if [ "$(cat aqe/node_modules/.tool-contracts-stamp 2>/dev/null || true)" != "$aqe_stamp" ]; then
+    echo "install.sh: installing agentic-qe (npm install, in aqe/)" >&2
+    (cd aqe && npm install --no-audit --no-fund --loglevel=error >&2)
+    echo "$aqe_stamp" > aqe/node_modules/.tool-contracts-stamp
+fi
+
 PYTHON="${PYTHON:-python3}"
 need "$PYTHON"
 TOOL="$PYTHON"
@@ -51,7 +62,10 @@ if [ "$(cat .venv/.tool-contracts-stamp 2>/dev/null || true)" != "$py_stamp" ]; 
     echo "$py_stamp" > .venv/.tool-contracts-stamp
 fi
 
-for package in sdk client inspector server-everything server node; do
-    node -e "const p=require('./node_modules/@modelcontextprotocol/$package/package.json');console.error('install.sh: '+p.name+' '+p.version)"
+for package in @modelcontextprotocol/sdk @modelcontextprotocol/client @modelcontextprotocol/inspector \
+    @modelcontextprotocol/server-everything @modelcontextprotocol/server @modelcontextprotocol/node \
+    fastmcp firecrawl-mcp aqe/node_modules/agentic-qe; do
+    case "$package" in aqe/*) path="./$package" ;; *) path="./node_modules/$package" ;; esac
+    node -e "const p=require('$path/package.json');console.error('install.sh: '+p.name+' '+p.version)"
 done
 .venv/bin/python -c "import sys; from importlib.metadata import version; print('install.sh: mcp ' + version('mcp'), file=sys.stderr)"

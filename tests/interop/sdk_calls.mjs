@@ -6,7 +6,9 @@
 // calls.json: `[{"name": …, "arguments": {…}}]`. Prints one JSON object on stdout:
 // `{"listed": bool, "listError": string|null, "calls": [{"name", "ok", "isError",
 // "structuredContent", "error"}]}`; a call that throws is recorded with its message, and a
-// call gets at most 3 s.
+// call gets at most 3 s. The server gets this process's whole environment (the SDK's
+// default passes only a few variables), so a server configured by its environment (an API
+// key and URL) runs as it would under contract-audit.
 
 import { readFileSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -15,7 +17,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 const [callsFile, command, ...args] = process.argv.slice(2);
 const calls = JSON.parse(readFileSync(callsFile, 'utf8'));
 const client = new Client({ name: 'audit-sdk-probe', version: '1.0.0' });
-await client.connect(new StdioClientTransport({ command, args, stderr: 'inherit' }));
+await client.connect(new StdioClientTransport({ command, args, stderr: 'inherit', env: process.env }));
 const out = { listed: false, listError: null, calls: [] };
 try {
   await client.listTools();

@@ -178,7 +178,8 @@ fn qe_server_over_streamable_http_lists_what_stdio_lists() {
         }
     });
     let url = rx.recv_timeout(Duration::from_secs(30)).expect("the server announces its address");
-    let (code, over_http) = audit_json(&["--call", &url]);
+    // qe-server annotates no tool read-only: --call-unsafe calls them on synthesized arguments.
+    let (code, over_http) = audit_json(&["--call", "--call-unsafe", &url]);
     let _ = child.kill();
     let _ = child.wait();
     assert_eq!(code, 0, "{over_http:#}");
@@ -705,6 +706,11 @@ fn every_finding_kind_matters_to_a_pinned_client() {
         "call-transport-error",
         "call-arguments-invalid",
     ]);
+
+    // Shown against real servers, each with what the TypeScript SDK client makes of the
+    // same call, in audit_real.rs: fastmcp and firecrawl-mcp (the client's structuredContent
+    // lacks the keys the text has) and agentic-qe (the client takes the failure for success).
+    shown.extend(["call-structured-text-mismatch", "call-false-success"]);
 
     // Every kind the audit can emit was shown, and every one shown is one it emits.
     let mut listed = listed_kinds();

@@ -520,6 +520,10 @@ impl Catalog {
     /// - Otherwise, when the tool declared an `outputSchema`, `structuredContent` must be
     ///   present and valid (any JSON root is legal); the text block never stands in for it.
     /// - A tool without an `outputSchema` gives an unvalidated [`Success`].
+    /// - A [`Success`] also carries the keys `structuredContent` and its one JSON text
+    ///   block do not share ([`Success::mismatch`]) and a value that says it failed
+    ///   ([`Success::false_success`]); a [`DeclaredError`] says whether the server's SDK
+    ///   refused the tool's own output ([`DeclaredError::refused_by`]).
     /// - A tool quarantined since the call was sent gives a [`FailureKind::Quarantined`]
     ///   failure: nothing of its result reaches the model.
     #[must_use]
@@ -542,6 +546,8 @@ impl Catalog {
             validated: passed.validated,
             text,
             contract: meta,
+            mismatch: super::signals::structured_text_mismatch(result).map(Box::new),
+            false_success: super::signals::false_success(result).map(Box::new),
         })
     }
 

@@ -13,7 +13,11 @@
 //!   before `tools/call` (the root is an object; unions live inside it).
 //! - [`Catalog::check_result`] turns a `tools/call` result into a [`CallOutcome`]: a
 //!   validated value, a declared error with its code, or a contract failure whose
-//!   violations carry JSON pointers and keywords but never values.
+//!   violations carry JSON pointers and keywords but never values. A success also
+//!   reports keys that `structuredContent` and its JSON text block do not share
+//!   ([`structured_text_mismatch`]) and a value that says it failed without `isError`
+//!   ([`false_success`]); a declared error says whether it is the server's SDK refusing
+//!   the tool's own output ([`self_refusal`]).
 //! - The catalog holds the server to a pin of its tools ([`lock`]): a lock file's, or the
 //!   first listing. A tool that drifted in a way the [`lock::LockPolicy`] holds back is
 //!   quarantined: refused before `tools/call` ([`FailureKind::Quarantined`]) and left out
@@ -51,6 +55,11 @@ pub mod lock;
 mod outcome;
 #[cfg(feature = "rmcp-client")]
 pub mod rmcp;
+mod signals;
 
 pub use catalog::{Catalog, ContractInfo, RefreshReport, ToolEntry};
 pub use outcome::{CallOutcome, ContractFailure, DeclaredError, FailureKind, Success};
+pub use signals::{
+    false_success, self_refusal, structured_text_mismatch, FalseSuccess, KeyMismatch, RefusalPattern, SelfRefusal,
+    MAX_FALSE_SUCCESS_MESSAGE_CHARS, MAX_KEY_CHARS, MAX_MISMATCHED_KEYS, SELF_REFUSALS,
+};

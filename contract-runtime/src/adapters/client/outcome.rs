@@ -7,6 +7,7 @@ use serde_json::{json, Value};
 
 use super::catalog::ContractInfo;
 use super::lock::{DriftStatus, ToolDrift};
+use super::signals::{self_refusal, FalseSuccess, KeyMismatch, SelfRefusal};
 use crate::contract::validate::Violation;
 use crate::serve::wire::ErrorCode;
 
@@ -66,6 +67,14 @@ pub struct Success {
     pub text: Vec<String>,
     /// Our contract `_meta`, from the result or else from the tool definition.
     pub contract: Option<ContractInfo>,
+    /// Keys in `structuredContent` and not in the one JSON text block, or the other way
+    /// round ([`structured_text_mismatch`](super::structured_text_mismatch)).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mismatch: Option<Box<KeyMismatch>>,
+    /// The result says it failed although `isError` is unset
+    /// ([`false_success`](super::false_success)).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub false_success: Option<Box<FalseSuccess>>,
 }
 
 /// An error the server declared with `isError: true`.
@@ -79,6 +88,10 @@ pub struct DeclaredError {
     pub message: String,
     /// The envelope's `retryable`, when present.
     pub retryable: Option<bool>,
+    /// Set when the error is the server's SDK refusing the tool's own output, not the
+    /// tool's error ([`self_refusal`](super::self_refusal)).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub refused_by: Option<SelfRefusal>,
 }
 
 impl DeclaredError {
@@ -98,9 +111,23 @@ impl DeclaredError {
                 code,
                 message: bounded(message),
                 retryable: error.get("retryable").and_then(Value::as_bool),
-            };
+                refused_by: None,
+            }
+            .with_refusal();
         }
-        Self { tool: tool.to_owned(), code: None, message: bounded(&text.join("\n")), retryable: None }
+        Self {
+            tool: tool.to_owned(),
+            code: None,
+            message: bounded(&text.join("\n")),
+            retryable: None,
+            refused_by: None,
+        }
+        .with_refusal()
+    }
+
+    fn with_refusal(mut self) -> Self {
+        self.refused_by = self_refusal(&self);
+        self
     }
 
     /// The code as one of ours, when it is one.

@@ -93,6 +93,19 @@ impl std::fmt::Display for HarnessError {
     }
 }
 
+impl HarnessError {
+    /// The JSON-RPC error the server answered the request with (its code, such as `-32602`
+    /// for invalid params, and its message); `None` when the connection failed or the JSON
+    /// could not be read.
+    #[must_use]
+    pub fn protocol_error(&self) -> Option<(i32, &str)> {
+        match self {
+            Self::Service(ServiceError::McpError(data)) => Some((data.code.0, &data.message)),
+            _ => None,
+        }
+    }
+}
+
 impl std::error::Error for HarnessError {}
 
 impl From<ServiceError> for HarnessError {
