@@ -52,9 +52,10 @@ pub struct Cli {
     #[arg(long, value_name = "ADDR")]
     http: Option<SocketAddr>,
 
-    /// A contract folder (canonical schema files and inventory.json, the layout of
-    /// schemas/): each contract is bound to the tool of its name, and is advertised and
-    /// enforced for that tool when its server publishes no outputSchema.
+    /// A contract folder (canonical schema files and inventory.json, as `tool-contracts
+    /// schemas` writes it): each contract is bound to the tool of its name, and is
+    /// advertised and enforced for that tool when its server publishes no outputSchema; a
+    /// result with no structuredContent has its one JSON text block lifted into it.
     #[arg(long, value_name = "DIR")]
     contracts: Option<PathBuf>,
 
@@ -68,14 +69,16 @@ pub struct Cli {
     #[arg(long, value_name = "FILE")]
     lock: Option<PathBuf>,
 
-    /// What is done to a tool's calls: `enforce` (the default), `warn` (failures are
-    /// logged and counted, calls and results pass unchanged) or `off` (nothing is
-    /// checked). `*=MODE` sets every tool not named. Repeatable.
+    /// What is done to a tool's calls: `enforce` (the default), `warn` (report-only:
+    /// failures are logged and counted, and the client sees exactly what the server sent,
+    /// a declared contract not even advertised) or `off` (nothing is checked). `*=MODE`
+    /// sets every tool not named. Repeatable.
     #[arg(long, value_name = "TOOL=MODE")]
     mode: Vec<String>,
 
-    /// A tool with a contract whose server answers only with a JSON text block: the text
-    /// is parsed into structuredContent and validated (repeatable).
+    /// A tool with an advertised outputSchema whose server answers only with a JSON text
+    /// block: the text is parsed into structuredContent and validated (repeatable; a
+    /// contract from --contracts lifts without it).
     #[arg(long, value_name = "TOOL")]
     lift_text: Vec<String>,
 
@@ -391,6 +394,7 @@ fn policy(cli: &Cli, source: &ServerSource) -> Result<Policy, String> {
         default_mode,
         modes,
         lift_text: cli.lift_text.iter().cloned().collect::<BTreeSet<_>>(),
+        names_checked: std::sync::atomic::AtomicBool::new(false),
         pipeline: Pipeline::builder().build(),
         warned: AtomicU64::new(0),
     })

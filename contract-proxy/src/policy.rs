@@ -12,7 +12,7 @@
 //! "violations"}}` and `isError: true`.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use contract_runtime::client::lock::{drift_of_server, Action, DriftStatus, LockPolicy, LockedServer};
 use contract_runtime::client::{Catalog, ContractFailure};
@@ -58,11 +58,14 @@ pub(crate) struct Policy {
     pub(crate) default_mode: Mode,
     /// Per-tool modes.
     pub(crate) modes: BTreeMap<String, Mode>,
-    /// Tools whose JSON text block is parsed into `structuredContent`.
+    /// Tools with an advertised `outputSchema` whose JSON text block is parsed into
+    /// `structuredContent` (a declared contract lifts without being named here).
     pub(crate) lift_text: BTreeSet<String>,
     pub(crate) pipeline: Pipeline,
     /// Failures let through in warn mode.
     pub(crate) warned: AtomicU64,
+    /// Whether the tools the options name were compared with a listing yet.
+    pub(crate) names_checked: AtomicBool,
 }
 
 /// One upstream listing, as judged.
@@ -129,13 +132,17 @@ impl Policy {
                 quarantined.insert(drift.name().to_owned(), kinds);
             }
         }
+        if !self.names_checked.swap(true, Ordering::Relaxed) {
+            self.warn_unlisted(&upstream);
+        }
         let mut tools = Vec::with_capacity(upstream.len());
         for mut tool in upstream {
             let Some(name) = tool.get("name").and_then(Value::as_str).map(str::to_owned) else { continue };
             if quarantined.contains_key(&name) {
                 continue;
             }
-            if let Some(contract) = self.declared.get(&name) {
+            // Report-only is invisible: a contract in warn mode is judged, never advertised.
+            if let Some(contract) = self.declared.get(&name).filter(|_| self.mode(&name) != Mode::Warn) {
                 Self::advertise(&name, &mut tool, contract);
             }
             tools.push(tool);
@@ -143,6 +150,28 @@ impl Policy {
         let mut catalog = Catalog::new();
         catalog.refresh(tools.iter().cloned());
         Listing { tools, catalog, quarantined }
+    }
+
+    /// Warns once, at the first listing, of every tool the options name that the server
+    /// does not list (the proxy starts before its upstream session, which the client's own
+    /// `initialize` opens, and a server may list a tool later, so this is no start error).
+    fn warn_unlisted(&self, upstream: &[Value]) {
+        let listed: BTreeSet<&str> = upstream.iter().filter_map(|t| t.get("name").and_then(Value::as_str)).collect();
+        let named = [
+            ("--contracts or --bind", self.declared.keys().collect::<Vec<_>>()),
+            ("--mode", self.modes.keys().collect()),
+            ("--lift-text", self.lift_text.iter().collect()),
+        ];
+        for (option, names) in named {
+            for name in names.into_iter().filter(|name| !listed.contains(name.as_str())) {
+                let lists = listed.iter().copied().collect::<Vec<_>>().join(", ");
+                tracing::warn!(
+                    tool = %name,
+                    option,
+                    "{option} names the tool `{name}`, which the server does not list; it lists: {lists}"
+                );
+            }
+        }
     }
 
     /// Puts a declared contract in a listed tool that publishes no `outputSchema`.
@@ -164,11 +193,21 @@ impl Policy {
     }
 
     /// The contract `tool` is judged by the pipeline with: declared, and advertised (the
-    /// server published no schema of its own).
+    /// server published no schema of its own), or in warn mode declared for a tool that
+    /// publishes none (judged, never shown).
     fn declared_for<'a>(&'a self, listing: &Listing, tool: &str) -> Option<&'a OutputContract> {
         let contract = self.declared.get(tool)?;
-        let advertised = listing.catalog.get(tool)?.output_schema()?;
-        (advertised == contract.schema()).then_some(*contract)
+        match listing.catalog.get(tool)?.output_schema() {
+            Some(advertised) => (advertised == contract.schema()).then_some(*contract),
+            None => (self.mode(tool) == Mode::Warn).then_some(*contract),
+        }
+    }
+
+    /// Whether a result of `tool` without `structuredContent` has its one JSON text block
+    /// lifted into it: always for a declared contract, and for an advertised schema when
+    /// `--lift-text` names the tool.
+    pub(crate) fn lifts(&self, listing: &Listing, tool: &str) -> bool {
+        self.lift_text.contains(tool) || self.declared_for(listing, tool).is_some()
     }
 
     /// Whether a result of `tool` is judged at all: its mode checks, and it has a
@@ -227,8 +266,26 @@ impl Policy {
         }
         let declared = self.declared_for(listing, tool);
         let has_contract = declared.is_some() || listing.catalog.get(tool).and_then(|t| t.output_schema()).is_some();
+        if mode == Mode::Warn {
+            // Report-only is invisible: the verdict is made on a copy and only logged.
+            if has_contract {
+                let mut copy = result.clone();
+                if self.lifts(listing, tool) {
+                    lift_text(&mut copy);
+                }
+                let refusal = match declared {
+                    Some(contract) => judge_declared(&self.pipeline, contract, tool, arguments, &copy).0,
+                    None => judge_advertised(&listing.catalog, tool, &copy),
+                };
+                if let Some(refusal) = refusal {
+                    let text = refusal["content"][0]["text"].as_str().unwrap_or_default().to_owned();
+                    self.warn(tool, ErrorCode::OutputContractViolation.as_str(), &text);
+                }
+            }
+            return Judged::Unchanged;
+        }
         let mut changed = false;
-        if has_contract && self.lift_text.contains(tool) {
+        if has_contract && self.lifts(listing, tool) {
             changed = lift_text(result);
         }
         let (refusal, extra_meta) = match declared {
@@ -246,15 +303,6 @@ impl Policy {
                         }
                     }
                 }
-                if changed {
-                    Judged::Amended
-                } else {
-                    Judged::Unchanged
-                }
-            }
-            Some(refusal) if mode == Mode::Warn => {
-                let text = refusal["content"][0]["text"].as_str().unwrap_or_default().to_owned();
-                self.warn(tool, ErrorCode::OutputContractViolation.as_str(), &text);
                 if changed {
                     Judged::Amended
                 } else {
@@ -285,10 +333,7 @@ fn judge_declared(
     result: &Value,
 ) -> (Option<Value>, Option<Value>) {
     let Some(structured) = result.get("structuredContent") else {
-        let error = ToolError::new(
-            ErrorCode::OutputContractViolation,
-            format!("tool `{tool}` declares an outputSchema but the result has no structuredContent"),
-        );
+        let error = ToolError::new(ErrorCode::OutputContractViolation, missing_structured(tool, result));
         return (Some(ToolCallResult::from_error(&error, Some(contract)).to_json()), None);
     };
     let ctx = CallContext::new(tool, arguments.clone()).with_cacheable(false);
@@ -298,6 +343,21 @@ fn judge_declared(
     } else {
         (None, judged.meta().cloned())
     }
+}
+
+/// Why a result without `structuredContent` cannot be judged: the text a lift needs
+/// (exactly one text block holding JSON) is not there.
+fn missing_structured(tool: &str, result: &Value) -> String {
+    let blocks = result.get("content").and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
+    let why = match blocks {
+        [] => "and no content block".to_owned(),
+        [block] if block.get("type").and_then(Value::as_str) == Some("text") => {
+            "and its one text block is not JSON".to_owned()
+        }
+        [_] => "and its one content block is not text".to_owned(),
+        more => format!("and {} content blocks, where a lift needs exactly one JSON text block", more.len()),
+    };
+    format!("tool `{tool}` declares an outputSchema but the result has no structuredContent {why}")
 }
 
 /// An advertised `outputSchema`'s verdict: `Some(error result)` when the result breaks it.

@@ -32,7 +32,12 @@ await client.connect(transport);
 const listed = await client.listTools();
 const result = await client.callTool({ name: tool, arguments: argumentsJson ? JSON.parse(argumentsJson) : {} });
 process.stdout.write(
-  `${JSON.stringify({ client: 'typescript', tools: listed.tools.map((t) => t.name).sort(), result })}\n`,
+  `${JSON.stringify({
+    client: 'typescript',
+    tools: listed.tools.map((t) => t.name).sort(),
+    definitions: Object.fromEntries(listed.tools.map((t) => [t.name, t])),
+    result,
+  })}\n`,
 );
 await client.close();
 clearTimeout(deadline);

@@ -28,6 +28,7 @@ async def run(config: dict[str, Any], name: str, tool: str, arguments: dict[str,
     async with Client(server, read_timeout_seconds=60) as client:
         listed = await client.list_tools()
         summary["tools"] = sorted(t.name for t in listed.tools)
+        summary["definitions"] = {t.name: _dump(t) for t in listed.tools}
         summary["result"] = _dump(await client.call_tool(tool, arguments))
     return summary
 
