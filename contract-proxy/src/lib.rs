@@ -113,9 +113,12 @@ results pass unchanged.
 
 Exit status:
   0  the client disconnected
-  1  the upstream server exited or closed the connection
+  1  the upstream server exited or closed the connection (over stdio)
   2  the proxy could not start (bad command line, unreadable --contracts or --lock, an
-     upstream that cannot be started, initialized or listed)";
+     upstream command that cannot be started)
+
+The client's own session is the upstream's: its initialize starts it, and every message
+the proxy does not judge passes as the bytes it came as, in order.";
 
 /// Parses the proxy's command line from the process arguments and runs it.
 #[must_use]
