@@ -44,6 +44,8 @@ pub(crate) struct Calls<'a> {
     pub(crate) file: Option<&'a Path>,
     /// Tools not to call.
     pub(crate) skip: &'a [String],
+    /// Show the calls' progress on stderr (a table report; drawn only on a terminal).
+    pub(crate) progress: bool,
 }
 
 /// Who answered.
@@ -181,7 +183,9 @@ async fn audit(
         .collect();
     if args.all || plan.is_some() {
         let total = tools.len();
+        let progress = progress_bar(args.progress, total);
         for (i, tool) in tools.iter_mut().enumerate() {
+            progress.set_position(i as u64);
             if args.skip.contains(&tool.name) {
                 continue;
             }
@@ -195,14 +199,29 @@ async fn audit(
                     continue;
                 }
             }
-            eprintln!("contract-audit: [{}/{total}] calling {}", i + 1, crate::report::clean(&tool.name));
+            progress.set_message(crate::report::clean(&tool.name));
             let report = call_one(&harness, &tool.name, given, limit).await;
             tool.findings.extend(call_findings(&report));
             tool.call = Some(report);
         }
+        progress.finish_and_clear();
     }
     let _ = running.cancel().await;
     Ok(Audit { server, tools, listed, duplicates: refreshed.duplicates })
+}
+
+/// The calls' progress bar on stderr: drawn only when stderr is a terminal (indicatif
+/// hides it on a pipe or a file) and the report is the table.
+fn progress_bar(shown: bool, total: usize) -> indicatif::ProgressBar {
+    if !shown {
+        return indicatif::ProgressBar::hidden();
+    }
+    let bar = indicatif::ProgressBar::with_draw_target(Some(total as u64), indicatif::ProgressDrawTarget::stderr());
+    if let Ok(style) = indicatif::ProgressStyle::with_template("calling tools [{bar:30}] {pos}/{len} {wide_msg}") {
+        bar.set_style(style.progress_chars("=> "));
+    }
+    bar.tick();
+    bar
 }
 
 /// Calls one tool with the given arguments, or with synthesized ones.

@@ -315,8 +315,13 @@ fn finish(outcome: Result<(String, Option<Level>), String>, deny: Deny) -> ExitC
 
 /// The ordinary audit: its report and the worst level of its findings.
 async fn audit_report(args: &AuditArgs) -> Result<(String, Option<Level>), String> {
-    let calls =
-        audit::Calls { all: args.call, unsafe_too: args.call_unsafe, file: args.args.as_deref(), skip: &args.skip };
+    let calls = audit::Calls {
+        all: args.call,
+        unsafe_too: args.call_unsafe,
+        file: args.args.as_deref(),
+        skip: &args.skip,
+        progress: matches!(args.format, Format::Table),
+    };
     let audit = audit::run(&args.target, calls).await?;
     let text = match args.format {
         Format::Json => report::json(&audit) + "\n",
