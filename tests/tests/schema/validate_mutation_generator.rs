@@ -5,14 +5,7 @@
 use contract_runtime::ToolOutput;
 use serde_json::Value;
 
-#[path = "support/fast.rs"]
-mod fast_path;
-
-#[path = "support/lenient.rs"]
-mod lenient;
-
-#[path = "support/mutations.rs"]
-mod mutations;
+use crate::support::mutations;
 
 /// Shapes the demo contracts do not have, to show that the generator handles them: a
 /// nullable struct (`anyOf` with null), a field serde may omit, a map, externally and

@@ -7,7 +7,7 @@
 //!
 //! The per-value differential proof against `jsonschema` runs inside the suites that
 //! judge many values (the serde corpus in the `schema_*.rs` files, the mutation suites,
-//! validate_properties/), through `support/fast.rs`.
+//! validate_properties/), through `support/fast_path.rs`.
 
 use std::collections::BTreeMap;
 

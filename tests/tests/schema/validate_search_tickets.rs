@@ -10,8 +10,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use contract_runtime::ToolOutput;
 use serde_json::{json, Map, Value};
 
-#[path = "support/lenient.rs"]
-mod lenient;
+use crate::support::lenient;
 
 use lenient::{resolve, ANNOTATIONS};
 

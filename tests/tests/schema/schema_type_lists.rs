@@ -15,9 +15,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
-#[allow(dead_code)] // Each test file uses part of the shared support.
-#[path = "support/fast.rs"]
-mod fast_path;
+use crate::support::fast_path;
 
 /// The validator options contracts are judged with: 2020-12, formats asserted.
 fn validator(schema: &Value) -> jsonschema::Validator {

@@ -12,10 +12,8 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
 
-#[path = "support/lint_types.rs"]
-mod lint_types;
-#[path = "support/lints.rs"]
-mod lints;
+use crate::support::lint_types;
+use crate::support::lints;
 
 use lint_types::*;
 use lints::{accepted, refusal};

@@ -16,15 +16,11 @@
 use contract_runtime::ToolOutput;
 use serde_json::Value;
 
-#[path = "support/fast.rs"]
-mod fast_path;
-
-#[path = "support/corpus.rs"]
-mod corpus;
+use crate::support::corpus;
 
 /// Every shape of this file, with the compatibility `$c` as a literal.
 macro_rules! shapes {
-    ($c:tt) => { crate::corpus::emit! {
+    ($c:tt) => { crate::support::corpus::emit! {
 
 // ----------------------------------------------------------- scalars
 

@@ -13,15 +13,11 @@
 #![allow(unreachable_pub, reason = "the corpus types are `pub` so that one macro body serves both modules")]
 #![allow(dead_code, reason = "some corpus variants exist for the schema only and are never constructed")]
 
-#[path = "support/fast.rs"]
-mod fast_path;
-
-#[path = "support/corpus.rs"]
-mod corpus;
+use crate::support::corpus;
 
 /// Every shape of this file, with the compatibility `$c` as a literal.
 macro_rules! shapes {
-    ($c:tt) => { crate::corpus::emit! {
+    ($c:tt) => { crate::support::corpus::emit! {
 
 // ----------------------------------------------------------- tagging
 

@@ -11,14 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use contract_runtime::OutputContract;
 use serde_json::Value;
 
-#[path = "support/fast.rs"]
-mod fast_path;
-
-#[path = "support/lenient.rs"]
-mod lenient;
-
-#[path = "support/mutations.rs"]
-mod mutations;
+use crate::support::mutations;
 
 // ------------------------------------------------------------------------- samples
 
