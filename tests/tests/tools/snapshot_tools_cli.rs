@@ -34,6 +34,14 @@ fn cli_child() {
     std::process::exit(i32::from(code != std::process::ExitCode::SUCCESS));
 }
 
+/// The name the test harness knows [`cli_child`] by: its module path without the crate.
+fn child_test_name() -> String {
+    match module_path!().split_once("::") {
+        Some((_crate, module)) => format!("{module}::cli_child"),
+        None => "cli_child".to_owned(),
+    }
+}
+
 struct Run {
     ok: bool,
     stdout: String,
@@ -45,7 +53,7 @@ fn run(repo: &Path, version: &str, description: &str, extra: &[Value], args: &[&
     tools.extend(extra.iter().cloned());
     let listing = json!({ "version": version, "tools": tools });
     let output = Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "cli_child", "--nocapture", "--test-threads=1", "--quiet"])
+        .args(["--exact", &child_test_name(), "--nocapture", "--test-threads=1", "--quiet"])
         .env(ARGS, args.join("\u{1f}"))
         .env(LISTING, listing.to_string())
         .current_dir(repo)
