@@ -23,9 +23,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-#[allow(dead_code)] // Each test file uses part of the shared support.
-#[path = "support/bins.rs"]
-mod bins;
+use crate::support::bins;
 
 /// How long any single socket read or the server's start may take.
 const IO_DEADLINE: Duration = Duration::from_secs(20);

@@ -16,9 +16,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-#[allow(dead_code)] // Each test file uses part of the shared support.
-#[path = "support/bins.rs"]
-mod bins;
+use crate::support::bins;
 
 const DEADLINE: Duration = Duration::from_secs(20);
 const LEGACY: &str = "2025-11-25";

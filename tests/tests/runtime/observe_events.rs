@@ -16,14 +16,9 @@ use contract_runtime::ToolOutput;
 use serde_json::json;
 use tracing::Level;
 
-#[allow(dead_code)] // Each test file uses part of the shared support.
-#[path = "support/capture.rs"]
-mod capture;
-#[path = "support/rmcp_paths.rs"]
-mod rmcp_paths;
-#[allow(dead_code)]
-#[path = "support/rollout_probe.rs"]
-mod rollout_probe;
+use crate::support::capture;
+use crate::support::rmcp_paths;
+use crate::support::rollout_probe;
 
 use capture::{Capture, Captured};
 use rollout_probe::{contracted, probe, runtime, Ratio, Wire};

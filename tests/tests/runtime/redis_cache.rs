@@ -13,10 +13,7 @@
 //! The expectations come from the server's own uncached answers (the control) and from
 //! the identities each replica states in `_meta`, not from the cache under test.
 
-// Only the Redis build of the demo is used here.
-#[allow(dead_code)]
-#[path = "support/bins.rs"]
-mod bins;
+use crate::support::bins;
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::{TcpListener, TcpStream};
