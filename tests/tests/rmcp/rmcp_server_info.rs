@@ -28,11 +28,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
-#[allow(dead_code)] // Each test file uses part of the shared support.
-#[path = "support/bins.rs"]
-mod bins;
-#[path = "support/rmcp_paths.rs"]
-mod rmcp_paths;
+use crate::support::rmcp_paths;
 
 use rmcp_paths::{initialize_params, modern_meta, with_meta, WAIT};
 

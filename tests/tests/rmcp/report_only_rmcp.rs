@@ -16,11 +16,8 @@ use contract_runtime::rmcp::ContractedServer;
 use contract_runtime::wire::{ErrorCode, CACHE_META_KEY, ENFORCED_FIELD, META_KEY};
 use serde_json::{json, Value};
 
-#[path = "support/rmcp_paths.rs"]
-mod rmcp_paths;
-#[allow(dead_code)]
-#[path = "support/rollout_probe.rs"]
-mod rollout_probe;
+use crate::support::rmcp_paths;
+use crate::support::rollout_probe;
 
 use rmcp_paths::{assert_no_markers, error_body};
 use rollout_probe::{contracted, probe, runtime, RolloutProbe, Wire, TASK_TOOL};

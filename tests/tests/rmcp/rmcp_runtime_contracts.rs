@@ -22,11 +22,7 @@ use rmcp::{ErrorData, ServerHandler, ServiceExt};
 use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
-#[allow(dead_code)] // Each test file uses part of the shared support.
-#[path = "support/bins.rs"]
-mod bins;
-#[path = "support/rmcp_paths.rs"]
-mod rmcp_paths;
+use crate::support::rmcp_paths;
 
 use rmcp_paths::{error_body, initialize_params, modern_meta, with_meta, WAIT};
 

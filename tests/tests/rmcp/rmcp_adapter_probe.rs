@@ -27,11 +27,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader as AsyncBufReader};
 
-#[allow(dead_code)] // Each test file uses part of the shared support.
-#[path = "support/bins.rs"]
-mod bins;
-#[path = "support/rmcp_paths.rs"]
-mod rmcp_paths;
+use crate::support::rmcp_paths;
 
 use rmcp_paths::*;
 

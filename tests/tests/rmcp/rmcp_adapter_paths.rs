@@ -21,11 +21,8 @@ use qe_server::contracts::{FleetStatus, SecurityScan};
 use qe_server::tools::{self, BROKEN_TASK_TOOL, BROKEN_TOOL, BROKEN_TOOL_SECRET};
 use serde_json::{json, Value};
 
-#[allow(dead_code)] // Each test file uses part of the shared support.
-#[path = "support/bins.rs"]
-mod bins;
-#[path = "support/rmcp_paths.rs"]
-mod rmcp_paths;
+use crate::support::bins;
+use crate::support::rmcp_paths;
 
 use rmcp_paths::*;
 
