@@ -6,8 +6,7 @@
 //! same server behind a proxy told to start a 2025-11-25 session. And the multi-round-trip
 //! results of 2026-07-28: an input-required answer passes, the retried call is judged.
 
-#[path = "support/bins.rs"]
-mod bins;
+use crate::support::bins;
 
 use std::process::Stdio;
 use std::time::Duration;

@@ -6,8 +6,7 @@
 //! large and deep results and many calls in flight at once are driven with raw JSON-RPC
 //! lines against the TypeScript SDK fixtures of `tests/interop/proxy/`.
 
-#[path = "support/bins.rs"]
-mod bins;
+use crate::support::bins;
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};

@@ -6,8 +6,7 @@
 //! the server (a refused tool's handler would end the server), with the code the envelope
 //! names, beside a clean control that passes.
 
-#[path = "support/bins.rs"]
-mod bins;
+use crate::support::bins;
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};

@@ -7,8 +7,7 @@
 // Sampling is deprecated in 2026-07-28, and still what a 2025-11-25 server asks for.
 #![allow(deprecated)]
 
-#[path = "support/bins.rs"]
-mod bins;
+use crate::support::bins;
 
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
