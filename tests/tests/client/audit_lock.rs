@@ -7,8 +7,7 @@
 //! lock file. `qe-server` is pinned over stdio and HTTP into one lock and re-checked
 //! clean; the committed lock of the pinned `server-everything` passes.
 
-#[path = "support/bins.rs"]
-mod bins;
+use crate::support::bins;
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};

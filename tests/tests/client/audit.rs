@@ -6,8 +6,7 @@
 //! TypeScript SDK's Ajv and its client (`tests/interop/validators.mjs`, `sdk_calls.mjs`,
 //! against `fixture_server.mjs`) or the Python SDK's `jsonschema` (`validators.py`).
 
-#[path = "support/bins.rs"]
-mod bins;
+use crate::support::bins;
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};

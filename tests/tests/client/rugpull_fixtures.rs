@@ -14,13 +14,9 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-#[allow(dead_code)] // Each test file uses part of the shared support.
-#[path = "support/bins.rs"]
-mod bins;
-#[path = "support/interop.rs"]
-mod interop;
-#[path = "support/rugpull.rs"]
-mod rugpull;
+use crate::support::bins;
+use crate::support::interop;
+use crate::support::rugpull;
 
 use interop::{HttpServer, HttpSession, StdioServer, IO_DEADLINE};
 use rugpull::{EventStream, Mode, Sdk};

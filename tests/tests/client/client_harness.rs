@@ -7,8 +7,7 @@
 //! ("structured_ok": pass; the three `structured_bad_*`, an extra key, an object where the
 //! array belongs and an unknown status: fail), not derived from the schema under test.
 
-#[path = "support/bins.rs"]
-mod bins;
+use crate::support::bins;
 
 use std::process::Stdio;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -217,7 +216,7 @@ fn declared_errors_are_not_validated_and_keep_their_code() {
 }
 
 /// A lock policy that lets every change through: the refresh tests below are about
-/// validators, not pinning (tests/tests/client_lock.rs is).
+/// validators, not pinning (tests/tests/client/client_lock.rs is).
 fn unpinned() -> LockPolicy {
     LockPolicy::default().text(Action::Pass).breaking(Action::Pass).added_tools(Action::Pass)
 }

@@ -17,13 +17,9 @@
 //! nothing a caller relies on (`none`, `reordered`, `additive-output`) are the clean
 //! controls, and `delete_record`, which no mode changes, is served and sent in every case.
 
-#[allow(dead_code)] // Each test file uses part of the shared support.
-#[path = "support/bins.rs"]
-mod bins;
-#[path = "support/interop.rs"]
-mod interop;
-#[path = "support/rugpull.rs"]
-mod rugpull;
+use crate::support::bins;
+use crate::support::interop;
+use crate::support::rugpull;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

@@ -8,9 +8,7 @@
 //! same server, a listing that did not change or changed harmlessly), and each expected
 //! change kind is the one the change is, written here from what was changed.
 
-#[allow(dead_code)] // Each test file uses part of the shared support.
-#[path = "support/bins.rs"]
-mod bins;
+use crate::support::bins;
 
 use std::collections::BTreeMap;
 use std::process::Stdio;
