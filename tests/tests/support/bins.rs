@@ -16,8 +16,8 @@ pub(crate) fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("tests/ sits in the workspace").to_path_buf()
 }
 
-/// Every binary of the workspace by name, built once per test process by one
-/// `cargo build --workspace --all-features --bins --tests`: the packages, features and
+/// The binaries the tests spawn, by name, built once per test process by one
+/// `cargo build --workspace --all-features --tests --bin …`: the packages, features and
 /// dependency builds of `cargo test --workspace --all-features` (`--tests` turns on the
 /// dev-dependencies' features as the test run does), so that in that run the
 /// dependencies are fresh and only the binaries themselves are compiled. Building each
@@ -29,7 +29,8 @@ fn workspace_bins() -> &'static BTreeMap<String, PathBuf> {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
         let out = Command::new(cargo)
             .current_dir(root())
-            .args(["build", "--workspace", "--all-features", "--bins", "--tests"])
+            .args(["build", "--workspace", "--all-features", "--tests"])
+            .args(["--bin", "qe-server", "--bin", "contract-audit", "--bin", "contract-proxy"])
             .arg("--message-format=json-render-diagnostics")
             .stderr(Stdio::inherit())
             .output()
@@ -47,7 +48,7 @@ fn workspace_bins() -> &'static BTreeMap<String, PathBuf> {
     })
 }
 
-/// The workspace binary `name`.
+/// The binary `name`, one of those [`workspace_bins`] builds.
 fn bin(name: &str) -> &'static Path {
     workspace_bins().get(name).unwrap_or_else(|| panic!("cargo reports no `{name}` executable"))
 }
