@@ -26,12 +26,8 @@
 //! Everything builds in `target/package-smoke/target`, a target directory of its own,
 //! so the test neither waits on nor invalidates the main build (support/smoke.rs).
 
-#[path = "support/bins.rs"]
-#[allow(dead_code)]
-mod bins;
-#[path = "support/smoke.rs"]
-#[allow(dead_code)]
-mod smoke;
+use crate::support::bins;
+use crate::support::smoke;
 
 use serde_json::{json, Value};
 use smoke::{ok, read_json, run, Session, UserWorkspace};

@@ -19,11 +19,8 @@ use std::sync::Mutex;
 
 use serde_json::{json, Value};
 
-#[allow(dead_code)] // Each test file uses part of the shared support.
-#[path = "support/bins.rs"]
-mod bins;
-#[path = "support/interop.rs"]
-mod interop;
+use crate::support::bins;
+use crate::support::interop;
 
 use interop::*;
 

@@ -17,11 +17,8 @@ use std::thread;
 
 use serde_json::{json, Value};
 
-#[allow(dead_code)] // Each test file uses part of the shared support.
-#[path = "support/bins.rs"]
-mod bins;
-#[path = "support/interop.rs"]
-mod interop;
+use crate::support::bins;
+use crate::support::interop;
 
 use interop::{
     checked_in_schema, clients_installed, post_json, HttpServer, HttpSession, StdioServer, IO_DEADLINE, MODERN,

@@ -8,11 +8,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-#[allow(dead_code)] // Each test file uses part of the shared support.
-#[path = "support/bins.rs"]
-mod bins;
-#[path = "support/interop.rs"]
-mod interop;
+use crate::support::interop;
 
 use interop::*;
 

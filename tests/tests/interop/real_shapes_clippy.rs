@@ -13,9 +13,7 @@
 //! 2. without it (the reason applied: ours imported) the same command passes;
 //! 3. the guide and the README give users that very `clippy.toml` entry.
 
-#[path = "support/smoke.rs"]
-#[allow(dead_code)]
-mod smoke;
+use crate::support::smoke;
 
 use smoke::{ok, run, UserWorkspace};
 

@@ -22,12 +22,8 @@
 //!    `output_contract_violation`, while the same server's other tools still pass;
 //! 7. `contract-audit --call` finds nothing to report at warning level or above.
 
-#[path = "support/bins.rs"]
-#[allow(dead_code)]
-mod bins;
-#[path = "support/smoke.rs"]
-#[allow(dead_code)]
-mod smoke;
+use crate::support::bins;
+use crate::support::smoke;
 
 use std::io::Write;
 use std::path::Path;
