@@ -1,5 +1,5 @@
 // A fake Firecrawl API on loopback, for running the real firecrawl-mcp 3.26.0 against in
-// contract-audit's tests (tests/tests/audit_real.rs). It answers the endpoints the read-only
+// contract-audit's tests (tests/tests/client/audit_real.rs). It answers the endpoints the read-only
 // tools call through the firecrawl SDK 4.42.0, with bodies shaped like the real API's:
 //
 //   POST /v2/scrape                        (firecrawl_scrape)   {success, data: <document>}

@@ -10,7 +10,7 @@
 #                  benchmark's v2 server, peers/ts2_server.mjs); fastmcp (the library
 #                  firecrawl-mcp runs on) with zod, firecrawl-mcp and agentic-qe, the real
 #                  TypeScript servers contract-audit's call findings are proven against
-#                  (sdk_servers.mjs, fake_firecrawl_api.mjs, tests/tests/audit_real.rs), from
+#                  (sdk_servers.mjs, fake_firecrawl_api.mjs, tests/tests/client/audit_real.rs), from
 #                  package.json + package-lock.json (npm ci). firecrawl-mcp asks for Node 22
 #                  (`engines`) and runs on Node 20. The Inspector's package asks
 #                  for a newer Node than 20 (`engines`); npm warns and installs it, and

@@ -1,5 +1,5 @@
 """A tiny stdio MCP server on the pinned Python SDK (mcp 2.3.0, `MCPServer`), for
-contract-audit's call findings (tests/tests/audit_real.rs): what the SDK does with a tool's
+contract-audit's call findings (tests/tests/client/audit_real.rs): what the SDK does with a tool's
 own result. The tools mirror sdk_servers.mjs, with the output model `Page`:
 
     wrong_type   returns `markdown: 42`, which the SDK refuses (with the message of a crash)

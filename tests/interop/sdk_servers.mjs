@@ -1,5 +1,5 @@
 // Tiny stdio MCP servers on three pinned TypeScript libraries, for contract-audit's call
-// findings (tests/tests/audit_real.rs): what each library does with a tool's own result.
+// findings (tests/tests/client/audit_real.rs): what each library does with a tool's own result.
 //
 //   node sdk_servers.mjs fastmcp   fastmcp 4.3.2 (the version firecrawl-mcp 3.26.0 runs on)
 //   node sdk_servers.mjs ts1       @modelcontextprotocol/sdk 1.32.2, McpServer

@@ -1,5 +1,5 @@
 // A tiny MCP server on raw JSON-RPC lines (no SDK), for the transparent proxy's tests
-// (tests/tests/proxy_transparent.rs). Its messages are written by hand, so their bytes
+// (tests/tests/proxy/proxy_transparent.rs). Its messages are written by hand, so their bytes
 // are known: numbers spelled 0.7, 1, 1.0 and 1e2, keys in an unsorted order, a `ping`
 // answered with {"pong": true}. Its one tool, `burst`, sends `n` notifications (progress
 // for the call's token, log messages, resource updates) before its result, and echoes

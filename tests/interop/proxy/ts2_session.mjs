@@ -1,6 +1,6 @@
 // One scripted session of the TypeScript SDK v2 client (`@modelcontextprotocol/client`)
 // with a stdio server, for the transparent proxy's wire comparison
-// (tests/tests/proxy_transparent.rs). The client offers roots (one root, `root`) and
+// (tests/tests/proxy/proxy_transparent.rs). The client offers roots (one root, `root`) and
 // sampling; it lists the tools, makes every call of calls.json, pings, and prints one JSON
 // summary on stdout: the listed tool names and, per call, the result or what was thrown.
 //

@@ -1,6 +1,6 @@
 // A server that changes its tools after a number of calls ("rug pull"), on the TypeScript
 // SDK v1's low-level `Server`. rugpull.py is the same server on the Python SDK: both list
-// the same JSON values and answer the same calls (tests/tests/rugpull_fixtures.rs proves
+// the same JSON values and answer the same calls (tests/tests/client/rugpull_fixtures.rs proves
 // it against a listing written out in Rust).
 //
 //   node rugpull.mjs --mode MODE --after N [--http HOST:PORT] [--log FILE]

@@ -1,7 +1,7 @@
 """A server that changes its tools after a number of calls ("rug pull"), on the Python SDK.
 
 The Python SDK's low-level `Server`; rugpull.mjs is the same server on the TypeScript SDK:
-both list the same JSON values and answer the same calls (tests/tests/rugpull_fixtures.rs
+both list the same JSON values and answer the same calls (tests/tests/client/rugpull_fixtures.rs
 proves it against a listing written out in Rust).
 
     python rugpull.py --mode MODE --after N [--http HOST:PORT] [--log FILE]

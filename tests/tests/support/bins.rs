@@ -1,6 +1,7 @@
-//! Binaries and installed servers shared by the client-side tests (client_harness.rs,
-//! audit.rs): built or installed once per test process, with deadlines on every wait.
+//! Binaries and installed servers shared by the tests that spawn them: built or installed
+//! once per test process, with deadlines on every wait.
 
+use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
@@ -15,57 +16,81 @@ pub(crate) fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("tests/ sits in the workspace").to_path_buf()
 }
 
-/// Builds `bin` of `package` with `features` and returns the executable's path.
-fn build(package: &str, bin: &str, features: &[&str]) -> PathBuf {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-    let mut cmd = Command::new(cargo);
-    cmd.current_dir(root()).args(["build", "-p", package, "--bin", bin, "--message-format=json-render-diagnostics"]);
-    if !features.is_empty() {
-        cmd.args(["--features", &features.join(",")]);
-    }
-    let out = cmd.stderr(Stdio::inherit()).output().expect("cargo runs");
-    assert!(out.status.success(), "building {bin} failed");
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
-        .filter(|msg| msg["reason"] == "compiler-artifact" && msg["target"]["name"] == bin)
-        .find_map(|msg| msg["executable"].as_str().map(PathBuf::from))
-        .unwrap_or_else(|| panic!("cargo reports the {bin} executable"))
+/// The binaries the tests spawn, by name, built once per test process by one
+/// `cargo build --workspace --all-features --tests --bin …`: the packages, features and
+/// dependency builds of `cargo test --workspace --all-features` (`--tests` turns on the
+/// dev-dependencies' features as the test run does), so that in that run the
+/// dependencies are fresh and only the binaries themselves are compiled. Building each
+/// binary alone, with its package's own features, compiled tokio, rmcp, jsonschema and
+/// the runtime again for each feature set.
+fn workspace_bins() -> &'static BTreeMap<String, PathBuf> {
+    static BINS: OnceLock<BTreeMap<String, PathBuf>> = OnceLock::new();
+    BINS.get_or_init(|| {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+        let out = Command::new(cargo)
+            .current_dir(root())
+            .args(["build", "--workspace", "--all-features", "--tests"])
+            .args([
+                "--bin",
+                "qe-server",
+                "--bin",
+                "contract-audit",
+                "--bin",
+                "contract-proxy",
+                "--bin",
+                "tool-contracts",
+            ])
+            .arg("--message-format=json-render-diagnostics")
+            .stderr(Stdio::inherit())
+            .output()
+            .expect("cargo runs");
+        assert!(out.status.success(), "building the workspace's binaries failed");
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+            .filter(|msg| msg["reason"] == "compiler-artifact" && msg["profile"]["test"] == false)
+            .filter_map(|msg| {
+                let name = msg["target"]["name"].as_str()?.to_owned();
+                Some((name, PathBuf::from(msg["executable"].as_str()?)))
+            })
+            .collect()
+    })
 }
 
-/// The qe-server binary (the demo server, with its `server` feature).
+/// The binary `name`, one of those [`workspace_bins`] builds.
+fn bin(name: &str) -> &'static Path {
+    workspace_bins().get(name).unwrap_or_else(|| panic!("cargo reports no `{name}` executable"))
+}
+
+/// The qe-server binary (the demo server, every feature: stdio, HTTP, the Redis cache).
 #[allow(dead_code)]
 pub(crate) fn qe_server() -> &'static Path {
-    static BIN: OnceLock<PathBuf> = OnceLock::new();
-    BIN.get_or_init(|| build("qe-server", "qe-server", &["server"]))
+    bin("qe-server")
 }
 
-/// The qe-server binary with the Redis result cache (features `server` and `redis`).
+/// The qe-server binary with the Redis result cache (`QE_SERVER_CACHE=redis://…`): the
+/// same build as [`qe_server`], named for the tests that need its Redis cache.
 #[allow(dead_code)]
 pub(crate) fn qe_server_redis() -> &'static Path {
-    static BIN: OnceLock<PathBuf> = OnceLock::new();
-    BIN.get_or_init(|| build("qe-server", "qe-server", &["server", "redis"]))
+    bin("qe-server")
 }
 
 /// The contract-audit binary.
 #[allow(dead_code)]
 pub(crate) fn contract_audit() -> &'static Path {
-    static BIN: OnceLock<PathBuf> = OnceLock::new();
-    BIN.get_or_init(|| build("contract-audit", "contract-audit", &[]))
+    bin("contract-audit")
 }
 
 /// The contract-proxy binary.
 #[allow(dead_code)]
 pub(crate) fn contract_proxy() -> &'static Path {
-    static BIN: OnceLock<PathBuf> = OnceLock::new();
-    BIN.get_or_init(|| build("contract-proxy", "contract-proxy", &[]))
+    bin("contract-proxy")
 }
 
 /// The tool-contracts binary (audit, pin, proxy and schemas in one command).
 #[allow(dead_code)]
 pub(crate) fn tool_contracts() -> &'static Path {
-    static BIN: OnceLock<PathBuf> = OnceLock::new();
-    BIN.get_or_init(|| build("tool-contracts", "tool-contracts", &[]))
+    bin("tool-contracts")
 }
 
 /// The entry point of the pinned `@modelcontextprotocol/server-everything`, installed by

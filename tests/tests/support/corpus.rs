@@ -11,15 +11,12 @@
 //! (typed map keys, flattened `Option<Struct>`) also carry hand-written payloads that
 //! serde can never write for the Rust type, each of which must be rejected, and
 //! hand-written clean controls those payloads were bent from, which must pass. Every value
-//! judged is also run through the fast path (`support/fast.rs`), which must agree.
-//!
-//! A file using it declares `#[path = "support/fast.rs"] mod fast_path;` and
-//! `#[path = "support/corpus.rs"] mod corpus;` at its root.
+//! judged is also run through the fast path (`support/fast_path.rs`), which must agree.
 
 use contract_runtime::{Compatibility, ContractError, OutputContract, ToolOutput};
 use serde_json::{json, Value};
 
-use crate::fast_path;
+use super::fast_path;
 
 /// One shape under one compatibility.
 #[derive(Debug)]
@@ -139,11 +136,11 @@ macro_rules! emit {
         $(
             pub mod $m {
                 #[allow(unused_imports)]
-                use crate::corpus::prelude::*;
+                use crate::support::corpus::prelude::*;
                 $($body)*
             }
         )*
-        pub fn all() -> Vec<crate::corpus::Case> {
+        pub fn all() -> Vec<crate::support::corpus::Case> {
             let mut all = Vec::new();
             $( all.extend($m::cases()); )*
             all

@@ -1,7 +1,7 @@
-//! Helpers shared by the schema evolution tests (`evolution_*.rs`): the fixture pairs of
-//! `tests/fixtures/evolution/<rule>/{old,new}.json`, the insta snapshots of
-//! `tests/tests/snapshots-evolution/`, temp folders, and the untagged-enum contracts that
-//! both the union tests and the file-location tests compare.
+//! Helpers shared by the schema evolution tests (`evolution/evolution_*.rs`): the fixture
+//! pairs of `tests/fixtures/evolution/<rule>/{old,new}.json`, the insta snapshots of
+//! `tests/tests/evolution/snapshots-evolution/`, temp folders, and the untagged-enum
+//! contracts that both the union tests and the file-location tests compare.
 
 #![allow(dead_code, reason = "each test file that includes this module uses a part of it")]
 

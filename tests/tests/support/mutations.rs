@@ -25,18 +25,17 @@
 //! total; run with `-- --nocapture` to see them. Both must be zero. A mutation that is
 //! rejected only for a reason unrelated to the mutated location (no violation at that
 //! location or one of its ancestors) counts as misattributed, which must be zero too.
-//! Every case is also judged by the fast path (`support/fast.rs`), which must agree.
+//! Every case is also judged by the fast path (`support/fast_path.rs`), which must agree.
 //!
-//! A file using it declares `fast_path`, `lenient` and `mutations` at its root, each
-//! with `#[path = "support/…"]`.
+//! It reads its siblings `fast_path` and `lenient` of the support module.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use contract_runtime::{Compatibility, OutputContract};
 use serde_json::{json, Map, Value};
 
-use crate::fast_path;
-use crate::lenient::{constrains_nothing, could_accept, gather, surely_accepts_null, type_allows, type_set};
+use super::fast_path;
+use super::lenient::{constrains_nothing, could_accept, gather, surely_accepts_null, type_allows, type_set};
 
 // ------------------------------------------------------------------ instance paths
 

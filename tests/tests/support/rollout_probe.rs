@@ -26,7 +26,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader as AsyncBufReader};
 
-use crate::rmcp_paths::{initialize_params, modern_meta, with_meta};
+use super::rmcp_paths::{initialize_params, modern_meta, with_meta};
 
 /// A ratio that must not pass 1, with a token the contract marks sensitive.
 #[derive(Serialize, JsonSchema, ToolOutput)]

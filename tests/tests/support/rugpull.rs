@@ -4,7 +4,7 @@
 //! session, and holds the listings each mode must show, written out here independently of
 //! the scripts: the oracle the fixtures are judged by.
 //!
-//! Needs `mod bins` and `mod interop` (support/bins.rs, support/interop.rs) beside it.
+//! It reads its siblings `bins` and `interop` of the support module.
 
 #![allow(dead_code, unreachable_pub)]
 

@@ -55,8 +55,10 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::Value;
 
-#[path = "../support/fast.rs"]
-mod fast_path;
+#[path = "../support/mod.rs"]
+mod support;
+
+use support::fast_path;
 
 /// An integer strategy that hits the type's MIN, MAX and 0 often, small values, and the
 /// whole range.

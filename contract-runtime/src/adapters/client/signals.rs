@@ -214,7 +214,7 @@ pub enum RefusalPattern {
 }
 
 /// Every recognized way a server refuses its own output, with the SDK it belongs to; each
-/// is proven against the pinned package in the tests (`tests/tests/audit_real.rs`).
+/// is proven against the pinned package in the tests (`tests/tests/client/audit_real.rs`).
 ///
 /// - fastmcp 4.x (4.3.2) validates `structuredContent` with the tool's Standard Schema
 ///   and answers `Tool '<name>' structured output validation failed: …`.

@@ -1,0 +1,14 @@
+//! contract-proxy in front of real servers: stdio, its lanes, its HTTP listener, and the
+//! official clients through it.
+//! One binary: each module is one file of this folder; the helpers they share are the
+//! `support` module (`tests/tests/support/`), included once.
+
+#[path = "../support/mod.rs"]
+mod support;
+
+pub mod proxy;
+pub mod proxy_clients;
+pub mod proxy_lane;
+pub mod proxy_listen;
+pub mod proxy_transparent;
+pub mod proxy_user_servers;
