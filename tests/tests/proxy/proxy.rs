@@ -494,7 +494,9 @@ fn a_contract_declared_from_a_folder_is_advertised_and_enforced() {
               "answer": answer(&json!({ "city": "Oslo", "celsius": 4.5 })) },
             { "tool": { "name": "weather_text", "inputSchema": input },
               "answer": { "content": [{ "type": "text", "text": "{\"city\":\"Oslo\",\"celsius\":4.5}" }] } },
-            { "tool": { "name": "untyped", "inputSchema": input }, "answer": { "content": [{ "type": "text", "text": "hi" }] } }
+            { "tool": { "name": "untyped", "inputSchema": input }, "answer": { "content": [{ "type": "text", "text": "hi" }] } },
+            { "tool": { "name": "untyped_json", "inputSchema": input },
+              "answer": { "content": [{ "type": "text", "text": "{\"city\":\"Oslo\"}" }] } }
         ]),
     );
     let options = [
@@ -530,9 +532,13 @@ fn a_contract_declared_from_a_folder_is_advertised_and_enforced() {
     assert_eq!(from_text["structuredContent"], json!({ "city": "Oslo", "celsius": 4.5 }), "{from_text:#}");
     assert_eq!(s.call("untyped", json!({}))["content"][0]["text"], "hi");
 
-    // Control for the lift: without --lift-text the same answer lacks structuredContent.
+    // A declared contract lifts without --lift-text; a tool without one is never lifted.
     let (mut s, _) = Session::initialized(&proxied(&options[..6], &interop("fixture_server.mjs"), &[&tools]));
-    assert_eq!(error_of(&s.call("weather_text", json!({})))["code"], "output_contract_violation");
+    let lifted = s.call("weather_text", json!({}));
+    assert_eq!(lifted["structuredContent"], json!({ "city": "Oslo", "celsius": 4.5 }), "{lifted:#}");
+    let plain = s.call("untyped_json", json!({}));
+    assert!(plain.get("structuredContent").is_none(), "no contract, no lift: {plain:#}");
+    assert_eq!(plain["content"][0]["text"], "{\"city\":\"Oslo\"}");
 }
 
 // ------------------------------------------------------------------ tasks
