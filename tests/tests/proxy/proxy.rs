@@ -534,8 +534,8 @@ fn a_contract_declared_from_a_folder_is_advertised_and_enforced() {
 
     // A declared contract lifts without --lift-text; a tool without one is never lifted.
     let (mut s, _) = Session::initialized(&proxied(&options[..6], &interop("fixture_server.mjs"), &[&tools]));
-    let lifted = s.call("weather_text", json!({}));
-    assert_eq!(lifted["structuredContent"], json!({ "city": "Oslo", "celsius": 4.5 }), "{lifted:#}");
+    let by_default = s.call("weather_text", json!({}));
+    assert_eq!(by_default["structuredContent"], json!({ "city": "Oslo", "celsius": 4.5 }), "{by_default:#}");
     let plain = s.call("untyped_json", json!({}));
     assert!(plain.get("structuredContent").is_none(), "no contract, no lift: {plain:#}");
     assert_eq!(plain["content"][0]["text"], "{\"city\":\"Oslo\"}");
