@@ -10,6 +10,7 @@
 //! from `--contracts`), and with `--lock` a tool whose listing drifted from its pin is kept
 //! from the client and its calls refused.
 
+mod observe;
 mod policy;
 mod proxy;
 mod transparent;
@@ -24,6 +25,7 @@ use std::time::Duration;
 
 use clap::Parser as _;
 use contract_runtime::client::lock::{Lock, LockedServer, ServerSource};
+use contract_runtime::contract::ErrorShape;
 use contract_runtime::http::{HttpLimits, McpLayer};
 use contract_runtime::pipeline::Pipeline;
 use contract_runtime::{ContractSet, OutputContract};
@@ -55,7 +57,9 @@ pub struct Cli {
     /// A contract folder (canonical schema files and inventory.json, as `tool-contracts
     /// schemas` writes it): each contract is bound to the tool of its name, and is
     /// advertised and enforced for that tool when its server publishes no outputSchema; a
-    /// result with no structuredContent has its one JSON text block lifted into it.
+    /// result with no structuredContent has its one JSON text block lifted into it, and a
+    /// result in a declared error shape becomes a tool_execution_error with the server's
+    /// message. Every other listed tool is marked `qualified: false` in its `_meta`.
     #[arg(long, value_name = "DIR")]
     contracts: Option<PathBuf>,
 
@@ -81,6 +85,14 @@ pub struct Cli {
     /// contract from --contracts lifts without it).
     #[arg(long, value_name = "TOOL")]
     lift_text: Vec<String>,
+
+    /// Record what each tool's results look like in FILE (rewritten after every result):
+    /// per tool and instance pointer, how many results carried each property, of which
+    /// JSON types, and whether the tool's schema names it — counts and names, never
+    /// values, bounded. `tool-contracts schemas --suggest FILE` reads it. Results of tools
+    /// in `off` mode are not recorded.
+    #[arg(long, value_name = "FILE")]
+    observe: Option<PathBuf>,
 
     /// Seconds one forwarded request may take before the client gets an error.
     #[arg(long, value_name = "SECS", default_value_t = 60)]
@@ -108,7 +120,9 @@ pub struct Cli {
 
 const AFTER_HELP: &str = "Refused calls and results are isError results whose one text block is
 {\"error\": {\"code\", \"message\", \"retryable\", \"violations\"?}}, with code
-invalid_arguments, output_contract_violation or tool_quarantined. Declared isError
+invalid_arguments, output_contract_violation or tool_quarantined; a result that breaks its
+contract and matches the error shape contracts.json declares beside it is the server's
+error, tool_execution_error with the server's message (sanitized). Declared isError
 results pass unchanged.
 
 Exit status:
@@ -391,21 +405,29 @@ fn policy(cli: &Cli, source: &ServerSource) -> Result<Policy, String> {
             modes.insert(tool.to_owned(), mode);
         }
     }
+    let (declared, error_shapes) = declared(cli)?;
     Ok(Policy {
-        declared: declared(cli)?,
+        declared,
+        error_shapes,
         lock: cli.lock.as_deref().map(|path| pinned(path, source)).transpose()?,
         default_mode,
         modes,
         lift_text: cli.lift_text.iter().cloned().collect::<BTreeSet<_>>(),
+        qualify: cli.contracts.is_some(),
+        observer: cli.observe.clone().map(observe::Observer::create).transpose()?,
         names_checked: std::sync::atomic::AtomicBool::new(false),
         pipeline: Pipeline::builder().build(),
         warned: AtomicU64::new(0),
     })
 }
 
-/// The contracts of `--contracts`, by tool, with `--bind`.
-fn declared(cli: &Cli) -> Result<BTreeMap<String, &'static OutputContract>, String> {
-    let Some(dir) = &cli.contracts else { return Ok(BTreeMap::new()) };
+/// The contracts of `--contracts` by tool, with `--bind`, and the error shapes declared
+/// beside them.
+type Declarations = (BTreeMap<String, &'static OutputContract>, BTreeMap<String, ErrorShape>);
+
+/// The contracts of `--contracts`, by tool, with `--bind`; and their error shapes.
+fn declared(cli: &Cli) -> Result<Declarations, String> {
+    let Some(dir) = &cli.contracts else { return Ok(Declarations::default()) };
     let set = ContractSet::load_dir(dir).map_err(|err| format!("--contracts {}: {err}", dir.display()))?;
     let mut declared: BTreeMap<String, &'static OutputContract> =
         set.bindings().map(|b| (b.tool().to_owned(), b.contract())).collect();
@@ -415,7 +437,11 @@ fn declared(cli: &Cli) -> Result<BTreeMap<String, &'static OutputContract>, Stri
             set.get(name).ok_or_else(|| format!("--bind `{entry}`: {} holds no contract `{name}`", dir.display()))?;
         declared.insert(tool.to_owned(), contract);
     }
-    Ok(declared)
+    let shapes = declared
+        .iter()
+        .filter_map(|(tool, contract)| set.error_shape(contract.name()).map(|shape| (tool.clone(), *shape)))
+        .collect();
+    Ok((declared, shapes))
 }
 
 /// The lock's pin of `source`; the lock's only server when it pins exactly one.

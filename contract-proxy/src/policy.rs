@@ -16,8 +16,11 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use contract_runtime::client::lock::{drift_of_server, Action, DriftStatus, LockPolicy, LockedServer};
 use contract_runtime::client::{Catalog, ContractFailure};
+use contract_runtime::contract::ErrorShape;
+
+use crate::observe::Observer;
 use contract_runtime::pipeline::{CallContext, Pipeline};
-use contract_runtime::wire::{contract_meta, ErrorCode, ToolCallResult, ToolError, META_KEY};
+use contract_runtime::wire::{contract_meta, unqualified_meta, ErrorCode, ToolCallResult, ToolError, META_KEY};
 use contract_runtime::{OutputContract, Violation};
 use serde_json::{json, Map, Value};
 
@@ -52,6 +55,8 @@ impl Mode {
 pub(crate) struct Policy {
     /// Contracts from `--contracts`, by tool name.
     pub(crate) declared: BTreeMap<String, &'static OutputContract>,
+    /// The error shapes their `contracts.json` declares, by tool name.
+    pub(crate) error_shapes: BTreeMap<String, ErrorShape>,
     /// The lock's pin of this upstream, when `--lock` is given.
     pub(crate) lock: Option<LockedServer>,
     /// The mode of tools not named in `modes`.
@@ -64,6 +69,11 @@ pub(crate) struct Policy {
     pub(crate) pipeline: Pipeline,
     /// Failures let through in warn mode.
     pub(crate) warned: AtomicU64,
+    /// Whether a listed tool without a contract is marked `qualified: false` (when
+    /// contracts are declared; without them the listing passes as the server's).
+    pub(crate) qualify: bool,
+    /// `--observe`: every result's shape, recorded.
+    pub(crate) observer: Option<Observer>,
     /// Whether the tools the options name were compared with a listing yet.
     pub(crate) names_checked: AtomicBool,
 }
@@ -141,9 +151,13 @@ impl Policy {
             if quarantined.contains_key(&name) {
                 continue;
             }
-            // Report-only is invisible: a contract in warn mode is judged, never advertised.
-            if let Some(contract) = self.declared.get(&name).filter(|_| self.mode(&name) != Mode::Warn) {
-                Self::advertise(&name, &mut tool, contract);
+            // Report-only is invisible: a contract in warn mode is judged, never advertised,
+            // and nothing is added to the tool.
+            if self.mode(&name) != Mode::Warn {
+                let advertised = self.declared.get(&name).is_some_and(|c| Self::advertise(&name, &mut tool, c));
+                if !advertised && self.qualify {
+                    mark_unqualified(&mut tool);
+                }
             }
             tools.push(tool);
         }
@@ -174,15 +188,16 @@ impl Policy {
         }
     }
 
-    /// Puts a declared contract in a listed tool that publishes no `outputSchema`.
-    fn advertise(name: &str, tool: &mut Value, contract: &OutputContract) {
-        let Some(object) = tool.as_object_mut() else { return };
+    /// Puts a declared contract in a listed tool that publishes no `outputSchema`;
+    /// `true` when it did.
+    fn advertise(name: &str, tool: &mut Value, contract: &OutputContract) -> bool {
+        let Some(object) = tool.as_object_mut() else { return false };
         if object.get("outputSchema").is_some_and(|s| !s.is_null()) {
             tracing::warn!(
                 tool = name,
                 "the server publishes an outputSchema; the declared contract is not advertised and its own schema is enforced"
             );
-            return;
+            return false;
         }
         object.insert("outputSchema".to_owned(), contract.schema().clone());
         let meta = object.entry("_meta").or_insert_with(|| Value::Object(Map::new()));
@@ -190,6 +205,7 @@ impl Policy {
             *meta = Value::Object(Map::new());
         }
         meta[META_KEY] = contract_meta(contract);
+        true
     }
 
     /// The contract `tool` is judged by the pipeline with: declared, and advertised (the
@@ -208,6 +224,12 @@ impl Policy {
     /// `--lift-text` names the tool.
     pub(crate) fn lifts(&self, listing: &Listing, tool: &str) -> bool {
         self.lift_text.contains(tool) || self.declared_for(listing, tool).is_some()
+    }
+
+    /// Whether the judge reads a result's content blocks: when it lifts one, or when
+    /// `--observe` records the JSON a text block holds.
+    pub(crate) fn reads_content(&self, listing: &Listing, tool: &str) -> bool {
+        self.observer.is_some() || self.lifts(listing, tool)
     }
 
     /// Whether a result of `tool` is judged at all: its mode checks, and it has a
@@ -265,6 +287,10 @@ impl Policy {
             return Judged::Unchanged;
         }
         let declared = self.declared_for(listing, tool);
+        if let Some(observer) = &self.observer {
+            let advertised = listing.catalog.get(tool).and_then(|t| t.output_schema());
+            observer.record(tool, result, declared.map(OutputContract::schema).or(advertised));
+        }
         let has_contract = declared.is_some() || listing.catalog.get(tool).and_then(|t| t.output_schema()).is_some();
         if mode == Mode::Warn {
             // Report-only is invisible: the verdict is made on a copy and only logged.
@@ -278,8 +304,12 @@ impl Policy {
                     None => judge_advertised(&listing.catalog, tool, &copy),
                 };
                 if let Some(refusal) = refusal {
-                    let text = refusal["content"][0]["text"].as_str().unwrap_or_default().to_owned();
-                    self.warn(tool, ErrorCode::OutputContractViolation.as_str(), &text);
+                    if self.server_error(tool, declared, &copy).is_some() {
+                        tracing::info!(tool, "the server answered with its declared error shape (warn mode)");
+                    } else {
+                        let text = refusal["content"][0]["text"].as_str().unwrap_or_default().to_owned();
+                        self.warn(tool, ErrorCode::OutputContractViolation.as_str(), &text);
+                    }
                 }
             }
             return Judged::Unchanged;
@@ -310,16 +340,54 @@ impl Policy {
                 }
             }
             Some(refusal) => {
-                tracing::info!(tool, "result refused: output_contract_violation");
-                *result = refusal;
+                if let Some(error) = self.server_error(tool, declared, result) {
+                    tracing::info!(tool, "the server's error answer made an error result: tool_execution_error");
+                    *result = error;
+                } else {
+                    tracing::info!(tool, "result refused: output_contract_violation");
+                    *result = refusal;
+                }
                 Judged::Replaced
             }
         }
     }
 
+    /// The error result for a result of `tool` that matches the error shape declared
+    /// beside its contract: `isError`, code `tool_execution_error`, the server's message
+    /// (read at the shape's pointer) sanitized and bounded as every message is; `None`
+    /// when the tool has no declared contract or error shape, or the result does not
+    /// match it.
+    fn server_error(&self, tool: &str, contract: Option<&OutputContract>, result: &Value) -> Option<Value> {
+        let contract = contract?;
+        let shape = self.error_shapes.get(tool)?;
+        let structured = result.get("structuredContent")?;
+        if !shape.matches(structured) {
+            return None;
+        }
+        let message = shape.message(structured).filter(|m| !m.trim().is_empty()).unwrap_or_else(|| {
+            format!(
+                "tool `{tool}` answered with its declared error shape, with no message at `{}`",
+                shape.message_pointer()
+            )
+        });
+        Some(ToolCallResult::from_error(&ToolError::execution(message), Some(contract)).to_json())
+    }
+
     fn warn(&self, tool: &str, code: &str, detail: &str) {
         let count = self.warned.fetch_add(1, Ordering::Relaxed) + 1;
         tracing::warn!(tool, code, count, detail, "contract failure let through (warn mode)");
+    }
+}
+
+/// Marks a listed tool that has no contract: `{"qualified": false}` under the contract
+/// key of its `_meta`, so a client tells a tool without a contract from one whose
+/// contract was lost. A tool that carries the key already (a server of ours behind the
+/// proxy) keeps its own.
+fn mark_unqualified(tool: &mut Value) {
+    let Some(object) = tool.as_object_mut() else { return };
+    let meta = object.entry("_meta").or_insert_with(|| Value::Object(Map::new()));
+    if let Some(meta) = meta.as_object_mut() {
+        meta.entry(META_KEY).or_insert_with(unqualified_meta);
     }
 }
 

@@ -763,7 +763,7 @@ impl Wire {
         if fields.result_type.as_ref().is_some_and(|kind| kind != "complete") {
             return None;
         }
-        let lifts = policy.lifts(listing, tool);
+        let lifts = policy.reads_content(listing, tool);
         // The judge reads no content block unless it lifts one: a result whose content is
         // an array is judged on its other fields, its content never decoded.
         if let Some(mut skeleton) = fields.skeleton().filter(|_| !lifts) {

@@ -113,7 +113,7 @@ pub mod contract;
 pub mod serve;
 
 pub use contract::{completeness, fast, finite, pointer, redact, schema, validate};
-pub use serve::{cache, observe, pipeline, set, wire};
+pub use serve::{cache, observe, observed, pipeline, set, wire};
 
 #[cfg(feature = "client")]
 pub use adapters::client;

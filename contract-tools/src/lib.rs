@@ -16,6 +16,8 @@
 //! - [`cli`]: the `schemas` command (write, `--check`, `--against REV`, `--format json`).
 //! - [`manifest`]: `tool-contracts schemas`: the same folder from `contracts.json` and
 //!   JSON Schema files, for servers in any language.
+//! - [`suggest`]: `tool-contracts schemas --suggest`: contracts suggested from the
+//!   results `tool-contracts proxy --observe` recorded, for review.
 //! - [`snapshot`]: writing and checking the checked-in `schemas/` folder, the review.
 //! - [`evolution`]: the semantic diff of two schemas, change kinds, the version policy.
 //! - [`tools`]: the snapshots of the whole tool list under `schemas/tools/`, classified.
@@ -29,4 +31,5 @@ pub mod manifest;
 pub use contract_runtime::evolution;
 pub mod report;
 pub mod snapshot;
+pub mod suggest;
 pub mod tools;

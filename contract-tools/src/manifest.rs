@@ -20,7 +20,14 @@
 //! relative to the folder: JSON Schema 2020-12 written by hand or by zod 4's
 //! `z.toJSONSchema()` or pydantic's `model_json_schema()`. `opaque` and `sensitive`
 //! (optional) list instance pointers (`*` for any index or key) of values that may be
-//! anything on purpose, and of values never shown in errors. A source may not sit in the
+//! anything on purpose, and of values never shown in errors. `error` (optional),
+//! `{"schema": "src/coverage_gaps.error.json", "message": "/error"}`, declares the shape of
+//! the server's error answers when it answers a failure as an ordinary result (such as
+//! `{"success": false, "error": "…"}` without `isError`): its schema is written beside the
+//! contract's as `<name>.error.json` (objects left open) and recorded in the inventory
+//! with its SHA-256 and the message's JSON pointer; the proxy turns a result that breaks
+//! the contract and matches the shape into a `tool_execution_error` carrying that
+//! message. A source may not sit in the
 //! folder itself (put it in a subfolder such as `src/`): that is where each contract's
 //! canonical schema is written, `<name>.json` with every `/` written as `__`, beside
 //! `inventory.json`. The folder is then exactly what `ContractSet::load_dir` and
@@ -34,7 +41,7 @@
 use std::path::{Component, Path, PathBuf};
 use std::process::ExitCode;
 
-use contract_runtime::contract::Declared;
+use contract_runtime::contract::{Declared, ErrorShape};
 use contract_runtime::{Compatibility, ContractSet, OutputContract};
 use serde_json::Value;
 
@@ -45,7 +52,10 @@ use crate::snapshot::{self, line_of, strip_position, SnapshotError, INVENTORY, M
 pub const DEFAULT_DIR: &str = "contracts";
 
 /// The keys an entry of `contracts.json` may have.
-const KEYS: &[&str] = &["version", "compatibility", "schema", "opaque", "sensitive"];
+const KEYS: &[&str] = &["version", "compatibility", "schema", "opaque", "sensitive", "error"];
+
+/// The keys of an entry's `error`.
+const ERROR_KEYS: &[&str] = &["schema", "message"];
 
 /// Reads `dir/contracts.json` and every source schema it names, and makes each a
 /// contract.
@@ -136,6 +146,20 @@ pub fn read(dir: &Path) -> Result<ContractSet, SnapshotError> {
             continue;
         }
         files.push((file, name));
+        if entry.get("error").is_some() {
+            let error_file = snapshot::error_file_name(name);
+            if let Some((_, other)) = files.iter().find(|(f, _)| *f == error_file) {
+                problems.push(at(
+                    &format!("{here}/error"),
+                    format!(
+                        "the error shape of `{name}` and contract `{other}` would both be written to \
+                         {shown_dir}/{error_file}: rename one"
+                    ),
+                ));
+                continue;
+            }
+            files.push((error_file, name));
+        }
         let Some(entry) = entry.as_object() else {
             problems.push(at(
                 &here,
@@ -222,6 +246,11 @@ pub fn read(dir: &Path) -> Result<ContractSet, SnapshotError> {
                 .map_err(|problem| problems.push(problem))
                 .ok()
         });
+        let error = entry.get("error").and_then(|error| {
+            read_error(dir, &shown_dir, canonical_dir.as_deref(), name, version.as_deref(), error, &here, &at)
+                .map_err(|found| problems.extend(found))
+                .ok()
+        });
         let (Some(version), Some(compatibility), Some(source), Some((shown, schema))) =
             (version, compatibility, source, schema)
         else {
@@ -233,7 +262,12 @@ pub fn read(dir: &Path) -> Result<ContractSet, SnapshotError> {
         let declared =
             Declared::new(name.clone(), version, compatibility).type_name(source).opaque(opaque).sensitive(sensitive);
         match OutputContract::from_source(&declared, &shown, schema) {
-            Ok(contract) => set.push(Ok(contract), None),
+            Ok(contract) => {
+                set.push(Ok(contract), None);
+                if let Some(error) = error {
+                    set.set_error_shape(contract.name(), error);
+                }
+            }
             Err(err) => problems.extend(err.problems().iter().map(ToString::to_string)),
         }
     }
@@ -242,6 +276,69 @@ pub fn read(dir: &Path) -> Result<ContractSet, SnapshotError> {
     } else {
         Err(SnapshotError::new(problems))
     }
+}
+
+/// Reads an entry's `error`: `{"schema": "<file>", "message": "<JSON pointer>"}`, the
+/// shape of the server's error answers, made into a schema the way a contract's source
+/// is (no silent `{}`, the canonical form; objects left open, as an error answer may
+/// carry more than the shape names).
+#[allow(clippy::too_many_arguments)] // The context of the entry it reads, as `read` holds it.
+fn read_error(
+    dir: &Path,
+    shown_dir: &str,
+    canonical_dir: Option<&Path>,
+    name: &str,
+    version: Option<&str>,
+    error: &Value,
+    here: &str,
+    at: &dyn Fn(&str, String) -> String,
+) -> Result<ErrorShape, Vec<String>> {
+    let here = format!("{here}/error");
+    let Some(error) = error.as_object() else {
+        return Err(vec![at(
+            &here,
+            format!(
+                "expected an object such as {{\"schema\": \"src/{name}.error.json\", \"message\": \"/error\"}}, found {}",
+                kind_of(error)
+            ),
+        )]);
+    };
+    let mut problems = Vec::new();
+    for key in error.keys().filter(|k| !ERROR_KEYS.contains(&k.as_str())) {
+        problems.push(at(
+            &format!("{here}/{}", contract_runtime::schema::escape_pointer_token(key)),
+            format!("unknown key `{key}`: an error shape has {}", ERROR_KEYS.join(", ")),
+        ));
+    }
+    let mut text = |key: &str, hint: &str| match error.get(key) {
+        Some(Value::String(text)) => Some(text.clone()),
+        Some(other) => {
+            problems.push(at(&format!("{here}/{key}"), format!("expected {hint}, found {}", kind_of(other))));
+            None
+        }
+        None => {
+            problems.push(at(&here, format!("`\"{key}\"` is missing: expected {hint}")));
+            None
+        }
+    };
+    let source = text("schema", "the path of the error shape's schema, relative to the folder");
+    let message = text("message", "the JSON pointer of the message in an error answer, such as \"/error\"");
+    let schema = source.as_deref().and_then(|source| {
+        read_source(dir, shown_dir, canonical_dir, source, &format!("{here}/schema"), at)
+            .map_err(|problem| problems.push(problem))
+            .ok()
+    });
+    let (Some(source), Some(message), Some((shown, schema)), Some(version)) = (source, message, schema, version) else {
+        return Err(problems);
+    };
+    if !problems.is_empty() {
+        return Err(problems);
+    }
+    let declared =
+        Declared::new(format!("{name}.error"), version.to_owned(), Compatibility::Additive).type_name(source);
+    let schema = OutputContract::from_source(&declared, &shown, schema)
+        .map_err(|err| err.problems().iter().map(ToString::to_string).collect::<Vec<_>>())?;
+    ErrorShape::new(schema, &message).map_err(|why| vec![at(&format!("{here}/message"), why)])
 }
 
 /// Reads one source schema: `source` as `contracts.json` names it at `pointer`. Returns
@@ -346,6 +443,13 @@ pub struct SchemasArgs {
     /// How to print the review.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
+
+    /// Instead of writing DIR, suggest contracts from FILE (what `tool-contracts proxy
+    /// --observe FILE` recorded): list the optional properties present in every observed
+    /// result and the properties the schema does not name, and write DIR/suggested/
+    /// (contracts.json and src/), suggestions to review before they become contracts.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["check", "against"])]
+    suggest: Option<PathBuf>,
 }
 
 /// What `tool-contracts schemas --help` adds.
@@ -354,7 +458,11 @@ pub const SCHEMAS_HELP: &str = "DIR/contracts.json maps each contract (tool) nam
                      \"schema\": \"src/coverage_gaps.json\", \"opaque\": [\"/raw\"]}}
 `schema` is a JSON Schema 2020-12 file relative to DIR, in a subfolder (written by hand,
 by zod 4's z.toJSONSchema() or by pydantic's model_json_schema()); `opaque` and
-`sensitive` (optional) list instance pointers. DIR/<name>.json (`/` in a name written as
+`sensitive` (optional) list instance pointers. `error` (optional) declares how the
+server answers a failure as an ordinary result:
+  \"error\": {\"schema\": \"src/task_status.error.json\", \"message\": \"/error\"}
+written as DIR/<name>.error.json; the proxy answers a result that breaks the contract and
+matches it with isError, code tool_execution_error and the message at that pointer. DIR/<name>.json (`/` in a name written as
 `__`) and DIR/inventory.json are written: the folder `tool-contracts proxy --contracts DIR`
 and ContractSet::load_dir read. A changed schema needs the version bump its change
 needs (breaking: major, additive: minor); otherwise nothing is written and the fix
@@ -367,8 +475,14 @@ Exit status:
   2  usage error, or the contracts could not be read (contracts.json or a source schema:
      each problem names the file and the JSON pointer)
 
+--suggest FILE reads what `tool-contracts proxy --observe FILE` recorded and writes
+DIR/suggested/ (contracts.json and src/): suggestions to review, never contracts by
+themselves; it lists the optional properties present in every observed result and the
+properties a schema does not name.
+
 Examples:
   tool-contracts schemas                                   write contracts/
+  tool-contracts schemas --suggest observed.json           suggest contracts/suggested/
   tool-contracts schemas --check --against origin/main     in CI
   tool-contracts schemas --check --format json schemas-ts  the review as JSON";
 
@@ -376,6 +490,9 @@ Examples:
 /// command that writes the folder (`tool-contracts schemas`).
 #[must_use]
 pub fn run(args: &SchemasArgs, command: &str) -> ExitCode {
+    if let Some(file) = &args.suggest {
+        return crate::suggest::run(file, &args.dir);
+    }
     let contracts = match read(&args.dir) {
         Ok(contracts) => contracts,
         Err(err) => {
@@ -456,6 +573,52 @@ mod tests {
         let err = read(&dir).unwrap_err().to_string();
         assert!(err.contains("at `/agent/sensitive/0`"), "{err}");
         assert!(err.contains("expected an instance pointer such as \"/items/*/raw\""), "{err}");
+    }
+
+    #[test]
+    fn an_error_shape_is_read_beside_its_contract_and_misdeclared_ones_are_refused() {
+        let shape = serde_json::json!({
+            "type": "object",
+            "properties": { "success": { "const": false }, "error": { "type": "string" } },
+            "required": ["success", "error"],
+        });
+        let with = |error: Value| {
+            serde_json::json!({ "task": {
+                "version": "1.0.0", "compatibility": "exact", "schema": "src/a.json", "error": error,
+            } })
+        };
+        let sources = [("src/a.json", object()), ("src/e.json", shape.clone())];
+        let dir =
+            folder("error-shape", &with(serde_json::json!({ "schema": "src/e.json", "message": "/error" })), &sources);
+        let set = read(&dir).unwrap();
+        let read_shape = set.error_shape("task").expect("the error shape is read");
+        assert_eq!(read_shape.message_pointer(), "/error");
+        assert_eq!(read_shape.schema().name(), "task.error");
+        // Objects stay open: an error answer may carry more than the shape names.
+        assert!(read_shape.matches(&serde_json::json!({ "success": false, "error": "x", "code": 4 })));
+        let files = snapshot::render(&set).unwrap();
+        assert!(files.contains_key("task.error.json"), "{:?}", files.keys());
+
+        for (error, expected) in [
+            (serde_json::json!({ "schema": "src/e.json", "message": "error" }), "at `/task/error/message`"),
+            (serde_json::json!({ "schema": "src/e.json", "message": "/error", "code": 1 }), "unknown key `code`"),
+            (serde_json::json!({ "message": "/error" }), "`\"schema\"` is missing"),
+            (serde_json::json!({ "schema": "src/none.json", "message": "/error" }), "src/none.json does not exist"),
+            (serde_json::json!("src/e.json"), "expected an object such as"),
+        ] {
+            let dir = folder("error-shape-bad", &with(error.clone()), &sources);
+            let err = read(&dir).unwrap_err().to_string();
+            assert!(err.contains(expected), "{error}: {err}");
+        }
+        // A silent `{}` in the shape is refused as in a contract.
+        let loose = serde_json::json!({ "type": "object", "properties": { "error": {} } });
+        let dir = folder(
+            "error-shape-loose",
+            &with(serde_json::json!({ "schema": "src/e.json", "message": "/error" })),
+            &[("src/a.json", object()), ("src/e.json", loose)],
+        );
+        let err = read(&dir).unwrap_err().to_string();
+        assert!(err.contains("accepts any JSON value"), "{err}");
     }
 
     #[test]

@@ -14,7 +14,7 @@ use serde_json::Value;
 /// `inventory.json`: every contract of the schemas folder.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema, ToolOutput)]
 #[serde(deny_unknown_fields)]
-#[tool_output(name = "schemas_inventory", version = "1.0.0", compatibility = "exact")]
+#[tool_output(name = "schemas_inventory", version = "2.0.0", compatibility = "exact")]
 pub struct Inventory {
     /// One entry per contract, sorted by name.
     pub contracts: Vec<InventoryEntry>,
@@ -41,6 +41,22 @@ pub struct InventoryEntry {
     pub sensitive: Vec<String>,
     /// JSON pointers declared opaque (accepting any value on purpose).
     pub opaque: Vec<String>,
+    /// The server's declared error shape, when it answers failures as ordinary results.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<InventoryError>,
+}
+
+/// The error shape of an inventory entry: the canonical file of its schema (objects
+/// open), that file's SHA-256 and the JSON pointer of the message in an error answer.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct InventoryError {
+    /// The schema's file name inside the folder (`<name>.error.json`).
+    pub file: String,
+    /// SHA-256 of the canonical schema bytes, lowercase hex.
+    pub sha256: String,
+    /// The JSON pointer of the message in an error answer.
+    pub message: String,
 }
 
 /// The review of a schemas folder, as `schemas --format json` prints it.

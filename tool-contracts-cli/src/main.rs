@@ -32,7 +32,9 @@ detail and an example.";
 
 const PROXY_HELP: &str = "Refused calls and results are isError results whose one text block is
 {\"error\": {\"code\", \"message\", \"retryable\", \"violations\"?}}, with code
-invalid_arguments, output_contract_violation or tool_quarantined. Declared isError
+invalid_arguments, output_contract_violation or tool_quarantined; a result that breaks its
+contract and matches the error shape contracts.json declares beside it is the server's
+error, tool_execution_error with the server's message (sanitized). Declared isError
 results pass unchanged.
 
 Exit status:

@@ -22,7 +22,7 @@ use std::sync::{Mutex, OnceLock, PoisonError};
 use serde_json::Value;
 
 use crate::contract::schema::{accepts_any, canonical_string, escape_pointer_token, sha256_hex};
-use crate::contract::{Compatibility, ContractId, OutputContract};
+use crate::contract::{Compatibility, ContractId, ErrorShape, OutputContract};
 
 /// The inventory file of a contract folder.
 pub const INVENTORY_FILE: &str = "inventory.json";
@@ -327,7 +327,7 @@ impl OutputContract {
 ///
 /// Every problem of the folder at once: a missing or broken `inventory.json`, a schema
 /// file no entry claims, and every problem of each contract.
-pub(crate) fn load_dir(dir: impl AsRef<Path>) -> Result<Vec<&'static OutputContract>, LoadError> {
+pub(crate) fn load_dir(dir: impl AsRef<Path>) -> Result<Vec<(&'static OutputContract, Option<ErrorShape>)>, LoadError> {
     let dir = dir.as_ref();
     let inventory = Inventory::read(dir)?;
     let mut problems = Vec::new();
@@ -343,9 +343,30 @@ pub(crate) fn load_dir(dir: impl AsRef<Path>) -> Result<Vec<&'static OutputContr
         let path = dir.join(&entry.file);
         let shown = path.display().to_string();
         let loaded = read(&path, &shown).and_then(|text| load(&shown, &inventory.shown, Some(index), declared, &text));
-        match loaded {
-            Ok(contract) => contracts.push(contract),
-            Err(err) => problems.extend(err.problems),
+        let error = match &entry.error {
+            None => Ok(None),
+            Some(Err(problem)) => Err(LoadError::one(problem.clone())),
+            Some(Ok(error)) => {
+                let path = dir.join(&error.file);
+                let shown = path.display().to_string();
+                read(&path, &shown)
+                    .and_then(|text| load(&shown, &inventory.shown, Some(index), &error.declared, &text))
+                    .and_then(|schema| {
+                        ErrorShape::new(schema, &error.message).map(Some).map_err(|message| {
+                            LoadError::one(LoadProblem::new(
+                                &inventory.shown,
+                                Some(format!("/contracts/{index}/error/message")),
+                                message,
+                            ))
+                        })
+                    })
+            }
+        };
+        match (loaded, error) {
+            (Ok(contract), Ok(error)) => contracts.push((contract, error)),
+            (loaded, error) => {
+                problems.extend(loaded.err().into_iter().chain(error.err()).flat_map(|err| err.problems));
+            }
         }
     }
     match std::fs::read_dir(dir) {
@@ -356,7 +377,7 @@ pub(crate) fn load_dir(dir: impl AsRef<Path>) -> Result<Vec<&'static OutputContr
                     Path::new(n).extension().is_some_and(|e| e == "json")
                         && n != INVENTORY_FILE
                         && n != MANIFEST_FILE
-                        && !inventory.entries.iter().any(|e| e.file == *n)
+                        && !inventory.entries.iter().any(|e| e.file == *n || e.error_file() == Some(n.as_str()))
                 })
                 .collect();
             orphans.sort();
@@ -382,10 +403,30 @@ fn read(path: &Path, shown: &str) -> Result<String, LoadError> {
     std::fs::read_to_string(path).map_err(|err| LoadError::one(LoadProblem::new(shown, None, err.to_string())))
 }
 
-/// One entry of an inventory: its file, and its declaration or why it has none.
+/// One entry of an inventory: its file, and its declaration or why it has none; its
+/// declared error shape, if it has one.
 struct Entry {
     file: String,
     declared: Result<Declared, LoadProblem>,
+    error: Option<Result<ErrorEntry, LoadProblem>>,
+}
+
+/// The `error` of an inventory entry: the canonical file of the error shape's schema,
+/// its declaration (the contract's name with `.error`, its version, objects open, the
+/// file's SHA-256) and the JSON pointer of the message.
+struct ErrorEntry {
+    file: String,
+    declared: Declared,
+    message: String,
+}
+
+impl Entry {
+    fn error_file(&self) -> Option<&str> {
+        match &self.error {
+            Some(Ok(error)) => Some(&error.file),
+            _ => None,
+        }
+    }
 }
 
 struct Inventory {
@@ -458,7 +499,22 @@ impl Inventory {
             }
             Ok(declared)
         })();
-        Entry { file: file.unwrap_or_default(), declared }
+        let error = entry.get("error").map(|error| {
+            let name = name.unwrap_or_default();
+            let field = |key: &str| {
+                error.get(key).and_then(Value::as_str).map(str::to_owned).ok_or_else(|| {
+                    LoadProblem::new(shown, at(&format!("error/{key}")), format!("expected the error shape's {key}"))
+                })
+            };
+            let version = text("version").unwrap_or_default();
+            Ok(ErrorEntry {
+                file: field("file")?,
+                declared: Declared::new(format!("{name}.error"), version, Compatibility::Additive)
+                    .sha256(field("sha256")?),
+                message: field("message")?,
+            })
+        });
+        Entry { file: file.unwrap_or_default(), declared, error }
     }
 }
 

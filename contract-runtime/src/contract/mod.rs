@@ -18,10 +18,12 @@
 //!   serde_json writes.
 //! - Run-time contracts ([`OutputContract::from_file`], [`OutputContract::from_json`],
 //!   [`Declared`], [`LoadError`]): contracts read from checked-in canonical schema files,
-//!   for tools whose result type is not known at build time, in `load.rs`.
+//!   for tools whose result type is not known at build time, in `load.rs`; a server's
+//!   declared error shape ([`ErrorShape`]) beside its contract, in `error_shape.rs`.
 //!
 #![doc = include_str!("../../docs/writing.md")]
 
+mod error_shape;
 mod load;
 mod output;
 
@@ -38,6 +40,7 @@ pub mod redact;
 pub mod schema;
 pub mod validate;
 
+pub use error_shape::ErrorShape;
 pub(crate) use load::load_dir;
 pub use load::{Declared, LoadError, LoadProblem, INVENTORY_FILE, MANIFEST_FILE};
 pub use output::*;

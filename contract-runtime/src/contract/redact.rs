@@ -67,7 +67,8 @@ fn patterns() -> &'static Patterns {
 
 /// Sanitizes one free-text message: drops stack-trace lines, masks every string in
 /// `sensitive_values` where it stands as a whole word, masks recognisable secrets and
-/// absolute paths, and cuts it to [`MAX_MESSAGE_CHARS`].
+/// absolute paths, writes runs of whitespace, control characters and bidirectional
+/// formatting marks as one space, and cuts it to [`MAX_MESSAGE_CHARS`].
 ///
 /// A sensitive value is masked only where it is not glued to other letters or digits,
 /// so a value such as `integer` masks the word `integer` but not `integers` or
@@ -102,8 +103,19 @@ pub fn sanitize(message: &str, sensitive_values: &[String]) -> String {
     }
     out = p.secrets.replace_all(&out, REDACTED).into_owned();
     out = mask_paths(&p.paths, &out);
-    let out = out.split_whitespace().collect::<Vec<_>>().join(" ");
+    // Control characters (a terminal's escape sequences among them) and the marks that
+    // reorder text on screen are spaces here: a message cannot rewrite what a reader sees.
+    let out = out
+        .split(|c: char| c.is_whitespace() || c.is_control() || is_reordering(c))
+        .filter(|word| !word.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ");
     cut(out)
+}
+
+/// The bidirectional formatting characters, which reorder the text after them on screen.
+fn is_reordering(c: char) -> bool {
+    matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 
 /// Cuts `text` to [`MAX_MESSAGE_CHARS`] characters, marking the cut with `…`.
@@ -333,6 +345,15 @@ mod tests {
             let out = sanitize(input, &[]);
             assert!(!out.contains(secret), "{input:?} -> {out:?} still holds {secret:?}");
         }
+    }
+
+    #[test]
+    fn control_characters_and_reordering_marks_become_spaces() {
+        let out = sanitize("Task\u{1b}[2J not\u{7}\u{0} found:\u{202e}cod.exe\u{2066} x\u{9f}y", &[]);
+        assert_eq!(out, "Task [2J not found: cod.exe x y");
+        assert!(!out.chars().any(|c| c.is_control() || is_reordering(c)), "{out:?}");
+        // Control: text without them, accented letters and emoji included, is unchanged.
+        assert_eq!(sanitize("Tâche introuvable: t-1 ✓", &[]), "Tâche introuvable: t-1 ✓");
     }
 
     #[test]

@@ -10,9 +10,12 @@
 //!   pipeline's counters ([`Stats`](observe::Stats)) and its `tracing` events.
 //! - [`set`]: [`ContractSet`](set::ContractSet), the contracts a server publishes, bound
 //!   to its tools.
+//! - [`observed`]: what a tool's results looked like (counts, types and names per
+//!   pointer, never values), which a proxy records and a suggestion is made from.
 
 pub mod cache;
 pub mod observe;
+pub mod observed;
 pub mod pipeline;
 pub mod set;
 pub mod wire;

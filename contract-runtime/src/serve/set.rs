@@ -10,7 +10,7 @@
 
 use std::fmt;
 
-use crate::contract::{ContractError, LoadError, OutputContract, ToolOutput};
+use crate::contract::{ContractError, ErrorShape, LoadError, OutputContract, ToolOutput};
 
 /// A list of output contracts, each bound to a tool name.
 ///
@@ -46,6 +46,8 @@ use crate::contract::{ContractError, LoadError, OutputContract, ToolOutput};
 pub struct ContractSet {
     bindings: Vec<Binding>,
     errors: Vec<ContractError>,
+    /// Declared error shapes, by contract name.
+    error_shapes: Vec<(&'static str, ErrorShape)>,
 }
 
 /// One tool bound to its contract.
@@ -163,10 +165,27 @@ impl ContractSet {
     /// ```
     pub fn load_dir(dir: impl AsRef<std::path::Path>) -> Result<Self, LoadError> {
         let mut set = Self::new();
-        for contract in crate::contract::load_dir(dir)? {
+        for (contract, error) in crate::contract::load_dir(dir)? {
             set.push(Ok(contract), None);
+            if let Some(error) = error {
+                set.set_error_shape(contract.name(), error);
+            }
         }
         Ok(set)
+    }
+
+    /// Declares the error shape of the contract named `contract`: a result of its tool
+    /// that breaks the contract and matches the shape is the server's own error (a
+    /// server that answers failures as ordinary results). Replaces an earlier one.
+    pub fn set_error_shape(&mut self, contract: &'static str, shape: ErrorShape) {
+        self.error_shapes.retain(|(name, _)| *name != contract);
+        self.error_shapes.push((contract, shape));
+    }
+
+    /// The declared error shape of the contract named `contract`.
+    #[must_use]
+    pub fn error_shape(&self, contract: &str) -> Option<&ErrorShape> {
+        self.error_shapes.iter().find(|(name, _)| *name == contract).map(|(_, shape)| shape)
     }
 
     /// Adds a contract that may have failed to build (what

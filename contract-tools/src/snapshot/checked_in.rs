@@ -39,6 +39,13 @@ pub(super) fn removed_contracts(
     for (file, _) in files.iter().filter(|(f, state)| *state == FileState::Orphan && !claimed.contains(f)) {
         // The name as `file_name` wrote it: `__` stood for `/`.
         let name = file.strip_suffix(".json").unwrap_or(file).replace("__", "/");
+        // A declared error shape no longer declared: an orphan file, not a contract.
+        if name
+            .strip_suffix(".error")
+            .is_some_and(|base| produced(base) || claimed.iter().any(|c| *c == file_name(base)))
+        {
+            continue;
+        }
         out.push(removed(&name, file.clone(), String::new(), None));
     }
     out

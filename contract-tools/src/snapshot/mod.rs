@@ -12,7 +12,7 @@ use serde_json::Value;
 use crate::evolution::{self, Change, Policy, Side, Verdict};
 use crate::report::{
     ChangeReport, ContractReport, ContractStatus, FileReport, FileSide, FileStatus, Inventory, InventoryEntry,
-    LocationReport, PolicyStatus, ReviewReport,
+    InventoryError, LocationReport, PolicyStatus, ReviewReport,
 };
 use contract_runtime::schema::canonical_string;
 use contract_runtime::{ContractSet, OutputContract};
@@ -35,6 +35,19 @@ pub const MANIFEST: &str = contract_runtime::contract::MANIFEST_FILE;
 #[must_use]
 pub fn file_name(tool: &str) -> String {
     format!("{}.json", tool.replace('/', "__"))
+}
+
+/// The file name a contract's declared error shape is stored under: [`file_name`] with
+/// `.error` before `.json`.
+///
+/// # Examples
+///
+/// ```
+/// assert_eq!(contract_tools::snapshot::error_file_name("qe/task_status"), "qe__task_status.error.json");
+/// ```
+#[must_use]
+pub fn error_file_name(tool: &str) -> String {
+    format!("{}.error.json", tool.replace('/', "__"))
 }
 
 /// Renders every file the schemas folder must hold, by file name.
@@ -70,6 +83,15 @@ pub fn render(contracts: &ContractSet) -> Result<BTreeMap<String, String>, Snaps
             continue;
         }
         files.insert(file.clone(), String::from_utf8_lossy(contract.canonical_bytes()).into_owned());
+        let error = contracts.error_shape(contract.name()).map(|shape| {
+            let file = error_file_name(contract.name());
+            files.insert(file.clone(), String::from_utf8_lossy(shape.schema().canonical_bytes()).into_owned());
+            InventoryError {
+                file,
+                sha256: shape.schema().sha256().to_owned(),
+                message: shape.message_pointer().to_owned(),
+            }
+        });
         inventory.push(InventoryEntry {
             name: contract.name().to_owned(),
             version: contract.version().to_string(),
@@ -79,6 +101,7 @@ pub fn render(contracts: &ContractSet) -> Result<BTreeMap<String, String>, Snaps
             type_name: contract.type_name().to_owned(),
             sensitive: contract.sensitive_pointers().to_vec(),
             opaque: contract.opaque_pointers().to_vec(),
+            error,
         });
     }
     if !errors.is_empty() {

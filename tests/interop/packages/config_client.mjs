@@ -23,7 +23,7 @@ const deadline = setTimeout(() => {
 const transport = new StdioClientTransport({
   command: entry.command,
   args: entry.args ?? [],
-  env: { ...process.env },
+  env: { ...process.env, ...(entry.env ?? {}) },
   cwd: process.cwd(),
   stderr: 'inherit',
 });

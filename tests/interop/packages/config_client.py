@@ -23,7 +23,8 @@ async def run(config: dict[str, Any], name: str, tool: str, arguments: dict[str,
     from mcp import Client, StdioServerParameters
 
     entry = config["mcpServers"][name]
-    server = StdioServerParameters(command=entry["command"], args=entry.get("args", []))
+    # `env` adds to the SDK's default environment, as in a client's configuration.
+    server = StdioServerParameters(command=entry["command"], args=entry.get("args", []), env=entry.get("env"))
     summary: dict[str, Any] = {"client": "python", "sdk": version("mcp")}
     async with Client(server, read_timeout_seconds=60) as client:
         listed = await client.list_tools()

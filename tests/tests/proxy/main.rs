@@ -8,7 +8,10 @@ mod support;
 
 pub mod proxy;
 pub mod proxy_clients;
+pub mod proxy_error_shape;
 pub mod proxy_lane;
 pub mod proxy_listen;
+pub mod proxy_observe;
+pub mod proxy_real_servers;
 pub mod proxy_transparent;
 pub mod proxy_user_servers;

@@ -21,19 +21,19 @@ use serde_json::{json, Value};
 
 const DEADLINE: Duration = Duration::from_secs(120);
 
-fn scratch(name: &str) -> PathBuf {
+pub(crate) fn scratch(name: &str) -> PathBuf {
     let dir = bins::root().join("target/proxy-user-servers").join(name);
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
 
-fn write_json(path: &Path, value: &Value) {
+pub(crate) fn write_json(path: &Path, value: &Value) {
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     std::fs::write(path, serde_json::to_string_pretty(value).unwrap()).unwrap();
 }
 
-fn text_result(text: &str) -> Value {
+pub(crate) fn text_result(text: &str) -> Value {
     json!({ "content": [{ "type": "text", "text": text }] })
 }
 
@@ -96,7 +96,13 @@ fn direct(tools: &Path) -> Value {
 
 /// One client session: list, call `tool`; the client's summary and its stderr (where a
 /// stdio server's stderr, the proxy's log, goes).
-fn call(client: &str, dir: &Path, config: &Value, tool: &str) -> (Value, String) {
+pub(crate) fn call(client: &str, dir: &Path, config: &Value, tool: &str) -> (Value, String) {
+    call_with(client, dir, config, tool, &json!({}))
+}
+
+/// [`call`] with the call's `arguments` (a configuration's `env` adds to the server's
+/// environment, as in a client's own configuration).
+pub(crate) fn call_with(client: &str, dir: &Path, config: &Value, tool: &str, arguments: &Value) -> (Value, String) {
     let file = dir.join(format!("config-{client}-{tool}.json"));
     write_json(&file, config);
     let interop = bins::root().join("tests/interop");
@@ -109,7 +115,7 @@ fn call(client: &str, dir: &Path, config: &Value, tool: &str) -> (Value, String)
         cmd.arg(interop.join("packages/config_client.mjs"));
         cmd
     };
-    cmd.arg(&file).args(["s", tool]).current_dir(dir);
+    cmd.arg(&file).args(["s", tool]).arg(arguments.to_string()).current_dir(dir);
     let out = bins::run_to_end(&mut cmd, DEADLINE);
     assert!(out.status.success(), "{client} client, {tool}: {}\n{}", out.stdout, out.stderr);
     let summary = serde_json::from_str(out.stdout.lines().last().unwrap_or_default())
@@ -117,7 +123,7 @@ fn call(client: &str, dir: &Path, config: &Value, tool: &str) -> (Value, String)
     (summary, out.stderr)
 }
 
-fn error_text(result: &Value) -> String {
+pub(crate) fn error_text(result: &Value) -> String {
     assert_eq!(result["isError"], true, "a refusal: {result}");
     assert!(result.get("structuredContent").is_none(), "a refusal has no structuredContent: {result}");
     result["content"][0]["text"].as_str().unwrap_or_default().to_owned()
@@ -195,4 +201,49 @@ fn a_tool_an_option_names_that_the_server_does_not_list_is_a_warning() {
     let config = proxied(&tools, &contracts, &["--mode", "echo=warn", "--lift-text", "fleet"]);
     let (_, log) = call("typescript", &dir, &config, "echo");
     assert!(!log.contains("which the server does not list"), "{log}");
+}
+
+#[test]
+fn every_tool_without_a_contract_is_marked_unqualified_in_the_listing_and_the_audit() {
+    let dir = scratch("qualified");
+    let (tools, contracts) = setup(&dir);
+    let key = "tool-contracts.dev/contract";
+    let config = proxied(&tools, &contracts, &["--mode", "fleet_broken=warn"]);
+    for client in ["python", "typescript"] {
+        let (seen, _) = call(client, &dir, &config, "echo");
+        let definitions = &seen["definitions"];
+        assert_eq!(definitions["echo"]["_meta"][key], json!({ "qualified": false }), "{client}: {definitions:#}");
+        assert_eq!(seen["result"]["content"][0]["text"], "hello", "{client}: the call still works");
+        // Control: a declared contract carries its identity, and a tool in warn mode nothing.
+        let fleet = &definitions["fleet"]["_meta"][key];
+        assert_eq!(fleet["qualified"], true, "{client}: {fleet}");
+        assert!(fleet["id"].as_str().unwrap().starts_with("fleet@1.0.0+sha256:"), "{client}: {fleet}");
+        assert!(definitions["fleet_broken"].get("_meta").is_none(), "{client}: {definitions:#}");
+        // Without the proxy, nothing is marked.
+        let (plain, _) = call(client, &dir, &direct(&tools), "echo");
+        assert!(plain["definitions"]["echo"].get("_meta").is_none(), "{client}: {plain:#}");
+    }
+
+    // The audit's table shows it, through the proxy, in its CONTRACT column.
+    let Value::Array(args) = &config["mcpServers"]["s"]["args"] else { panic!("{config}") };
+    let args: Vec<&str> = args.iter().map(|a| a.as_str().unwrap()).collect();
+    let out = bins::run_to_end(
+        Command::new(bins::tool_contracts())
+            .args(["audit", "--"])
+            .arg(bins::tool_contracts())
+            .args(&args)
+            .current_dir(&dir),
+        DEADLINE,
+    );
+    let row = |tool: &str| {
+        out.stdout
+            .lines()
+            .find(|line| line.split_whitespace().next() == Some(tool))
+            .unwrap_or_else(|| panic!("a row for {tool}:\n{}\n{}", out.stdout, out.stderr))
+            .split_whitespace()
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(row("echo")[2], "unqualified", "{}", out.stdout);
+    assert_eq!(row("fleet_prose")[2], "fleet@1.0.0", "{}", out.stdout);
+    assert_eq!(row("fleet")[2], "fleet@1.0.0", "{}", out.stdout);
 }

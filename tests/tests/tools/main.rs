@@ -17,3 +17,4 @@ pub mod snapshot_tools_annotations;
 pub mod snapshot_tools_cli;
 pub mod snapshot_tools_inputs;
 pub mod snapshot_tools_qe_server;
+pub mod walkthrough;
