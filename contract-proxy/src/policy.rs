@@ -20,12 +20,11 @@ use contract_runtime::contract::ErrorShape;
 
 use crate::observe::Observer;
 use contract_runtime::pipeline::{CallContext, Pipeline};
-use contract_runtime::wire::{contract_meta, unqualified_meta, ErrorCode, ToolCallResult, ToolError, META_KEY};
+use contract_runtime::wire::{
+    contract_meta, unqualified_meta, ErrorCode, ToolCallResult, ToolError, WireViolation, META_KEY,
+};
 use contract_runtime::{OutputContract, Violation};
 use serde_json::{json, Map, Value};
-
-/// The error code of a call refused because its tool is quarantined by the lock.
-pub(crate) const TOOL_QUARANTINED: &str = "tool_quarantined";
 
 /// What the proxy does to one tool's calls.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -248,7 +247,7 @@ impl Policy {
                  review the change and pin the tool again",
                 kinds.join(", ")
             );
-            return Gate::Refuse(error_result(TOOL_QUARANTINED, &message, &[], None));
+            return Gate::Refuse(error_result(ErrorCode::ToolQuarantined, &message, &[], None));
         }
         let mode = self.mode(tool);
         if mode == Mode::Off {
@@ -433,33 +432,25 @@ fn judge_advertised(catalog: &Catalog, tool: &str, result: &Value) -> Option<Val
     catalog.result_failure(tool, result).map(|failure| failure_result(&failure))
 }
 
-/// A harness failure in the pipeline's error envelope.
+/// A harness failure in the pipeline's error envelope: a result that breaks the
+/// advertised schema, or is no result at all, is an `output_contract_violation`.
 fn failure_result(failure: &ContractFailure) -> Value {
-    error_result(failure.kind.code(), &failure.to_string(), &failure.violations, None)
+    let code = ErrorCode::from_name(failure.kind.code()).unwrap_or(ErrorCode::OutputContractViolation);
+    error_result(code, &failure.to_string(), &failure.violations, None)
 }
 
-/// An `isError` result in the pipeline's envelope: one text block holding
-/// `{"error": {"code", "message", "retryable": false, "violations"?}}`.
-pub(crate) fn error_result(code: &str, message: &str, violations: &[Violation], meta: Option<Value>) -> Value {
-    let mut body = json!({
-        "code": code,
-        "message": contract_runtime::redact::sanitize(message, &[]),
-        "retryable": false,
-    });
-    if !violations.is_empty() {
-        body["violations"] = violations
-            .iter()
-            .map(|v| json!({ "pointer": v.pointer(), "keyword": v.keyword(), "message": v.message() }))
-            .collect();
-    }
-    let mut out = json!({
-        "content": [{ "type": "text", "text": json!({ "error": body }).to_string() }],
-        "isError": true,
-    });
-    if let Some(meta) = meta {
-        out["_meta"] = meta;
-    }
-    out
+/// An `isError` result in the runtime's envelope ([`ToolCallResult::refusal`]): one text
+/// block holding `{"error": {"code", "message", "retryable": false, "violations"?}}`.
+pub(crate) fn error_result(code: ErrorCode, message: &str, violations: &[Violation], meta: Option<Value>) -> Value {
+    let violations = violations
+        .iter()
+        .map(|v| WireViolation {
+            pointer: v.pointer().to_owned(),
+            keyword: v.keyword().to_owned(),
+            message: v.message().to_owned(),
+        })
+        .collect();
+    ToolCallResult::refusal(&ToolError::new(code, message), violations, meta).to_json()
 }
 
 /// Parses a result's one JSON text block into `structuredContent`, when it has no

@@ -196,7 +196,7 @@ impl Shared {
                     "the result of task `{id}` is withheld: the proxy did not see the tools/call that created it \
                      (or has forgotten it), so it cannot tell which tool's contract the result must keep"
                 );
-                as_object(error_result(ErrorCode::OutputContractViolation.as_str(), &message, &[], None))
+                as_object(error_result(ErrorCode::OutputContractViolation, &message, &[], None))
             }
             Some((_, _, _, Some(judged))) => judged,
             Some((tool, arguments, listing, None)) => {

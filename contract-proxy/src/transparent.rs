@@ -805,7 +805,7 @@ impl Wire {
         }
         let message = format!("the result of tool `{tool}` cannot be decoded to be judged: {err}");
         let code = contract_runtime::wire::ErrorCode::OutputContractViolation;
-        Some(self.written(crate::policy::error_result(code.as_str(), &message, &[], None)))
+        Some(self.written(crate::policy::error_result(code, &message, &[], None)))
     }
 
     /// A task (`tasks/get`'s result, `notifications/tasks`'s params) whose completed

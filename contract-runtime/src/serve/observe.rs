@@ -183,6 +183,10 @@ fn refused(tool: &str, contract: Option<&OutputContract>, code: ErrorCode, retry
         ErrorCode::InvalidArguments => {
             tracing::info!(target: TARGET, tool, contract = %id, code = code_name, "arguments refused");
         }
+        // The pipeline never quarantines: a proxy or a harness holding a tools lock does.
+        ErrorCode::ToolQuarantined => {
+            tracing::info!(target: TARGET, tool, contract = %id, code = code_name, "call refused: tool quarantined");
+        }
         ErrorCode::ToolExecutionError | ErrorCode::Unavailable => {
             tracing::info!(target: TARGET, tool, contract = %id, code = code_name, retryable, "tool failed");
         }

@@ -48,7 +48,7 @@ impl FailureKind {
             Self::UnusableSchema => "unusable_schema",
             Self::MalformedResult => "malformed_result",
             Self::MissingStructuredContent | Self::OutputViolation => ErrorCode::OutputContractViolation.as_str(),
-            Self::Quarantined => "tool_quarantined",
+            Self::Quarantined => ErrorCode::ToolQuarantined.as_str(),
         }
     }
 }

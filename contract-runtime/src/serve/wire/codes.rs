@@ -27,6 +27,9 @@ pub enum ErrorCode {
     /// The result passed the pipeline's depth or size limit, so it was neither judged
     /// nor sent (fail closed; see [`crate::contract::finite::Limits`]).
     OutputLimitExceeded,
+    /// The tool changed since it was pinned in a tools lock and is held back until it is
+    /// reviewed and pinned again: the call was refused before it was sent.
+    ToolQuarantined,
 }
 
 impl ErrorCode {
@@ -42,6 +45,7 @@ impl ErrorCode {
             ErrorCode::FalseCompleteness => "false_completeness",
             ErrorCode::InvalidArguments => "invalid_arguments",
             ErrorCode::OutputLimitExceeded => "output_limit_exceeded",
+            ErrorCode::ToolQuarantined => "tool_quarantined",
         }
     }
 
@@ -64,7 +68,7 @@ impl ErrorCode {
 }
 
 /// How many codes there are.
-pub(crate) const CODE_COUNT: usize = 8;
+pub(crate) const CODE_COUNT: usize = 9;
 
 const ALL_CODES: [ErrorCode; CODE_COUNT] = [
     ErrorCode::OutputContractViolation,
@@ -75,6 +79,7 @@ const ALL_CODES: [ErrorCode; CODE_COUNT] = [
     ErrorCode::FalseCompleteness,
     ErrorCode::InvalidArguments,
     ErrorCode::OutputLimitExceeded,
+    ErrorCode::ToolQuarantined,
 ];
 
 impl fmt::Display for ErrorCode {

@@ -443,8 +443,30 @@ impl ToolCallResult {
     /// `_meta` object to attach, if any.
     #[must_use]
     pub fn invalid_arguments(message: &str, meta: Option<Value>) -> Self {
-        let error = ToolError::new(ErrorCode::InvalidArguments, crate::contract::redact::sanitize(message, &[]));
-        Self::failure(error, Vec::new(), meta.map(|m| Arc::new(ResultMeta::new(m))))
+        Self::refusal(&ToolError::new(ErrorCode::InvalidArguments, message), Vec::new(), meta)
+    }
+
+    /// The error result of a refusal made outside the pipeline (a proxy's, a harness's):
+    /// `error`'s code and retryable flag, its message sanitized, the `violations` (their
+    /// messages written from structure, never from values), and `meta` as the whole
+    /// `_meta` object, if any.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use contract_runtime::wire::{ErrorCode, ToolCallResult, ToolError};
+    ///
+    /// let error = ToolError::new(ErrorCode::ToolQuarantined, "tool `scan` changed; see /home/ci/tools.lock.json");
+    /// let result = ToolCallResult::refusal(&error, Vec::new(), None).to_json();
+    /// assert_eq!(result["isError"], true);
+    /// let text = result["content"][0]["text"].as_str().unwrap();
+    /// assert!(text.contains("\"code\":\"tool_quarantined\"") && !text.contains("/home/ci"), "{text}");
+    /// ```
+    #[must_use]
+    pub fn refusal(error: &ToolError, violations: Vec<WireViolation>, meta: Option<Value>) -> Self {
+        let clean = ToolError::new(error.code(), crate::contract::redact::sanitize(error.message(), &[]))
+            .with_retryable(error.retryable());
+        Self::failure(clean, violations, meta.map(|m| Arc::new(ResultMeta::new(m))))
     }
 
     /// Whether this is an error result (`isError: true`).
