@@ -1,7 +1,8 @@
 //! `--observe FILE`: what each tool's results looked like, recorded as they pass (counts,
 //! JSON types and property names per instance pointer, whether the tool's schema names
-//! each property; never values), and written to FILE after every result, so the file is
-//! whole whenever the proxy stops. `tool-contracts schemas --suggest FILE` reads it.
+//! each property; never values; and the keys a result's JSON text block and its
+//! `structuredContent` do not share), and written to FILE after every result, so the file
+//! is whole whenever the proxy stops. `tool-contracts schemas --suggest FILE` reads it.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -45,9 +46,13 @@ impl Observer {
     /// block) and writes the file.
     pub(crate) fn record(&self, tool: &str, result: &Value, schema: Option<&Value>) {
         let Some(value) = observed_value(result) else { return };
+        let mismatch = contract_runtime::client::structured_text_mismatch(result);
         let snapshot = {
             let mut observed = self.observed.lock().unwrap_or_else(PoisonError::into_inner);
             observed.record(tool, &value, schema);
+            if let Some(mismatch) = &mismatch {
+                observed.record_mismatch(tool, &mismatch.only_in_text, &mismatch.only_in_structured);
+            }
             observed.clone()
         };
         if let Err(err) = observer_write(&self.path, &snapshot) {

@@ -292,6 +292,16 @@ impl Policy {
         }
         let has_contract = declared.is_some() || listing.catalog.get(tool).and_then(|t| t.output_schema()).is_some();
         if mode == Mode::Warn {
+            // What a client reading only `structuredContent` would miss, by pointer.
+            if let Some(mismatch) = contract_runtime::client::structured_text_mismatch(result) {
+                tracing::warn!(
+                    tool,
+                    only_in_text = %mismatch.only_in_text.join(", "),
+                    only_in_structured = %mismatch.only_in_structured.join(", "),
+                    more = mismatch.more,
+                    "the result's JSON text block and its structuredContent hold different keys (warn mode)"
+                );
+            }
             // Report-only is invisible: the verdict is made on a copy and only logged.
             if has_contract {
                 let mut copy = result.clone();

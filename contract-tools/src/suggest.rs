@@ -78,6 +78,18 @@ pub fn suggest(observed: &Observed) -> Suggestion {
         if !unnamed.is_empty() {
             let _ = writeln!(suggestion.report, "  not named by the schema: {}", unnamed.join(", "));
         }
+        for (counts, side) in [
+            (
+                &seen.only_in_text,
+                "in the text block and not in structuredContent (a client reading structuredContent never sees them)",
+            ),
+            (&seen.only_in_structured, "in structuredContent and not in the text block"),
+        ] {
+            if !counts.is_empty() {
+                let list = counts.iter().map(|(p, n)| format!("{} ({n} results)", escaped(p))).collect::<Vec<_>>();
+                let _ = writeln!(suggestion.report, "  {side}: {}", list.join(", "));
+            }
+        }
         let Some(schema) = schema_at(seen, "") else { continue };
         let mut schema = schema;
         if let Some(object) = schema.as_object_mut() {

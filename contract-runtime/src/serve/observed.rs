@@ -88,6 +88,13 @@ pub struct ToolObserved {
     /// longer than [`MAX_KEY_CHARS`] or holding a control character.
     #[serde(default)]
     pub dropped: u64,
+    /// Keys a result's JSON text block had and its `structuredContent` lacked (what a
+    /// client reading `structuredContent` never sees), by pointer: in how many results.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub only_in_text: BTreeMap<String, u64>,
+    /// Keys `structuredContent` had and the result's JSON text block lacked, by pointer.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub only_in_structured: BTreeMap<String, u64>,
 }
 
 /// The values observed at one instance pointer.
@@ -130,6 +137,24 @@ impl Observed {
         observed.results += 1;
         let described = schema.map(|root| (root, vec![root]));
         observed.walk(value, "", 0, None, described.as_ref().map(|(root, here)| (*root, here.as_slice())));
+    }
+}
+
+impl Observed {
+    /// Records that a result of `tool` had keys in its JSON text block and not in its
+    /// `structuredContent` (`only_in_text`), or the other way round: pointers, bounded by
+    /// the caller, each counted once per result.
+    pub fn record_mismatch(&mut self, tool: &str, only_in_text: &[String], only_in_structured: &[String]) {
+        let Some(observed) = self.tools.get_mut(tool) else { return };
+        for (pointers, counts) in
+            [(only_in_text, &mut observed.only_in_text), (only_in_structured, &mut observed.only_in_structured)]
+        {
+            for pointer in pointers {
+                if counts.contains_key(pointer) || counts.len() < MAX_POINTERS {
+                    *counts.entry(pointer.clone()).or_default() += 1;
+                }
+            }
+        }
     }
 }
 

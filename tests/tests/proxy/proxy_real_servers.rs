@@ -272,3 +272,46 @@ fn firecrawl_mcp_through_the_proxy_keeps_its_own_schemas_refuses_bad_arguments_a
         assert_eq!(warned["definitions"]["firecrawl_scrape"], unproxied["definitions"]["firecrawl_scrape"], "{client}");
     }
 }
+
+#[test]
+fn keys_firecrawl_mcp_drops_from_structured_content_are_logged_in_warn_mode_and_observed() {
+    let dir = scratch("real-firecrawl-mismatch");
+    let api = FakeApi::start();
+    let env = json!({ "FIRECRAWL_API_KEY": "fc-test", "FIRECRAWL_API_URL": api.url });
+    let server = bins::root().join("tests/interop/node_modules/firecrawl-mcp/dist/index.js");
+    let observed = dir.join("observed.json");
+    let args = json!([
+        "proxy",
+        "--observe",
+        observed.display().to_string(),
+        "--mode",
+        "*=warn",
+        "--",
+        "node",
+        server.display().to_string(),
+    ]);
+    let config = json!({ "mcpServers": { "s": { "command": bins::tool_contracts(), "args": args, "env": env } } });
+    let notice = "the result's JSON text block and its structuredContent hold different keys (warn mode)";
+    let (scraped, log) =
+        call_with("typescript", &dir, &config, "firecrawl_scrape", &json!({ "url": "https://example.com" }));
+    assert_ne!(scraped["result"]["isError"], true, "{scraped}");
+    let line = log.lines().find(|l| l.contains(notice)).unwrap_or_else(|| panic!("the proxy says so:\n{log}"));
+    assert!(line.contains("only_in_text=/cacheState, /creditsUsed") && line.contains("firecrawl_scrape"), "{line}");
+    assert!(!line.contains("miss"), "no value is logged: {line}");
+    // Clean control: the current credit view holds the same keys on both sides.
+    let (credits, log) = call_with("typescript", &dir, &config, "firecrawl_credit_usage", &json!({}));
+    assert_ne!(credits["result"]["isError"], true, "{credits}");
+    assert!(!log.contains(notice), "{log}");
+
+    let file: Value = serde_json::from_str(&std::fs::read_to_string(&observed).unwrap()).unwrap();
+    assert_eq!(file["tools"]["firecrawl_scrape"]["only_in_text"], json!({ "/cacheState": 1, "/creditsUsed": 1 }));
+    assert!(file["tools"]["firecrawl_credit_usage"].get("only_in_text").is_none(), "{file:#}");
+    let out = bins::run_to_end(
+        Command::new(bins::tool_contracts()).args(["schemas", "--suggest", "observed.json"]).current_dir(&dir),
+        DEADLINE,
+    );
+    assert!(out.status.success(), "{}\n{}", out.stdout, out.stderr);
+    let expected = "in the text block and not in structuredContent (a client reading structuredContent never sees \
+                    them): /cacheState (1 results), /creditsUsed (1 results)";
+    assert!(out.stdout.contains(expected), "{}", out.stdout);
+}
