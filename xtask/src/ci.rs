@@ -1,6 +1,6 @@
 //! `cargo xtask ci`: every check CI runs, in the order that fails fastest.
 
-use std::process::ExitCode;
+use std::process::{Command, ExitCode, Stdio};
 
 use crate::run_cmd;
 
@@ -60,6 +60,60 @@ fn run() -> Result<(), String> {
              DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server; }",
         ],
     )?;
-    run_cmd("cargo", &["test", "--workspace", "--all-features"])?;
-    Ok(())
+    run_tests()
+}
+
+/// Every test of the workspace. With cargo-nextest installed (it is on the CI machine),
+/// the test binaries run side by side, each test in a process of its own, grouped by
+/// `.config/nextest.toml` where tests share a folder; doc tests, which nextest does not
+/// run, follow with `cargo test --doc`. Without it, `cargo test` runs everything.
+fn run_tests() -> Result<(), String> {
+    let nextest = Command::new("cargo")
+        .args(["nextest", "--version"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|status| status.success());
+    if !nextest {
+        eprintln!("ci: cargo-nextest is not installed; running the tests with `cargo test`");
+        return run_cmd("cargo", &["test", "--workspace", "--all-features"]);
+    }
+    let bins = build_bins()?;
+    crate::run_cmd_env(
+        "cargo",
+        &["nextest", "run", "--workspace", "--all-features", "--no-fail-fast"],
+        &[("CONTRACT_TESTS_BINS", &bins)],
+    )?;
+    run_cmd("cargo", &["test", "--doc", "--workspace", "--all-features"])
+}
+
+/// Builds the workspace's binaries once, with the test run's packages and features (as
+/// the tests' own `support::bins` would in each test process), and returns them as the
+/// JSON object, name to path, that the tests read from `CONTRACT_TESTS_BINS`.
+fn build_bins() -> Result<String, String> {
+    let args = ["build", "--workspace", "--exclude", "xtask", "--all-features", "--tests", "--bins"];
+    eprintln!("$ cargo {}", args.join(" "));
+    let out = Command::new("cargo")
+        .args(args)
+        .arg("--message-format=json-render-diagnostics")
+        .current_dir(crate::project_root())
+        .stderr(Stdio::inherit())
+        .output()
+        .map_err(|e| format!("cannot run `cargo build`: {e}"))?;
+    if !out.status.success() {
+        return Err(format!("`cargo {}` failed ({})", args.join(" "), out.status));
+    }
+    let mut bins = serde_json::Map::new();
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        let Ok(message) = serde_json::from_str::<serde_json::Value>(line) else { continue };
+        let is_bin = message["reason"] == "compiler-artifact"
+            && message["profile"]["test"] == false
+            && message["target"]["kind"].as_array().is_some_and(|kinds| kinds.iter().any(|kind| kind == "bin"));
+        if let (true, Some(name), Some(exe)) =
+            (is_bin, message["target"]["name"].as_str(), message["executable"].as_str())
+        {
+            bins.insert(name.to_owned(), exe.into());
+        }
+    }
+    Ok(serde_json::Value::Object(bins).to_string())
 }

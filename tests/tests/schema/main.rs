@@ -1,6 +1,6 @@
 //! The schema tests: what the derive generates for every serde shape, its lints and fix
 //! lines, the fast path, the validation corpus and mutations, generics, completeness, the
-//! schemas folder, and the derive's compile errors (trybuild, `tests/ui/`).
+//! schemas folder; the derive's compile errors are the `contract-derive-ui` package.
 //! One binary: each module is one file of this folder; the helpers they share are the
 //! `support` module (`tests/tests/support/`), included once.
 
@@ -9,7 +9,6 @@ mod support;
 
 pub mod advertised_roots;
 pub mod completeness;
-pub mod derive_ui;
 pub mod fast_path;
 pub mod generics;
 pub mod schema_additive;

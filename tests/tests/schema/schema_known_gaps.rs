@@ -6,7 +6,7 @@
 //!
 //! `#[serde(tag = "…")]` on a struct was such a gap (schemars 1.2 ignores it, so the tag
 //! serde writes was an unknown key under `exact`); the derive now refuses it at compile
-//! time, see tests/ui/fail/tag-on-struct.rs.
+//! time, see tests/derive-ui/tests/ui/fail/tag-on-struct.rs.
 
 use contract_runtime::ToolOutput;
 use serde_json::{json, Value};

@@ -23,9 +23,21 @@ pub(crate) fn root() -> PathBuf {
 /// dependencies are fresh and only the binaries themselves are compiled. Building each
 /// binary alone, with its package's own features, compiled tokio, rmcp, jsonschema and
 /// the runtime again for each feature set.
+///
+/// `cargo xtask ci` runs that build once before the tests and names the binaries in
+/// `CONTRACT_TESTS_BINS` (a JSON object, name to path): under cargo-nextest every test is a
+/// process of its own, and each would otherwise run cargo again.
 fn workspace_bins() -> &'static BTreeMap<String, PathBuf> {
     static BINS: OnceLock<BTreeMap<String, PathBuf>> = OnceLock::new();
     BINS.get_or_init(|| {
+        if let Ok(built) = std::env::var("CONTRACT_TESTS_BINS") {
+            let map: BTreeMap<String, PathBuf> =
+                serde_json::from_str(&built).expect("CONTRACT_TESTS_BINS is a JSON object of binary paths");
+            for path in map.values() {
+                assert!(path.is_file(), "CONTRACT_TESTS_BINS names {}, which is not a file", path.display());
+            }
+            return map;
+        }
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
         let out = Command::new(cargo)
             .current_dir(root())

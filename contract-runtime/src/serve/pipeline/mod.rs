@@ -28,6 +28,7 @@ use crate::serve::wire::{
 
 mod refusal;
 
+#[cfg(feature = "rmcp")]
 pub(crate) use refusal::serialization_error;
 use refusal::{broken_contract, check, check_completeness, meta, serialization_failure, unfit};
 

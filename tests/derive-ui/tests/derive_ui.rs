@@ -3,7 +3,7 @@
 //! compiles and yields the contract it should.
 //!
 //! Regenerate the expected `.stderr` files with `TRYBUILD=overwrite cargo test -p
-//! contract-tests --test schema derive_ui`, then read each one before committing it.
+//! contract-derive-ui`, then read each one before committing it.
 
 #[test]
 fn ui() {
