@@ -9,7 +9,8 @@
 # Without --release the binary is the dev profile's (what the package smoke test installs);
 # the release workflow builds with --release, once per target. Needs the Rust toolchain,
 # python3 with venv and pip (maturin is installed into target/packaging-venv, pinned) and
-# node with npm. The version of every package is the crate's.
+# node with npm. The version of every package is the crate's. The binary is built where
+# CARGO_TARGET_DIR says (by default target/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -42,4 +43,4 @@ dir=debug
 [ "$profile" = release ] && dir=release
 cargo build --quiet --profile "$profile" -p tool-contracts --bin tool-contracts
 node packaging/npm/build.mjs --version "$version" --target "$host" \
-    --binary "target/$dir/tool-contracts" --out "$out/npm"
+    --binary "${CARGO_TARGET_DIR:-target}/$dir/tool-contracts" --out "$out/npm"

@@ -1,7 +1,7 @@
 //! End to end: `cargo xtask schemas [--check]` run on a copy of the workspace, with the
-//! demo contracts edited the way a project would. These tests build the copy's `xtask`
-//! under `target/e2e` and must not overlap: they all live in this one test binary, where a
-//! lock runs them one at a time.
+//! demo contracts edited the way a project would. These tests build the copy's `xtask` in
+//! the tests' outside target directory and must not overlap: a lock runs them one at a
+//! time in this binary, and a nextest group with the other outside builds.
 
 use std::path::Path;
 use std::process::Command;
@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use crate::support::evolution::{read_all, TempDir};
 
-/// The end-to-end tests share `target/e2e`, where each copy's build writes the same
+/// The end-to-end tests share the outside target directory, where each copy's build writes the same
 /// `xtask` binary (with its copy's contracts and root baked in): they must not overlap.
 static E2E: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
@@ -19,15 +19,14 @@ fn e2e_lock() -> std::sync::MutexGuard<'static, ()> {
     E2E.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-/// Runs `cargo xtask <args>` in `root` with its own target dir; returns (success, stdout,
+/// Runs `cargo xtask <args>` in `root` in the outside target directory; returns (success, stdout,
 /// stderr).
-fn xtask(root: &Path, target: &Path, args: &[&str]) -> (bool, String, String) {
+fn xtask(root: &Path, args: &[&str]) -> (bool, String, String) {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-    let output = Command::new(cargo)
+    let output = crate::support::bins::outside_env(&mut Command::new(cargo))
         .arg("xtask")
         .args(args)
         .current_dir(root)
-        .env("CARGO_TARGET_DIR", target)
         .env("CARGO_TERM_COLOR", "never")
         .env_remove("RUSTFLAGS")
         .output()
@@ -77,7 +76,6 @@ fn checked_in_version(root: &Path, name: &str) -> Version {
 fn xtask_refuses_a_breaking_change_until_the_version_is_bumped() {
     let _serial = e2e_lock();
     let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("workspace root").to_path_buf();
-    let target = workspace.join("target/e2e");
     let copy = TempDir::new("workspace");
     let root = copy.path();
     copy_workspace(&workspace, root);
@@ -85,9 +83,9 @@ fn xtask_refuses_a_breaking_change_until_the_version_is_bumped() {
     // A clean baseline, generated in the copy itself so that the test does not depend on
     // the state of the real schemas/ folder; the control check passes.
     std::fs::remove_dir_all(root.join("schemas")).expect("schemas/ is copied");
-    let (ok, out, err) = xtask(root, &target, &["schemas"]);
+    let (ok, out, err) = xtask(root, &["schemas"]);
     assert!(ok, "baseline write failed:\n{out}\n{err}");
-    let (ok, out, err) = xtask(root, &target, &["schemas", "--check"]);
+    let (ok, out, err) = xtask(root, &["schemas", "--check"]);
     assert!(ok, "baseline check failed:\n{out}\n{err}");
     let fleet = checked_in_version(root, "fleet_status");
     let quality = checked_in_version(root, "quality_assess");
@@ -109,7 +107,7 @@ fn xtask_refuses_a_breaking_change_until_the_version_is_bumped() {
     let schemas_before = read_all(&root.join("schemas"));
 
     // --check fails, with the unified diff and the classified list.
-    let (ok, out, err) = xtask(root, &target, &["schemas", "--check"]);
+    let (ok, out, err) = xtask(root, &["schemas", "--check"]);
     assert!(!ok, "check must fail on drift:\n{out}\n{err}");
     assert!(err.contains("schemas/fleet_status.json is not up to date") && err.contains("@@"), "{err}");
     let breaking =
@@ -121,7 +119,7 @@ fn xtask_refuses_a_breaking_change_until_the_version_is_bumped() {
     assert!(err.contains(&additive), "expected `{additive}` in:\n{err}");
 
     // --format json: the same findings, machine-readable, on stdout.
-    let (ok, out, err) = xtask(root, &target, &["schemas", "--check", "--format", "json"]);
+    let (ok, out, err) = xtask(root, &["schemas", "--check", "--format", "json"]);
     assert!(!ok, "{err}");
     let report: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
     let entry =
@@ -131,7 +129,7 @@ fn xtask_refuses_a_breaking_change_until_the_version_is_bumped() {
     assert_eq!(entry("quality_assess")["needs"], quality_minor.to_string());
 
     // Writing is refused, says which change needs which version, and writes nothing.
-    let (ok, out, err) = xtask(root, &target, &["schemas"]);
+    let (ok, out, err) = xtask(root, &["schemas"]);
     assert!(!ok, "write must be refused:\n{out}\n{err}");
     assert!(
         err.contains("refusing to write") && err.contains(&breaking) && err.contains("nothing was written"),
@@ -143,7 +141,7 @@ fn xtask_refuses_a_breaking_change_until_the_version_is_bumped() {
     let fleet_minor = evolution::minimum_version(&fleet, Bump::Minor);
     set_version_of(&contracts, "FleetStatus", &fleet, &fleet_minor);
     set_version_of(&contracts, "QualityAssess", &quality, &quality_minor);
-    let (ok, out, err) = xtask(root, &target, &["schemas"]);
+    let (ok, out, err) = xtask(root, &["schemas"]);
     assert!(!ok, "a minor bump is too small for a breaking change:\n{out}\n{err}");
     assert!(
         err.contains(&format!(
@@ -161,14 +159,14 @@ fn xtask_refuses_a_breaking_change_until_the_version_is_bumped() {
 
     // The right bump: written, and --check passes.
     set_version_of(&contracts, "FleetStatus", &fleet_minor, &fleet_major);
-    let (ok, out, err) = xtask(root, &target, &["schemas"]);
+    let (ok, out, err) = xtask(root, &["schemas"]);
     assert!(ok, "write must pass after the major bump:\n{out}\n{err}");
     assert!(out.contains("wrote schemas/fleet_status.json"), "{out}");
     assert!(
         out.contains(&format!("fleet_status {fleet} → {fleet_major}: - required /properties/degraded: BREAKING, ok")),
         "{out}"
     );
-    let (ok, out, err) = xtask(root, &target, &["schemas", "--check"]);
+    let (ok, out, err) = xtask(root, &["schemas", "--check"]);
     assert!(ok, "check must pass after the bump:\n{out}\n{err}");
     assert_eq!(checked_in_version(root, "fleet_status"), fleet_major);
     assert_eq!(checked_in_version(root, "quality_assess"), quality_minor);
@@ -222,18 +220,17 @@ fn hand_edit_tool_snapshot_version(root: &Path, name: &str, version: &Version) {
 fn check_against_a_base_revision_sees_a_change_the_checked_in_files_hide() {
     let _serial = e2e_lock();
     let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("workspace root").to_path_buf();
-    let target = workspace.join("target/e2e");
     let copy = TempDir::new("against");
     let root = copy.path();
     copy_workspace(&workspace, root);
     std::fs::remove_dir_all(root.join("schemas")).expect("schemas/ is copied");
-    let (ok, out, err) = xtask(root, &target, &["schemas"]);
+    let (ok, out, err) = xtask(root, &["schemas"]);
     assert!(ok, "baseline write failed:\n{out}\n{err}");
     git(root, &["init", "--quiet"]);
     git(root, &["add", "--all"]);
     git(root, &["commit", "--quiet", "--message", "baseline"]);
     // Control: nothing changed since the base revision.
-    let (ok, out, err) = xtask(root, &target, &["schemas", "--check", "--against", "HEAD"]);
+    let (ok, out, err) = xtask(root, &["schemas", "--check", "--against", "HEAD"]);
     assert!(ok, "an unchanged tree passes:\n{out}\n{err}");
 
     // A breaking change, hidden: regenerate under a bump, then put the old version back
@@ -248,16 +245,16 @@ fn check_against_a_base_revision_sees_a_change_the_checked_in_files_hide() {
         "    /// Agents that answered late or report errors.\n    #[serde(skip)]\n    pub degraded: u32,",
     );
     set_version_of(&contracts, "FleetStatus", &fleet, &fleet_major);
-    let (ok, out, err) = xtask(root, &target, &["schemas"]);
+    let (ok, out, err) = xtask(root, &["schemas"]);
     assert!(ok, "the bumped write passes:\n{out}\n{err}");
     set_version_of(&contracts, "FleetStatus", &fleet_major, &fleet);
     hand_edit_inventory_version(root, "fleet_status", &fleet);
     hand_edit_tool_snapshot_version(root, "fleet_status", &fleet);
-    let (ok, out, err) = xtask(root, &target, &["schemas", "--check"]);
+    let (ok, out, err) = xtask(root, &["schemas", "--check"]);
     assert!(ok, "the hidden change passes the plain check (the gap --against closes):\n{out}\n{err}");
 
     // Judged against the base revision, the change and the missing bump are plain.
-    let (ok, out, err) = xtask(root, &target, &["schemas", "--check", "--against", "HEAD"]);
+    let (ok, out, err) = xtask(root, &["schemas", "--check", "--against", "HEAD"]);
     assert!(!ok, "--against must see the breaking change:\n{out}\n{err}");
     let line = format!(
         "against HEAD: fleet_status {fleet} (unchanged): - required /properties/degraded: BREAKING, needs {fleet_major}; \
@@ -268,9 +265,9 @@ fn check_against_a_base_revision_sees_a_change_the_checked_in_files_hide() {
 
     // The honest bump passes both checks.
     set_version_of(&contracts, "FleetStatus", &fleet, &fleet_major);
-    let (ok, out, err) = xtask(root, &target, &["schemas"]);
+    let (ok, out, err) = xtask(root, &["schemas"]);
     assert!(ok, "{out}\n{err}");
-    let (ok, out, err) = xtask(root, &target, &["schemas", "--check", "--against", "HEAD"]);
+    let (ok, out, err) = xtask(root, &["schemas", "--check", "--against", "HEAD"]);
     assert!(ok, "after the major bump:\n{out}\n{err}");
     assert!(err.contains(&format!("against HEAD: fleet_status {fleet} → {fleet_major}")), "{err}");
 }
@@ -279,15 +276,14 @@ fn check_against_a_base_revision_sees_a_change_the_checked_in_files_hide() {
 fn xtask_check_reports_a_removed_contract_as_a_breaking_removal() {
     let _serial = e2e_lock();
     let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("workspace root").to_path_buf();
-    let target = workspace.join("target/e2e");
     let copy = TempDir::new("removal");
     let root = copy.path();
     copy_workspace(&workspace, root);
     std::fs::remove_dir_all(root.join("schemas")).expect("schemas/ is copied");
-    let (ok, out, err) = xtask(root, &target, &["schemas"]);
+    let (ok, out, err) = xtask(root, &["schemas"]);
     assert!(ok, "baseline write failed:\n{out}\n{err}");
     // Control: the baseline passes the check.
-    let (ok, out, err) = xtask(root, &target, &["schemas", "--check"]);
+    let (ok, out, err) = xtask(root, &["schemas", "--check"]);
     assert!(ok, "baseline check failed:\n{out}\n{err}");
     let scrape = checked_in_version(root, "scrape_page");
 
@@ -297,7 +293,7 @@ fn xtask_check_reports_a_removed_contract_as_a_breaking_removal() {
         "        TicketPage,\n        ScrapePage,\n",
         "        TicketPage,\n",
     );
-    let (ok, out, err) = xtask(root, &target, &["schemas", "--check"]);
+    let (ok, out, err) = xtask(root, &["schemas", "--check"]);
     assert!(!ok, "a removal fails the check:\n{out}\n{err}");
     let line = format!(
         "scrape_page {scrape} (removed): - (root) (contract `scrape_page` removed: its clients lose the tool and its output): BREAKING, no version bump covers a removal"
@@ -309,7 +305,7 @@ fn xtask_check_reports_a_removed_contract_as_a_breaking_removal() {
             && l.contains("`ScrapePage`")),
         "{err}"
     );
-    let (ok, out, _) = xtask(root, &target, &["schemas", "--check", "--format", "json"]);
+    let (ok, out, _) = xtask(root, &["schemas", "--check", "--format", "json"]);
     assert!(!ok);
     let report: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
     let entry = report["contracts"].as_array().unwrap().iter().find(|c| c["name"] == "scrape_page").unwrap().clone();
@@ -323,7 +319,7 @@ fn xtask_check_reports_a_removed_contract_as_a_breaking_removal() {
     let listed = Version::parse(server["version"].as_str().unwrap()).unwrap();
     let bumped =
         if listed.major == 0 { Version::new(0, listed.minor + 1, 0) } else { Version::new(listed.major + 1, 0, 0) };
-    let (ok, out, err) = xtask(root, &target, &["schemas"]);
+    let (ok, out, err) = xtask(root, &["schemas"]);
     assert!(!ok, "the tool's lost contract needs the server bump:\n{out}\n{err}");
     let unbound = format!(
         "tool scrape_page (server version): ~ /contract (scrape_page {scrape} → uncontracted, clients lose the output \
@@ -340,10 +336,10 @@ fn xtask_check_reports_a_removed_contract_as_a_breaking_removal() {
 
     // Writing records the retirement: the file and the inventory entry go, the check
     // passes again.
-    let (ok, out, err) = xtask(root, &target, &["schemas"]);
+    let (ok, out, err) = xtask(root, &["schemas"]);
     assert!(ok, "a retirement is written:\n{out}\n{err}");
     assert!(out.contains(&line) && out.contains("removed schemas/scrape_page.json"), "{out}");
-    let (ok, out, err) = xtask(root, &target, &["schemas", "--check"]);
+    let (ok, out, err) = xtask(root, &["schemas", "--check"]);
     assert!(ok, "clean after the retirement:\n{out}\n{err}");
     assert!(!root.join("schemas/scrape_page.json").exists());
 }

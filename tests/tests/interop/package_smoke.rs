@@ -23,8 +23,8 @@
 //!    listed for review, and a new required argument needs the contract's major bump
 //!    ([`packaged_xtask_checks_the_tool_list`]).
 //!
-//! Everything builds in `target/package-smoke/target`, a target directory of its own,
-//! so the test neither waits on nor invalidates the main build (support/smoke.rs).
+//! Everything builds in the tests' outside target directory, not the main one, so the
+//! test neither waits on nor invalidates the main build (support/smoke.rs, support/bins.rs).
 
 use crate::support::bins;
 use crate::support::smoke;
@@ -183,7 +183,7 @@ fn packaged_contract_audit_installs_and_audits() {
     let own = smoke::smoke_dir().join("contract-audit");
     let crates = smoke::pack(
         &own.join("crates"),
-        &smoke::smoke_dir().join("target"),
+        &crate::support::bins::outside_target(),
         &["contract-derive", "contract-runtime", "contract-tools", "contract-audit", "contract-proxy"],
     );
     let folder = |name: &str| &crates.iter().find(|(package, _)| package == name).expect("packed").1;
@@ -196,15 +196,11 @@ fn packaged_contract_audit_installs_and_audits() {
     let _ = std::fs::remove_dir_all(&root);
     let install = |name: &str| {
         let mut install = smoke::cargo();
-        install
-            .current_dir(&own)
-            .env("CARGO_INCREMENTAL", "0")
+        crate::support::bins::outside_env(install.current_dir(&own))
             .args(["install", "--quiet", "--locked", "--offline", "--debug", "--path"])
             .arg(folder(name))
             .arg("--root")
-            .arg(&root)
-            .arg("--target-dir")
-            .arg(smoke::smoke_dir().join("target"));
+            .arg(&root);
         for package in ["contract-derive", "contract-runtime", "contract-tools"] {
             let path = folder(package).to_str().expect("a UTF-8 path");
             install.arg("--config").arg(format!("patch.crates-io.{package}.path={path:?}"));

@@ -73,9 +73,11 @@ fn the_wheel_and_the_npm_packages_run_without_a_rust_toolchain() {
     let version = env!("CARGO_PKG_VERSION");
     let root = root();
 
-    // The packages, built as the release workflow builds them (dev profile here).
+    // The packages, built as the release workflow builds them (dev profile here), in the
+    // tests' outside target directory: with tool-contracts' own features, which the main
+    // one's test build does not have.
     let mut build = Command::new("bash");
-    build.current_dir(&root).arg("packaging/build.sh");
+    crate::support::bins::outside_env(build.current_dir(&root)).arg("packaging/build.sh");
     let printed = stdout(&run(build, "bash packaging/build.sh"));
     let packages = root.join("target/packages");
     let wheel = printed

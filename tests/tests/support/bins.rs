@@ -69,6 +69,22 @@ fn workspace_bins() -> &'static BTreeMap<String, PathBuf> {
     })
 }
 
+/// The target directory of every build the tests make outside this workspace: its copies
+/// (`cargo xtask` end to end), the user workspaces built against the packed crates, the
+/// `cargo install`s of them and the wheel and npm packages. One folder, so that the
+/// dependencies they share compile once; the tests that build there share one nextest
+/// group (`.config/nextest.toml`), so no build overwrites a binary another is about to
+/// run.
+pub(crate) fn outside_target() -> PathBuf {
+    root().join("target/outside")
+}
+
+/// The environment of such a build: [`outside_target`], and neither debug information nor
+/// incremental state, which these builds would only write to disk.
+pub(crate) fn outside_env(command: &mut Command) -> &mut Command {
+    command.env("CARGO_TARGET_DIR", outside_target()).env("CARGO_INCREMENTAL", "0").env("CARGO_PROFILE_DEV_DEBUG", "0")
+}
+
 /// The binary `name`, one of those [`workspace_bins`] builds.
 fn bin(name: &str) -> &'static Path {
     workspace_bins().get(name).unwrap_or_else(|| panic!("cargo reports no `{name}` executable"))

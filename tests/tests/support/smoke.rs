@@ -3,9 +3,9 @@
 //! files as crates.io would receive them; a user workspace from `tests/fixtures/` is
 //! copied under `target/package-smoke/` and built against the unpacked `.crate` contents
 //! through a generated `[patch.crates-io]`, never through path dependencies on this
-//! repository's sources, in the target directory `target/package-smoke/target` (of its
-//! own, so the tests neither wait on nor invalidate the main build); its server is
-//! driven over stdio.
+//! repository's sources, in the tests' outside target directory
+//! ([`bins::outside_target`](super::bins::outside_target), so the tests neither wait on
+//! nor invalidate the main build); its server is driven over stdio.
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -129,7 +129,7 @@ impl UserWorkspace {
     pub(crate) fn new(fixture: &str, name: &str) -> Self {
         let one_at_a_time = USER_WORKSPACE.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let root = workspace();
-        let target = smoke_dir().join("target");
+        let target = super::bins::outside_target();
         let own = smoke_dir().join(name);
         let crates = pack(&own.join("crates"), &target, &PACKAGES);
         let dir = own.join("ws");
@@ -147,11 +147,10 @@ impl UserWorkspace {
         Self { dir, target, _one_at_a_time: one_at_a_time }
     }
 
-    /// `cargo ARGS` in the workspace, with its target directory (not incremental: its
-    /// crates are built once per change, and incremental state would only take disk).
+    /// `cargo ARGS` in the workspace, in the outside target directory.
     pub(crate) fn cargo(&self, args: &[&str]) -> Command {
         let mut command = cargo();
-        command.current_dir(&self.dir).env("CARGO_TARGET_DIR", &self.target).env("CARGO_INCREMENTAL", "0").args(args);
+        super::bins::outside_env(command.current_dir(&self.dir)).args(args);
         command
     }
 
