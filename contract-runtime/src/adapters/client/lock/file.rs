@@ -19,7 +19,7 @@ pub const DIGEST_FORM: &str = "sha256-canonical-json";
 /// `contract-audit --locked` and the client harness check a live server against.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema, contract_runtime::ToolOutput)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-#[tool_output(name = "tools_lock", version = "1.0.0", compatibility = "exact")]
+#[tool_output(name = "tools_lock", version = "2.0.0", compatibility = "exact")]
 pub struct Lock {
     /// The lock format: `1`.
     pub lock_version: u32,
@@ -40,6 +40,10 @@ pub struct LockedServer {
     pub server_info: Option<PinnedServerInfo>,
     /// Its tools, sorted by name.
     pub tools: Vec<LockedTool>,
+    /// For a server pinned by name: how it was reached when it was pinned (its command
+    /// line or URL), for information only; the name is the key.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub launched: Option<ServerSource>,
 }
 
 /// How a pinned server is reached: the key a lock finds it by.
@@ -50,6 +54,9 @@ pub enum ServerSource {
     Command(Vec<String>),
     /// A streamable HTTP server: its URL.
     Url(String),
+    /// A name given when it was pinned (`pin --name`): the same server under any command
+    /// line, path, wrapper or URL, on any machine.
+    Name(String),
 }
 
 impl fmt::Display for ServerSource {
@@ -57,6 +64,7 @@ impl fmt::Display for ServerSource {
         match self {
             ServerSource::Command(argv) => write!(f, "stdio `{}`", argv.join(" ")),
             ServerSource::Url(url) => write!(f, "{url}"),
+            ServerSource::Name(name) => write!(f, "the server named `{name}`"),
         }
     }
 }
@@ -103,7 +111,7 @@ impl LockedServer {
     pub fn pin(source: ServerSource, server_info: Option<PinnedServerInfo>, listed: &[Value]) -> Self {
         let mut tools: Vec<LockedTool> = listed.iter().map(LockedTool::pin).collect();
         tools.sort_by(|a, b| a.name.cmp(&b.name));
-        Self { source, server_info, tools }
+        Self { source, server_info, tools, launched: None }
     }
 
     /// The pinned tool called `name`.
@@ -236,6 +244,17 @@ impl Lock {
     #[must_use]
     pub fn server(&self, source: &ServerSource) -> Option<&LockedServer> {
         self.servers.iter().find(|s| &s.source == source)
+    }
+
+    /// The one server pinned by name ([`ServerSource::Name`]) whose `serverInfo` name is
+    /// `server_name`; `None` when there is none, or more than one.
+    #[must_use]
+    pub fn named_by_info(&self, server_name: &str) -> Option<&LockedServer> {
+        let mut found = self.servers.iter().filter(|s| {
+            matches!(s.source, ServerSource::Name(_)) && s.server_info.as_ref().is_some_and(|i| i.name == server_name)
+        });
+        let first = found.next()?;
+        found.next().is_none().then_some(first)
     }
 
     /// Adds `server`, or replaces the one with the same source.
