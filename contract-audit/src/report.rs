@@ -139,6 +139,13 @@ fn groups(audit: &Audit, shown: impl Fn(&&Finding) -> bool) -> Vec<String> {
         }
         let tools = if by_tool.len() == 1 { "1 tool".to_owned() } else { format!("{} tools", by_tool.len()) };
         let mut text = format!("  {level:<5} {kind} ({site}): {}: {} in {tools}\n", clean(message), found.len());
+        if found.iter().all(|(_, pointer)| pointer.is_empty()) {
+            // Findings about whole schemas: the tools, on one line.
+            let names: Vec<String> = by_tool.iter().map(|(tool, _)| clean(tool)).collect();
+            let _ = writeln!(text, "          {}", names.join(", "));
+            out.push(text);
+            continue;
+        }
         for (tool, mut pointers) in by_tool {
             pointers.sort_unstable();
             pointers.dedup();

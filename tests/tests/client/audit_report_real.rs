@@ -190,6 +190,9 @@ fn firecrawl_mcps_findings_are_grouped_and_its_empty_object_outputs_found() {
     let line = "  warn  output-accepts-empty-object (outputSchema): an object that requires no property: `{}` is a \
                 valid result: 25 in 25 tools";
     assert!(table.contains(line), "{line}\n{table}");
+    // A finding about whole schemas lists its tools on one line, without pointers.
+    let tools_line = format!("{line}\n          firecrawl_agent, firecrawl_agent_status, ");
+    assert!(table.contains(&tools_line), "{table}");
     // One line per kind and message, with the tools and pointers under it; every finding
     // of the JSON report is counted in it.
     let permissive = with("permissive");
