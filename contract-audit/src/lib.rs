@@ -23,6 +23,7 @@ mod lock;
 mod report;
 mod sarif;
 mod stderr;
+mod submission;
 mod synth;
 
 use std::fmt::Write as _;
@@ -41,6 +42,10 @@ pub fn audit_help(audit: &str, pin: &str) -> String {
     let mut text = String::from("Findings (kind, level: what it does to a client):\n");
     for (kind, level, meaning) in lint::KINDS {
         let _ = writeln!(text, "  {kind:<31} {level:<5}  {meaning}");
+    }
+    text.push_str("\nWith --submission FILE (a ChatGPT app submission manifest), instead:\n");
+    for (kind, level, meaning) in submission::KINDS {
+        let _ = writeln!(text, "  {kind:<33} {level:<5}  {meaning}");
     }
     let _ = write!(
         text,
@@ -158,6 +163,13 @@ pub struct AuditArgs {
     /// A tool not to call (repeatable).
     #[arg(long, value_name = "TOOL")]
     pub(crate) skip: Vec<String>,
+
+    /// Check a ChatGPT app submission manifest (`chatgpt-app-submission.json`) against
+    /// the server instead of auditing it: hints that differ (graded by safety) or are not
+    /// set, tools missing from either side, test cases naming unknown tools, missing output
+    /// schemas, inputs soliciting sensitive data; each says which side to change.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["locked", "call", "args", "skip", "contracts"])]
+    pub(crate) submission: Option<PathBuf>,
 
     /// A `contracts.json` whose tools' `opaque` pointers declare values open on purpose:
     /// for a server that does not say so itself, those are `info:opaque`, not
@@ -312,7 +324,12 @@ pub fn run_audit(args: &AuditArgs) -> ExitCode {
         Some(file) => runtime
             .block_on(lock::compare(&args.target, file, args.allow_lost_output))
             .map(|c| (lock::render(&c, args.format), c.worst())),
-        None => runtime.block_on(audit_report(args)),
+        None => match &args.submission {
+            Some(file) => runtime
+                .block_on(submission::check(&args.target, file))
+                .map(|c| (submission::render(&c, args.format), c.worst())),
+            None => runtime.block_on(audit_report(args)),
+        },
     });
     finish(outcome, args.deny)
 }

@@ -16,7 +16,7 @@ use crate::lock::Comparison;
 /// The SARIF 2.1.0 schema's address, as `$schema`.
 pub(crate) const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 
-fn level(level: Level) -> &'static str {
+pub(crate) fn level(level: Level) -> &'static str {
     match level {
         Level::Error => "error",
         Level::Warn => "warning",
@@ -191,7 +191,7 @@ pub(crate) fn audit(audit: &Audit) -> String {
 /// The lock file as a SARIF artifact URI: a relative path with `/` separators (relative
 /// to where contract-audit ran, which code scanning takes as the repository root), or a
 /// `file://` URI for an absolute path.
-fn artifact_uri(file: &str) -> String {
+pub(crate) fn artifact_uri(file: &str) -> String {
     let slashed = file.replace('\\', "/");
     let encoded: String = slashed
         .chars()

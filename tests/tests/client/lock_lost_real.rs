@@ -31,7 +31,7 @@ fn contract_audit(dir: &std::path::Path, args: &[&str], env: &[(&str, &str)]) ->
 }
 
 /// Every tool definition firecrawl-mcp lists, as a lock pins it.
-fn firecrawl_definitions(dir: &std::path::Path) -> Vec<Value> {
+pub(crate) fn firecrawl_definitions(dir: &std::path::Path) -> Vec<Value> {
     let api = FakeApi::start();
     let env = [("FIRECRAWL_API_KEY", "fc-test"), ("FIRECRAWL_API_URL", api.url.as_str())];
     let mut args = vec!["pin", "--lock", "firecrawl.lock.json", "--"];

@@ -17,3 +17,4 @@ pub mod lock_lost_real;
 pub mod lock_name_real;
 pub mod rugpull_fixtures;
 pub mod rugpull_lock;
+pub mod submission_real;
