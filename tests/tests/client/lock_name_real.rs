@@ -62,3 +62,42 @@ fn a_server_pinned_by_name_is_found_under_another_command_line() {
     assert!(err.contains("  the server named `firecrawl`"), "it lists what it pins: {err}");
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// Every `contentHash` of the committed server-everything lock is the SHA-256 of the RFC
+/// 8785 form of its definition as node computes it (keys sorted by UTF-16 code units,
+/// `JSON.stringify` for everything else: an implementation of its own); an edited hash is
+/// refused with its pointer.
+#[test]
+fn content_hashes_are_the_sha256_of_the_jcs_form_node_computes() {
+    use contract_runtime::client::lock::Lock;
+
+    let path = bins::root().join("tests/interop/server-everything.lock.json");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let script = r"
+const fs = require('fs'), crypto = require('crypto');
+const jcs = (v) => Array.isArray(v) ? '[' + v.map(jcs).join(',') + ']'
+  : (v !== null && typeof v === 'object')
+    ? '{' + Object.keys(v).sort().map((k) => JSON.stringify(k) + ':' + jcs(v[k])).join(',') + '}'
+    : JSON.stringify(v);
+const lock = JSON.parse(fs.readFileSync(process.argv[1], 'utf8'));
+for (const t of lock.servers[0].tools) {
+  console.log(t.name + ' sha256:' + crypto.createHash('sha256').update(jcs(t.definition)).digest('hex'));
+}";
+    let out = bins::run_to_end(Command::new("node").args(["-e", script]).arg(&path), DEADLINE);
+    assert!(out.status.success(), "{}", out.stderr);
+    let lock = Lock::parse(&text, "server-everything.lock.json").expect("the committed lock reads");
+    let ours: Vec<String> = lock.servers[0]
+        .tools
+        .iter()
+        .map(|t| format!("{} {}", t.name, t.content_hash.as_deref().expect("a content hash")))
+        .collect();
+    let node: Vec<&str> = out.stdout.lines().collect();
+    assert_eq!(ours.len(), 13);
+    assert_eq!(ours, node);
+
+    // An edited hash is refused, naming where; the untouched file is the control above.
+    let recorded = lock.servers[0].tools[2].content_hash.clone().unwrap();
+    let edited = text.replacen(&recorded, &format!("sha256:{}", "0".repeat(64)), 1);
+    let err = Lock::parse(&edited, "server-everything.lock.json").unwrap_err();
+    assert_eq!(err.pointer(), Some("/servers/0/tools/2/contentHash"), "{err}");
+}

@@ -6,7 +6,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::digest::{digests, pinned_definition, Digests};
+use super::digest::{content_hash, digests, pinned_definition, Digests};
 use crate::contract::schema::canonical_string;
 
 /// The lock file's conventional name.
@@ -87,6 +87,10 @@ pub struct LockedTool {
     pub name: String,
     /// The digests of `definition`.
     pub digests: Digests,
+    /// The SHA-256 of `definition`'s RFC 8785 (JCS) canonical JSON (`sha256:…`), the
+    /// hash the draft SEP-3140 proposes for a tool; absent in locks written before it.
+    #[serde(default, rename = "contentHash", skip_serializing_if = "Option::is_none")]
+    pub content_hash: Option<String>,
     /// The definition as listed: `name`, `title`, `description`, `inputSchema`,
     /// `outputSchema`, `annotations`, and `contract` (the identity from its `_meta`).
     #[schemars(transform = contract_runtime::opaque)]
@@ -100,8 +104,9 @@ impl LockedTool {
         let definition = pinned_definition(listed);
         let name = definition["name"].as_str().unwrap_or_default().to_owned();
         let digests = digests(&definition);
+        let content_hash = Some(content_hash(&definition));
         let Value::Object(definition) = definition else { unreachable!("a pinned definition is an object") };
-        Self { name, digests, definition }
+        Self { name, digests, content_hash, definition }
     }
 }
 
@@ -209,7 +214,8 @@ impl Lock {
                         format!("the definition's name is not `{}`", tool.name),
                     ));
                 }
-                let actual = digests(&Value::Object(tool.definition.clone()));
+                let definition = Value::Object(tool.definition.clone());
+                let actual = digests(&definition);
                 for (which, recorded, computed) in
                     [("text", &tool.digests.text, &actual.text), ("shape", &tool.digests.shape, &actual.shape)]
                 {
@@ -219,6 +225,19 @@ impl Lock {
                             Some(format!("{at}/digests/{which}")),
                             format!(
                                 "the {which} digest does not match the definition ({recorded} recorded, {computed} \
+                                 computed): the definition was edited; pin the server again"
+                            ),
+                        ));
+                    }
+                }
+                if let Some(recorded) = &tool.content_hash {
+                    let computed = content_hash(&definition);
+                    if *recorded != computed {
+                        return Err(LockError::new(
+                            file,
+                            Some(format!("{at}/contentHash")),
+                            format!(
+                                "the content hash does not match the definition ({recorded} recorded, {computed} \
                                  computed): the definition was edited; pin the server again"
                             ),
                         ));
