@@ -56,8 +56,10 @@ fn without_thread_id(tools: &[Value]) -> Vec<Value> {
 }
 
 fn serve(file: &std::path::Path, tools: &[Value]) {
-    let entries: Vec<Value> =
-        tools.iter().map(|t| json!({"tool": t, "answer": {"content": [{"type": "text", "text": "{}"}]}})).collect();
+    let entries: Vec<Value> = tools
+        .iter()
+        .map(|t| json!({"tool": t, "answer": {"content": [{"type": "text", "text": "{}"}], "structuredContent": {}}}))
+        .collect();
     std::fs::write(file, Value::Array(entries).to_string()).unwrap();
 }
 
@@ -136,5 +138,85 @@ fn the_harness_holds_back_a_tool_that_lost_an_output_property_unless_told_otherw
     assert_eq!(report.passed.len(), 1);
     let mut same = Catalog::with_lock(pinned, LockPolicy::default());
     assert!(same.refresh(tools).quarantined.is_empty());
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// Sends JSON-RPC lines to a stdio server and reads the answer of each request (by id),
+/// skipping notifications; the child is killed at the end.
+fn exchange(argv: &[String], requests: &[Value]) -> Vec<Value> {
+    use std::io::{BufRead, BufReader, Write};
+    let mut child = Command::new(&argv[0])
+        .args(&argv[1..])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("the proxy starts");
+    let mut stdin = child.stdin.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let stdout = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let mut answers = Vec::new();
+    for request in requests {
+        writeln!(stdin, "{request}").unwrap();
+        let Some(id) = request.get("id") else { continue };
+        loop {
+            let line = rx.recv_timeout(Duration::from_secs(60)).expect("an answer within 60s");
+            let message: Value = serde_json::from_str(&line).unwrap();
+            if message.get("id") == Some(id) {
+                answers.push(message);
+                break;
+            }
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    answers
+}
+
+#[test]
+fn the_proxy_holds_back_a_tool_that_lost_an_output_property() {
+    let dir = scratch("lost-output-proxy");
+    let tools = firecrawl_definitions(&dir);
+    let file = dir.join("tools.json");
+    serve(&file, &tools);
+    let script = interop().join("fixture_server.mjs");
+    let upstream = ["node".to_owned(), script.to_str().unwrap().to_owned(), file.to_str().unwrap().to_owned()];
+    let mut pin = vec!["pin", "--lock", "tools.lock.json", "--"];
+    pin.extend(upstream.iter().map(String::as_str));
+    assert_eq!(contract_audit(&dir, &pin, &[]).0, 0);
+    let session = [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18",
+            "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "firecrawl_agent",
+            "arguments": {"prompt": "find the pricing page"}}}),
+    ];
+    let mut argv = vec![bins::contract_proxy().display().to_string(), "--lock".to_owned()];
+    argv.push(dir.join("tools.lock.json").display().to_string());
+    argv.push("--".to_owned());
+    argv.extend(upstream.iter().cloned());
+    let listed = |answers: &[Value]| {
+        answers[1]["result"]["tools"].as_array().unwrap().iter().any(|t| t["name"] == "firecrawl_agent")
+    };
+
+    // Clean control: as pinned, the tool is listed and called (`{}` passes its schema,
+    // which requires nothing).
+    let answers = exchange(&argv, &session);
+    assert!(listed(&answers), "{answers:#?}");
+    assert!(answers[2]["result"].get("isError").is_none_or(|e| e == false), "{:#}", answers[2]);
+
+    serve(&file, &without_thread_id(&tools));
+    let answers = exchange(&argv, &session);
+    assert!(!listed(&answers), "the tool is kept from the client: {answers:#?}");
+    let text = answers[2]["result"]["content"][0]["text"].as_str().unwrap_or_default();
+    assert!(text.contains("tool_quarantined") && text.contains("optional_property_removed"), "{:#}", answers[2]);
     let _ = std::fs::remove_dir_all(dir);
 }
