@@ -46,6 +46,9 @@ pub(crate) struct Calls<'a> {
     pub(crate) skip: &'a [String],
     /// Show the calls' progress on stderr (a table report; drawn only on a terminal).
     pub(crate) progress: bool,
+    /// Instance pointers of values declared opaque, by tool (`--contracts FILE`): for a
+    /// server that says nothing of its own open values.
+    pub(crate) declared_open: Option<&'a BTreeMap<String, Vec<String>>>,
 }
 
 /// Who answered.
@@ -177,7 +180,10 @@ async fn audit(
             name: entry.name().to_owned(),
             output_schema: entry.output_schema().is_some(),
             contract: entry.contract().cloned(),
-            findings: lint_tool(entry),
+            findings: lint_tool(
+                entry,
+                args.declared_open.and_then(|open| open.get(entry.name())).map_or(&[], Vec::as_slice),
+            ),
             call: None,
         })
         .collect();
@@ -340,26 +346,39 @@ fn call_findings(report: &CallReport) -> Vec<Finding> {
     if let Some((level, kind, message)) = failed {
         findings.push(Finding::new(level, kind, "call", "", message));
     }
-    if let Some(found) = &report.false_success {
-        let said = found.message.as_deref().map_or_else(String::new, |m| format!(": {m}"));
-        let message = format!("{} in {} but isError is unset{said}", found.signal, found.source);
-        findings.push(Finding::new(Level::Warn, "call-false-success", "call", &found.pointer, message));
-    }
-    if let Some(mismatch) = &report.mismatch {
-        for (pointer, in_text) in mismatch.keys() {
-            let message = if in_text {
-                "only in the text block's JSON: structuredContent, what a client validates and reads, lacks the key"
-            } else {
-                "only in structuredContent: the text block's JSON lacks the key"
-            };
-            findings.push(Finding::new(Level::Warn, "call-structured-text-mismatch", "call", pointer, message));
-        }
-        if mismatch.more > 0 {
-            let message = format!("{} more keys differ (not listed)", mismatch.more);
-            findings.push(Finding::new(Level::Warn, "call-structured-text-mismatch", "call", "", message));
-        }
+    let notices = report.false_success.iter().map(FalseSuccess::notice);
+    for notice in notices.chain(report.mismatch.iter().flat_map(KeyMismatch::notices)) {
+        findings.push(Finding::new(Level::Warn, notice.kind, "call", &notice.pointer, notice.message));
     }
     findings
+}
+
+/// Reads `--contracts FILE`: a `contracts.json` (`{"tool": {"opaque": ["/pointer", …], …}}`),
+/// of which only each tool's `opaque` pointers are read.
+pub(crate) fn declared_open(path: &Path) -> Result<BTreeMap<String, Vec<String>>, String> {
+    let shown = path.display();
+    let text = std::fs::read_to_string(path).map_err(|err| format!("cannot read {shown}: {err}"))?;
+    let value: Value = serde_json::from_str(&text).map_err(|err| format!("{shown} is not JSON: {err}"))?;
+    let Value::Object(tools) = value else {
+        return Err(format!("{shown} must hold a JSON object of contracts by tool name"));
+    };
+    let mut open = BTreeMap::new();
+    for (tool, contract) in tools {
+        let at = format!("/{}/opaque", contract_runtime::schema::escape_pointer_token(&tool));
+        let pointers = match contract.get("opaque") {
+            None => Vec::new(),
+            Some(Value::Array(list)) => list
+                .iter()
+                .map(|p| match p.as_str() {
+                    Some(p) if p.is_empty() || p.starts_with('/') => Ok(p.to_owned()),
+                    _ => Err(format!("{shown}: `{at}` must list JSON pointers (\"/raw\", \"/items/*/x\")")),
+                })
+                .collect::<Result<_, _>>()?,
+            Some(_) => return Err(format!("{shown}: `{at}` must be an array of JSON pointers")),
+        };
+        open.insert(tool, pointers);
+    }
+    Ok(open)
 }
 
 /// Reads `--args FILE`: an object of argument objects by tool name.

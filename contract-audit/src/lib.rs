@@ -23,6 +23,7 @@ mod lock;
 mod report;
 mod sarif;
 mod stderr;
+mod submission;
 mod synth;
 
 use std::fmt::Write as _;
@@ -42,6 +43,10 @@ pub fn audit_help(audit: &str, pin: &str) -> String {
     for (kind, level, meaning) in lint::KINDS {
         let _ = writeln!(text, "  {kind:<31} {level:<5}  {meaning}");
     }
+    text.push_str("\nWith --submission FILE (a ChatGPT app submission manifest), instead:\n");
+    for (kind, level, meaning) in submission::KINDS {
+        let _ = writeln!(text, "  {kind:<33} {level:<5}  {meaning}");
+    }
     let _ = write!(
         text,
         "\nExit status:
@@ -54,6 +59,8 @@ pub fn audit_help(audit: &str, pin: &str) -> String {
 With --locked FILE, each difference from the pinned tools is a finding, by its verdict:
   breaking  error  breaks a caller of the pinned tool, or asks for less caution (a hint)
   text      error  a name, title or description a model reads changed: read it again
+  lost      error  an optional output property removed: a client that read it loses it
+            (a note with --allow-lost-output)
   additive  info   safe for a caller of the pinned tool (a tool added is additive too)
   cosmetic  info   other bytes, the same meaning
 and the exit status is 0 (nothing reached --deny), 1 (a difference did) or 2 (no
@@ -75,7 +82,10 @@ pub fn pin_help(audit: &str, pin: &str) -> String {
         "The lock is written in canonical JSON (keys sorted, two-space indentation), atomically
 (a temporary file renamed over it). Pin several servers by running pin once per server
 with the same --lock. The entry's key is the URL or the command line exactly as given:
-check with `{audit} --locked FILE` and the same URL or command line.
+check with `{audit} --locked FILE` and the same URL or command line. With --name NAME the
+key is the name (the command line is kept as information): `{audit} --locked FILE --name
+NAME` finds it under any command line, and so does `{audit} --locked FILE` alone when
+NAME's entry is the only one pinned by name for the server's serverInfo name.
 
 Exit status:
   0  the lock was written
@@ -114,7 +124,8 @@ pub struct AuditArgs {
     #[command(flatten)]
     pub(crate) target: Target,
 
-    /// Output format (`sarif`: SARIF 2.1.0, for code scanning).
+    /// Output format (`sarif`: SARIF 2.1.0, for code scanning: a result per finding, and
+    /// with --locked a result per difference, placed in the lock file).
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub(crate) format: Format,
 
@@ -126,6 +137,11 @@ pub struct AuditArgs {
     /// pin`) and report every difference, classified, instead of auditing it.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["call", "args", "skip"])]
     pub(crate) locked: Option<PathBuf>,
+
+    /// With --locked, accept output properties the server no longer declares (an error by
+    /// default: a client that read one loses it) as notes.
+    #[arg(long, requires = "locked")]
+    pub(crate) allow_lost_output: bool,
 
     /// Call every tool, with arguments from --args or synthesized from its inputSchema
     /// (a minimal valid instance). On synthesized arguments only tools annotated
@@ -147,6 +163,19 @@ pub struct AuditArgs {
     /// A tool not to call (repeatable).
     #[arg(long, value_name = "TOOL")]
     pub(crate) skip: Vec<String>,
+
+    /// Check a ChatGPT app submission manifest (`chatgpt-app-submission.json`) against
+    /// the server instead of auditing it: hints that differ (graded by safety) or are not
+    /// set, tools missing from either side, test cases naming unknown tools, missing output
+    /// schemas, inputs soliciting sensitive data; each says which side to change.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["locked", "call", "args", "skip", "contracts"])]
+    pub(crate) submission: Option<PathBuf>,
+
+    /// A `contracts.json` whose tools' `opaque` pointers declare values open on purpose:
+    /// for a server that does not say so itself, those are `info:opaque`, not
+    /// `warn:permissive`.
+    #[arg(long, value_name = "FILE", conflicts_with = "locked")]
+    pub(crate) contracts: Option<PathBuf>,
 }
 
 /// The subcommands.
@@ -182,6 +211,12 @@ pub(crate) struct Target {
     #[arg(last = true, num_args = 1..)]
     pub(crate) command: Vec<String>,
 
+    /// With `pin` or --locked: key the server in the lock by this name instead of its URL
+    /// or command line, so that the lock holds under another path, wrapper or machine (the
+    /// command line is kept as information).
+    #[arg(long, value_name = "NAME")]
+    pub(crate) name: Option<String>,
+
     /// Seconds one request may take.
     #[arg(long, default_value_t = 30)]
     pub(crate) timeout: u64,
@@ -194,8 +229,17 @@ pub(crate) struct Target {
 }
 
 impl Target {
-    /// The key of this server in a lock: its URL, or its command line as given.
+    /// The key of this server in a lock: its `--name`, else its URL or its command line
+    /// as given.
     pub(crate) fn source(&self) -> ServerSource {
+        match &self.name {
+            Some(name) => ServerSource::Name(name.clone()),
+            None => self.launch(),
+        }
+    }
+
+    /// How the server is reached: its URL, or its command line as given.
+    pub(crate) fn launch(&self) -> ServerSource {
         match &self.url {
             Some(url) => ServerSource::Url(url.clone()),
             None => ServerSource::Command(self.command.clone()),
@@ -277,15 +321,15 @@ pub fn run_pin(pin: &PinArgs) -> ExitCode {
 #[must_use]
 pub fn run_audit(args: &AuditArgs) -> ExitCode {
     let outcome = runtime().and_then(|runtime| match &args.locked {
-        Some(file) => {
-            runtime.block_on(lock::compare(&args.target, file)).map(|c| (lock::render(&c, args.format), c.worst()))
-        }
-        None if args.format == Format::Sarif => {
-            Err("--format sarif is the format of --locked (it places each difference in the lock file); the audit \
-             itself prints table or json"
-                .to_owned())
-        }
-        None => runtime.block_on(audit_report(args)),
+        Some(file) => runtime
+            .block_on(lock::compare(&args.target, file, args.allow_lost_output))
+            .map(|c| (lock::render(&c, args.format), c.worst())),
+        None => match &args.submission {
+            Some(file) => runtime
+                .block_on(submission::check(&args.target, file))
+                .map(|c| (submission::render(&c, args.format), c.worst())),
+            None => runtime.block_on(audit_report(args)),
+        },
     });
     finish(outcome, args.deny)
 }
@@ -315,17 +359,20 @@ fn finish(outcome: Result<(String, Option<Level>), String>, deny: Deny) -> ExitC
 
 /// The ordinary audit: its report and the worst level of its findings.
 async fn audit_report(args: &AuditArgs) -> Result<(String, Option<Level>), String> {
+    let open = args.contracts.as_deref().map(audit::declared_open).transpose()?;
     let calls = audit::Calls {
         all: args.call,
         unsafe_too: args.call_unsafe,
         file: args.args.as_deref(),
         skip: &args.skip,
         progress: matches!(args.format, Format::Table),
+        declared_open: open.as_ref(),
     };
     let audit = audit::run(&args.target, calls).await?;
     let text = match args.format {
         Format::Json => report::json(&audit) + "\n",
-        _ => report::table(&audit),
+        Format::Sarif => sarif::audit(&audit) + "\n",
+        Format::Table => report::table(&audit),
     };
     let worst = audit.tools.iter().flat_map(|t| &t.findings).map(|f| f.level).max();
     Ok((text, worst))

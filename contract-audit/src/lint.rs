@@ -70,6 +70,11 @@ pub(crate) const KINDS: &[(&str, Level, &str)] = &[
     ("non-standard-format", Level::Warn, "Ajv ignores the format (and logs a warning) and accepts any value"),
     ("draft07-ignores", Level::Warn, "Ajv (draft-07) ignores the keyword and accepts what it rejects"),
     ("no-output-schema", Level::Warn, "the TypeScript SDK client accepts any structuredContent"),
+    (
+        "output-accepts-empty-object",
+        Level::Warn,
+        "the outputSchema requires no property: `{}` passes, so a client cannot tell a result from nothing",
+    ),
     ("call-contract-failure", Level::Error, "the result breaks the outputSchema; the TypeScript SDK's callTool throws"),
     (
         "call-server-reported-violation",
@@ -119,8 +124,9 @@ const ANNOTATIONS: &[&str] = &[
     "$id",
 ];
 
-/// All static findings for one tool.
-pub(crate) fn lint_tool(entry: &ToolEntry) -> Vec<Finding> {
+/// All static findings for one tool. `declared_open` lists instance pointers of values the
+/// user declares opaque for this tool (`--contracts`), beside those of its `_meta`.
+pub(crate) fn lint_tool(entry: &ToolEntry, declared_open: &[String]) -> Vec<Finding> {
     let mut findings = Vec::new();
     let exact = entry.contract().is_some_and(|c| c.qualified && c.compatibility.as_deref() == Some("exact"));
     // Whether the server says it enforces a contract is the CONTRACT column (`contract` in
@@ -160,7 +166,9 @@ pub(crate) fn lint_tool(entry: &ToolEntry) -> Vec<Finding> {
             "no outputSchema: a client cannot validate structuredContent",
         )),
         Some(schema) => {
-            let opaque = entry.contract().map(|c| opaque_nodes(schema, &c.opaque)).unwrap_or_default();
+            let mut pointers: Vec<String> = entry.contract().map(|c| c.opaque.clone()).unwrap_or_default();
+            pointers.extend(declared_open.iter().cloned());
+            let opaque = opaque_nodes(schema, &pointers);
             let mut walk = Walk {
                 root: schema,
                 site: "outputSchema",
@@ -170,12 +178,35 @@ pub(crate) fn lint_tool(entry: &ToolEntry) -> Vec<Finding> {
                 findings: &mut findings,
             };
             walk.node(schema, "", false);
+            if accepts_empty_object(schema) {
+                findings.push(Finding::new(
+                    Level::Warn,
+                    "output-accepts-empty-object",
+                    "outputSchema",
+                    "",
+                    "an object that requires no property: `{}` is a valid result",
+                ));
+            }
             if let Some(why) = entry.output_error() {
                 findings.push(Finding::new(Level::Error, "schema-does-not-compile", "outputSchema", "", why));
             }
         }
     }
     findings
+}
+
+/// Whether an output schema's root is an object schema that `{}` satisfies: typed (or
+/// shaped) as an object, with no required property and no `minProperties`. A root that
+/// composes (`allOf`, `anyOf`, `oneOf`, `$ref`, `not`, `if`) is not judged here, nor one
+/// that accepts anything (that is `permissive`).
+fn accepts_empty_object(schema: &Value) -> bool {
+    let Some(root) = schema.as_object() else { return false };
+    let is_object = root.get("type").and_then(Value::as_str) == Some("object") || root.contains_key("properties");
+    let composes =
+        ["allOf", "anyOf", "oneOf", "$ref", "$dynamicRef", "not", "if"].iter().any(|k| root.contains_key(*k));
+    let requires = root.get("required").and_then(Value::as_array).is_some_and(|r| !r.is_empty())
+        || root.get("minProperties").and_then(Value::as_u64).is_some_and(|n| n > 0);
+    is_object && !composes && !requires
 }
 
 struct Walk<'a> {
@@ -415,7 +446,18 @@ mod tests {
         let mut catalog = Catalog::new();
         catalog.refresh([tool]);
         let entry = catalog.tools().next().expect("one tool");
-        lint_tool(entry).into_iter().map(|f| (f.kind, f.pointer)).collect()
+        lint_tool(entry, &[]).into_iter().map(|f| (f.kind, f.pointer)).filter(|f| f.0 != EMPTY).collect()
+    }
+
+    /// The root finding about `{}` has its own test; the others look inside the schema.
+    const EMPTY: &str = "output-accepts-empty-object";
+
+    #[allow(clippy::needless_pass_by_value)] // Called with `json!` literals.
+    fn accepts_empty(output: Value) -> bool {
+        let mut catalog = Catalog::new();
+        catalog.refresh([json!({"name": "t", "inputSchema": {"type": "object"}, "outputSchema": output})]);
+        let found = lint_tool(catalog.tools().next().expect("one tool"), &[]).iter().any(|f| f.kind == EMPTY);
+        found
     }
 
     const INPUT: &str = r#"{"type": "object"}"#;
@@ -554,6 +596,18 @@ mod tests {
                 "properties": {"raw": {}}}}}});
         let meta = json!({"tool-contracts.dev/contract": {"qualified": true, "opaque": ["/*/raw"]}});
         assert_eq!(kinds(tool(output, meta)), vec![("opaque", "/properties/result/items/properties/raw".to_owned())]);
+    }
+
+    #[test]
+    fn an_output_object_that_requires_nothing_accepts_the_empty_object() {
+        let found = accepts_empty;
+        assert!(found(json!({"type": "object", "properties": {"a": {"type": ["string", "null"]}}})));
+        assert!(found(json!({"type": "object", "properties": {"a": {"type": "string"}}, "required": []})));
+        // Clean controls: a required property, minProperties, a composed root, not an object.
+        assert!(!found(json!({"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]})));
+        assert!(!found(json!({"type": "object", "minProperties": 1})));
+        assert!(!found(json!({"type": "object", "anyOf": [{"required": ["a"]}, {"required": ["b"]}]})));
+        assert!(!found(json!({"type": "array"})));
     }
 
     #[test]

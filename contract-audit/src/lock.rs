@@ -15,15 +15,18 @@ use crate::lint::Level;
 use crate::report::clean;
 use crate::{sarif, Format, PinArgs, Target};
 
-/// The level a verdict reaches for `--deny`: a breaking change or a changed text (what a
-/// model reads, and what the harness quarantines by default) is an error; an additive or
-/// cosmetic change, or a new tool, is a note.
+/// The level a verdict reaches for `--deny`: a breaking change, a changed text (what a
+/// model reads) or a lost output property (what the harness and the proxy quarantine by
+/// default) is an error; an additive or cosmetic change, or a new tool, is a note.
 pub(crate) fn level_of(verdict: DriftVerdict) -> Level {
     match verdict {
-        DriftVerdict::Breaking | DriftVerdict::Text => Level::Error,
+        DriftVerdict::Breaking | DriftVerdict::Text | DriftVerdict::Lost => Level::Error,
         DriftVerdict::Additive | DriftVerdict::Cosmetic => Level::Info,
     }
 }
+
+/// The flag that accepts lost output properties, as the fix line names it.
+pub(crate) const ALLOW_LOST: &str = "--allow-lost-output";
 
 /// One difference, as reported.
 #[derive(Debug)]
@@ -37,10 +40,12 @@ pub(crate) struct Change {
     pub(crate) new_text: Option<String>,
     pub(crate) word_diff: Option<String>,
     pub(crate) signals: Vec<String>,
+    /// A lost output property accepted with `--allow-lost-output`: a note.
+    pub(crate) accepted: bool,
 }
 
 impl Change {
-    fn of(change: &DriftChange) -> Self {
+    fn of(change: &DriftChange, allow_lost: bool) -> Self {
         let is_text = change.verdict() == DriftVerdict::Text;
         Self {
             area: change.area().as_str(),
@@ -53,6 +58,7 @@ impl Change {
             word_diff: is_text
                 .then(|| word_diff(change.old_text().unwrap_or_default(), change.new_text().unwrap_or_default())),
             signals: change.signals().to_vec(),
+            accepted: allow_lost && change.verdict() == DriftVerdict::Lost,
         }
     }
 
@@ -68,11 +74,16 @@ impl Change {
             new_text: None,
             word_diff: None,
             signals: Vec::new(),
+            accepted: false,
         }
     }
 
     pub(crate) fn level(&self) -> Level {
-        level_of(self.verdict)
+        if self.accepted {
+            Level::Info
+        } else {
+            level_of(self.verdict)
+        }
     }
 }
 
@@ -87,8 +98,8 @@ pub(crate) struct Drifted {
 }
 
 impl Drifted {
-    fn of(drift: &ToolDrift) -> Self {
-        let mut changes: Vec<Change> = drift.changes().iter().map(Change::of).collect();
+    fn of(drift: &ToolDrift, allow_lost: bool) -> Self {
+        let mut changes: Vec<Change> = drift.changes().iter().map(|c| Change::of(c, allow_lost)).collect();
         if changes.is_empty() {
             changes.push(Change::digest_only());
         }
@@ -142,10 +153,13 @@ pub(crate) async fn pin(args: &PinArgs) -> Result<String, String> {
     let source = args.target.source();
     let audit = listed(&args.target).await?;
     let info = pinned_info(&audit);
-    let server = LockedServer::pin(source.clone(), info, &audit.listed);
+    let mut server = LockedServer::pin(source.clone(), info, &audit.listed);
+    if args.target.name.is_some() {
+        server.launched = Some(args.target.launch());
+    }
     let before = lock.server(&source).cloned();
     let drift: Option<Vec<Drifted>> =
-        before.as_ref().map(|b| drift_of_server(b, &audit.listed).iter().map(Drifted::of).collect());
+        before.as_ref().map(|b| drift_of_server(b, &audit.listed).iter().map(|d| Drifted::of(d, false)).collect());
     lock.upsert(server.clone());
     write_atomically(&args.lock, &lock.to_canonical_string())?;
 
@@ -179,24 +193,35 @@ pub(crate) async fn pin(args: &PinArgs) -> Result<String, String> {
     Ok(out)
 }
 
-/// `contract-audit --locked FILE`: reads the lock, lists the server, compares.
-pub(crate) async fn compare(target: &Target, path: &Path) -> Result<Comparison, String> {
+/// `contract-audit --locked FILE`: reads the lock, lists the server, compares; with
+/// `allow_lost`, a lost output property is a note.
+pub(crate) async fn compare(target: &Target, path: &Path, allow_lost: bool) -> Result<Comparison, String> {
     let file = path.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|e| format!("{file}: {e}"))?;
     let lock = Lock::parse(&text, &file).map_err(|e| e.to_string())?;
-    let source = target.source();
-    if lock.server(&source).is_none() {
+    let mut source = target.source();
+    let not_pinned = |source: &ServerSource| {
         let pinned: Vec<String> = lock.servers.iter().map(|s| format!("  {}", clean(&s.source.to_string()))).collect();
-        return Err(format!(
+        format!(
             "{file} pins no server for {} (the URL or command line must be the one given to `contract-audit \
-             pin`); it pins:\n{}",
+             pin`, or the --name it was pinned with); it pins:\n{}",
             clean(&source.to_string()),
             if pinned.is_empty() { "  (nothing)".to_owned() } else { pinned.join("\n") }
-        ));
+        )
+    };
+    // A server pinned by name is found by its serverInfo name once it answers, when its
+    // entry is the only one pinned by name for that server name.
+    let by_info = target.name.is_none() && lock.servers.iter().any(|s| matches!(s.source, ServerSource::Name(_)));
+    if lock.server(&source).is_none() && !by_info {
+        return Err(not_pinned(&source));
     }
     let audit = listed(target).await?;
+    if lock.server(&source).is_none() {
+        let named = audit.server.name.as_deref().and_then(|name| lock.named_by_info(name));
+        source = named.map(|s| s.source.clone()).ok_or_else(|| not_pinned(&source))?;
+    }
     let entry = lock.server(&source).expect("checked above");
-    let drift = drift_of_server(entry, &audit.listed).iter().map(Drifted::of).collect();
+    let drift = drift_of_server(entry, &audit.listed).iter().map(|d| Drifted::of(d, allow_lost)).collect();
     Ok(Comparison { file, text, lock, source, audit, drift })
 }
 
@@ -285,6 +310,13 @@ fn details(drift: &[Drifted], out: &mut String) {
             }
             for signal in &change.signals {
                 let _ = writeln!(out, "        signal: {}", clean(signal));
+            }
+            if change.verdict == DriftVerdict::Lost && !change.accepted {
+                let _ = writeln!(
+                    out,
+                    "        fix: make every client that reads it stop reading it, then accept the removal with \
+                     {ALLOW_LOST} (or pin the server again)"
+                );
             }
         }
     }
@@ -444,7 +476,7 @@ mod tests {
         let pinned = LockedServer::pin(ServerSource::Url("http://127.0.0.1:1/mcp".into()), None, &[listed(json!(1))]);
         let drift = drift_of_server(&pinned, &[listed(json!(1.0))]);
         assert_eq!(drift.len(), 1, "{drift:?}");
-        let reported = Drifted::of(&drift[0]);
+        let reported = Drifted::of(&drift[0], false);
         let kinds: Vec<(&str, DriftVerdict, Level)> =
             reported.changes.iter().map(|c| (c.kind.as_str(), c.verdict, c.level())).collect();
         assert_eq!(kinds, [("text_only", DriftVerdict::Cosmetic, Level::Info)]);
@@ -459,6 +491,7 @@ mod tests {
     fn verdicts_map_to_levels() {
         assert_eq!(level_of(DriftVerdict::Breaking), Level::Error);
         assert_eq!(level_of(DriftVerdict::Text), Level::Error);
+        assert_eq!(level_of(DriftVerdict::Lost), Level::Error);
         assert_eq!(level_of(DriftVerdict::Additive), Level::Info);
         assert_eq!(level_of(DriftVerdict::Cosmetic), Level::Info);
     }

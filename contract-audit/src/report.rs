@@ -1,11 +1,12 @@
-//! The human table and the JSON document.
+//! The human table (identical findings grouped) and the JSON document (every finding).
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use serde_json::json;
 
 use crate::audit::{Audit, CallReport, ToolReport};
-use crate::lint::Level;
+use crate::lint::{Finding, Level};
 
 /// Server-chosen text with control characters replaced: a tool name or an error message
 /// must not be able to drive the terminal (ANSI escapes, carriage returns).
@@ -84,18 +85,9 @@ pub(crate) fn table(audit: &Audit) -> String {
             let _ =
                 writeln!(out, "  call  {}: {}{code} (call): {}", clean(&tool.name), call.result, clean(&call.detail));
         }
-        for f in tool.findings.iter().filter(detailed) {
-            let at = if f.pointer.is_empty() { String::new() } else { format!(" at {}", clean(&f.pointer)) };
-            let _ = writeln!(
-                out,
-                "  {:<5} {}: {} ({}{at}): {}",
-                f.level,
-                clean(&tool.name),
-                f.kind,
-                f.site,
-                clean(&f.message)
-            );
-        }
+    }
+    for group in groups(audit, detailed) {
+        out.push_str(&group);
     }
     let declared = audit.tools.iter().filter(|t| t.output_schema).count();
     let _ = writeln!(
@@ -107,6 +99,68 @@ pub(crate) fn table(audit: &Audit) -> String {
         counts[Level::Warn as usize],
         counts[Level::Info as usize]
     );
+    out
+}
+
+/// The most pointers a grouped line lists for one tool.
+const MAX_POINTERS_SHOWN: usize = 8;
+
+/// The findings under `details:`, one entry per group of identical findings (the same
+/// level, kind, site and message): a finding alone is one line, `tool: kind (site at
+/// pointer): message`; a group is a line saying what and how often, then one line per
+/// tool with its pointers. The JSON report keeps every finding.
+fn groups(audit: &Audit, shown: impl Fn(&&Finding) -> bool) -> Vec<String> {
+    type Key<'a> = (Level, &'a str, &'a str, &'a str);
+    let mut order: Vec<Key> = Vec::new();
+    let mut members: BTreeMap<Key, Vec<(&str, &str)>> = BTreeMap::new();
+    for tool in &audit.tools {
+        for f in tool.findings.iter().filter(&shown) {
+            let key = (f.level, f.kind, f.site, f.message.as_str());
+            if !members.contains_key(&key) {
+                order.push(key);
+            }
+            members.entry(key).or_default().push((&tool.name, &f.pointer));
+        }
+    }
+    let mut out = Vec::new();
+    for key @ (level, kind, site, message) in order {
+        let found = &members[&key];
+        if let [(tool, pointer)] = found.as_slice() {
+            let at = if pointer.is_empty() { String::new() } else { format!(" at {}", clean(pointer)) };
+            out.push(format!("  {level:<5} {}: {kind} ({site}{at}): {}\n", clean(tool), clean(message)));
+            continue;
+        }
+        let mut by_tool: Vec<(&str, Vec<&str>)> = Vec::new();
+        for (tool, pointer) in found {
+            match by_tool.iter_mut().find(|(t, _)| t == tool) {
+                Some((_, pointers)) => pointers.push(pointer),
+                None => by_tool.push((tool, vec![pointer])),
+            }
+        }
+        let tools = if by_tool.len() == 1 { "1 tool".to_owned() } else { format!("{} tools", by_tool.len()) };
+        let mut text = format!("  {level:<5} {kind} ({site}): {}: {} in {tools}\n", clean(message), found.len());
+        if found.iter().all(|(_, pointer)| pointer.is_empty()) {
+            // Findings about whole schemas: the tools, on one line.
+            let names: Vec<String> = by_tool.iter().map(|(tool, _)| clean(tool)).collect();
+            let _ = writeln!(text, "          {}", names.join(", "));
+            out.push(text);
+            continue;
+        }
+        for (tool, mut pointers) in by_tool {
+            pointers.sort_unstable();
+            pointers.dedup();
+            let mut at: Vec<String> = pointers
+                .iter()
+                .take(MAX_POINTERS_SHOWN)
+                .map(|p| if p.is_empty() { "(root)".to_owned() } else { clean(p) })
+                .collect();
+            if pointers.len() > MAX_POINTERS_SHOWN {
+                at.push(format!("and {} more", pointers.len() - MAX_POINTERS_SHOWN));
+            }
+            let _ = writeln!(text, "          {} at {}", clean(tool), at.join(", "));
+        }
+        out.push(text);
+    }
     out
 }
 

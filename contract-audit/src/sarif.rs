@@ -1,19 +1,22 @@
-//! SARIF 2.1.0 for `--locked`: one run, a rule per change kind, a result per difference,
-//! located in the lock file (its line, when the lock is in the canonical form `pin`
-//! writes) and logically by tool and pointer.
+//! SARIF 2.1.0, one run each: for `--locked`, a rule per change kind and a result per
+//! difference, located in the lock file (its line, when the lock is in the canonical form
+//! `pin` writes) and logically by tool and pointer; for the audit, a rule per finding kind
+//! (and one for a call not made) and a result per finding, located logically by tool,
+//! site and pointer (the server has no file to point at).
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use serde_json::{json, Value};
 
-use crate::lint::Level;
+use crate::audit::Audit;
+use crate::lint::{Level, KINDS};
 use crate::lock::Comparison;
 
 /// The SARIF 2.1.0 schema's address, as `$schema`.
 pub(crate) const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 
-fn level(level: Level) -> &'static str {
+pub(crate) fn level(level: Level) -> &'static str {
     match level {
         Level::Error => "error",
         Level::Warn => "warning",
@@ -111,10 +114,84 @@ pub(crate) fn locked(c: &Comparison) -> String {
     serde_json::to_string_pretty(&log).unwrap_or_default()
 }
 
+/// The rule of a call the audit did not make (on synthesized arguments, a tool not
+/// annotated read-only, or annotated destructive; or no valid arguments): its results are
+/// `notApplicable`, the call's findings were not evaluated.
+const NOT_CALLED: &str = "call-not-called";
+
+/// The SARIF log of an audit: every finding, and every call not made.
+pub(crate) fn audit(audit: &Audit) -> String {
+    let mut rules: Vec<Value> = KINDS
+        .iter()
+        .map(|(kind, level_of, meaning)| {
+            json!({
+                "id": kind,
+                "name": kind,
+                "shortDescription": {"text": meaning},
+                "defaultConfiguration": {"level": level(*level_of)},
+            })
+        })
+        .collect();
+    rules.push(json!({
+        "id": NOT_CALLED,
+        "name": NOT_CALLED,
+        "shortDescription": {"text": "the tool was not called, so no call finding was evaluated; the message says why"},
+        "defaultConfiguration": {"level": "none"},
+    }));
+    let index = |kind: &str| KINDS.iter().position(|k| k.0 == kind).unwrap_or(KINDS.len());
+    let located = |tool: &str, site: &str, pointer: &str| {
+        let name = if pointer.is_empty() { tool.to_owned() } else { pointer.to_owned() };
+        json!([{"logicalLocations": [{
+            "name": name,
+            "fullyQualifiedName": format!("{tool}/{site}{pointer}"),
+            "kind": "member",
+        }]}])
+    };
+    let mut results = Vec::new();
+    for tool in &audit.tools {
+        for f in &tool.findings {
+            results.push(json!({
+                "ruleId": f.kind,
+                "ruleIndex": index(f.kind),
+                "level": level(f.level),
+                "message": {"text": format!("{}: {}", tool.name, f.message)},
+                "locations": located(&tool.name, f.site, &f.pointer),
+                "properties": {"tool": tool.name, "site": f.site, "pointer": f.pointer},
+            }));
+        }
+        if let Some(call) = tool.call.as_ref().filter(|c| c.result == "not-called") {
+            results.push(json!({
+                "ruleId": NOT_CALLED,
+                "ruleIndex": KINDS.len(),
+                "kind": "notApplicable",
+                "level": "none",
+                "message": {"text": format!("{}: not called: {}", tool.name, call.detail)},
+                "locations": located(&tool.name, "call", ""),
+                "properties": {"tool": tool.name, "site": "call", "pointer": "", "arguments": call.arguments},
+            }));
+        }
+    }
+    let log = json!({
+        "$schema": SCHEMA,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {
+                "name": "contract-audit",
+                "version": env!("CARGO_PKG_VERSION"),
+                "informationUri": env!("CARGO_PKG_REPOSITORY"),
+                "rules": rules,
+            }},
+            "properties": {"server": audit.server},
+            "results": results,
+        }],
+    });
+    serde_json::to_string_pretty(&log).unwrap_or_default()
+}
+
 /// The lock file as a SARIF artifact URI: a relative path with `/` separators (relative
 /// to where contract-audit ran, which code scanning takes as the repository root), or a
 /// `file://` URI for an absolute path.
-fn artifact_uri(file: &str) -> String {
+pub(crate) fn artifact_uri(file: &str) -> String {
     let slashed = file.replace('\\', "/");
     let encoded: String = slashed
         .chars()

@@ -644,6 +644,20 @@ fn every_finding_kind_matters_to_a_pinned_client() {
     assert_eq!(ts[1]["accepts"], json!([false, true]), "control: the closed object is checked: {:?}", ts[1]);
     shown.push("open-object");
 
+    // An output object that requires nothing: `{}` is a result to both clients.
+    has("open_object", "output-accepts-empty-object", "");
+    let mut requires = schema("open_object");
+    requires["required"] = json!(["n"]);
+    let cases = [
+        json!({"schema": schema("open_object"), "values": [{}]}),
+        json!({"schema": requires, "values": [{}, {"n": 1}]}),
+    ];
+    for answers in [ajv(&dir, &cases), python(&dir, &cases)] {
+        assert_eq!(answers[0]["accepts"], json!([true]), "{:?}", answers[0]);
+        assert_eq!(answers[1]["accepts"], json!([false, true]), "control: a required member: {:?}", answers[1]);
+    }
+    shown.push("output-accepts-empty-object");
+
     has("remote_ref", "remote-ref", "/properties/x");
     has("unresolvable_ref", "unresolvable-ref", "/properties/x");
     has("bad_pattern", "schema-does-not-compile", "");

@@ -448,10 +448,6 @@ fn a_lock_edited_by_hand_or_without_the_server_is_refused() {
     assert_eq!(code, 2, "{out}\n{err}");
     assert!(err.contains("tools.lock.json pins no server for stdio `node "), "{err}");
     assert!(err.contains(&format!("  stdio `{}`", command.join(" "))), "it lists what it pins: {err}");
-    // SARIF is the format of --locked only: the audit itself has no file to point at.
-    let (code, out, err) = run_in(&dir, &with_command(&["--format", "sarif"], &command));
-    assert_eq!(code, 2, "{out}\n{err}");
-    assert!(err.contains("--format sarif is the format of --locked"), "{err}");
     // A missing lock file.
     let (code, _, err) = run_in(&dir, &with_command(&["--locked", "missing.lock.json"], &command));
     assert_eq!(code, 2);

@@ -10,6 +10,7 @@ use super::lock::{
     drift_of_server, Action, DriftStatus, LockPolicy, LockedServer, LockedTool, ServerSource, ToolDrift,
 };
 use super::outcome::{CallOutcome, ContractFailure, DeclaredError, FailureKind, Success};
+use super::signals::MAX_KEY_CHARS;
 use crate::contract::schema::{canonical_string, sha256_hex};
 use crate::contract::validate::{compile, Violation};
 use crate::serve::wire::META_KEY;
@@ -643,7 +644,10 @@ fn first_use_source() -> ServerSource {
 /// The violations of `instance`, masked: keywords, messages written from the keyword
 /// alone, and pointers whose tokens are array indices or names the schema declares.
 /// Undeclared keys are text the server chose (`"run_shell"`, or an instruction aimed at
-/// the model), so they are reported as `*`, never quoted; so are values.
+/// the model), so they are `*` in pointers; the message of an `additionalProperties` (or
+/// `unevaluatedProperties`) violation names them, so that an operator can tell which keys
+/// a server added, as JSON strings (escaped), each cut to [`MAX_KEY_CHARS`] characters, at
+/// most [`MAX_UNDECLARED_NAMED`] of them. Values are never quoted.
 fn violations(validator: &jsonschema::Validator, declared: &BTreeSet<String>, instance: &Value) -> Vec<Violation> {
     // The common case first: deciding validity is cheaper than collecting errors.
     if validator.is_valid(instance) {
@@ -670,11 +674,42 @@ fn violations(validator: &jsonschema::Validator, declared: &BTreeSet<String>, in
                     Some(name) => format!("required property `{name}` is missing"),
                     None => "a required property is missing".to_owned(),
                 },
+                jsonschema::error::ValidationErrorKind::AdditionalProperties { unexpected }
+                | jsonschema::error::ValidationErrorKind::UnevaluatedProperties { unexpected } => {
+                    undeclared(unexpected)
+                }
                 _ => describe(keyword),
             };
             Violation::new(pointer, keyword, message)
         })
         .collect()
+}
+
+/// The most undeclared key names one violation message lists.
+pub const MAX_UNDECLARED_NAMED: usize = 8;
+
+/// The message of an `additionalProperties` violation: how many undeclared keys, and their
+/// names, escaped and bounded.
+fn undeclared(unexpected: &[String]) -> String {
+    let mut names: Vec<String> = unexpected
+        .iter()
+        .take(MAX_UNDECLARED_NAMED)
+        .map(|name| {
+            let cut: String = name.chars().take(MAX_KEY_CHARS).collect();
+            let quoted = serde_json::to_string(&cut).unwrap_or_default();
+            if cut.len() < name.len() {
+                format!("{quoted}…")
+            } else {
+                quoted
+            }
+        })
+        .collect();
+    if unexpected.len() > MAX_UNDECLARED_NAMED {
+        names.push(format!("and {} more", unexpected.len() - MAX_UNDECLARED_NAMED));
+    }
+    let count =
+        if unexpected.len() == 1 { "a property".to_owned() } else { format!("{} properties", unexpected.len()) };
+    format!("the object has {count} the schema does not declare: {}", names.join(", "))
 }
 
 /// A message for a failed keyword that says nothing about the value.

@@ -17,7 +17,8 @@
 //!   reports keys that `structuredContent` and its JSON text block do not share
 //!   ([`structured_text_mismatch`]) and a value that says it failed without `isError`
 //!   ([`false_success`]); a declared error says whether it is the server's SDK refusing
-//!   the tool's own output ([`self_refusal`]).
+//!   the tool's own output ([`self_refusal`]). [`CallOutcome::notices`] reads these as
+//!   lines for a report (a kind, a pointer, a sentence); the rmcp harness logs them.
 //! - The catalog holds the server to a pin of its tools ([`lock`]): a lock file's, or the
 //!   first listing. A tool that drifted in a way the [`lock::LockPolicy`] holds back is
 //!   quarantined: refused before `tools/call` ([`FailureKind::Quarantined`]) and left out
@@ -52,12 +53,14 @@
 
 mod catalog;
 pub mod lock;
+mod notice;
 mod outcome;
 #[cfg(feature = "rmcp-client")]
 pub mod rmcp;
 mod signals;
 
-pub use catalog::{Catalog, ContractInfo, RefreshReport, ToolEntry};
+pub use catalog::{Catalog, ContractInfo, RefreshReport, ToolEntry, MAX_UNDECLARED_NAMED};
+pub use notice::Notice;
 pub use outcome::{CallOutcome, ContractFailure, DeclaredError, FailureKind, Success};
 pub use signals::{
     false_success, self_refusal, structured_text_mismatch, FalseSuccess, KeyMismatch, RefusalPattern, SelfRefusal,

@@ -202,7 +202,8 @@ impl Harness {
     /// the arguments checked against the `inputSchema` first (neither call is ever
     /// sent), the result judged after.
     /// Transport and protocol errors are `Err`; everything a model should see is an
-    /// [`CallOutcome`].
+    /// [`CallOutcome`]. Its [`notices`](CallOutcome::notices) (keys `structuredContent`
+    /// lacks, a false success, a refusal) are logged as `tracing` warnings.
     pub async fn call(&self, tool: &str, arguments: Value) -> Result<CallOutcome, HarnessError> {
         self.ensure_fresh().await?;
         if let Err(failure) = self.catalog().check_arguments(tool, &arguments) {
@@ -220,6 +221,12 @@ impl Harness {
         let params = CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments);
         let result = self.peer().call_tool(params).await?;
         let result = serde_json::to_value(&result)?;
-        Ok(self.catalog().check_result(tool, &result))
+        let outcome = self.catalog().check_result(tool, &result);
+        // The report: what a client trusting isError and structuredContent would miss.
+        // Kinds, escaped pointers and sanitized, bounded quotes only.
+        for notice in outcome.notices() {
+            tracing::warn!(tool, kind = notice.kind, pointer = %notice.pointer, "{}", notice.message);
+        }
+        Ok(outcome)
     }
 }

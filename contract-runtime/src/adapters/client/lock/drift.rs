@@ -49,6 +49,10 @@ pub enum DriftVerdict {
     Cosmetic,
     /// Safe for a caller built against the pinned tool.
     Additive,
+    /// An output property the pinned tool declared is gone: every result still passes the
+    /// pinned schema (the property was optional), but a client that read it finds nothing
+    /// there, as when an SDK strips undeclared keys from `structuredContent`.
+    Lost,
     /// Text a model reads changed: it must be read again before the model sees it.
     Text,
     /// Breaks a caller built against the pinned tool, or asks for less caution than it
@@ -57,12 +61,13 @@ pub enum DriftVerdict {
 }
 
 impl DriftVerdict {
-    /// `cosmetic`, `additive`, `text` or `breaking`.
+    /// `cosmetic`, `additive`, `lost`, `text` or `breaking`.
     #[must_use]
     pub fn as_str(self) -> &'static str {
         match self {
             DriftVerdict::Cosmetic => "cosmetic",
             DriftVerdict::Additive => "additive",
+            DriftVerdict::Lost => "lost",
             DriftVerdict::Text => "text",
             DriftVerdict::Breaking => "breaking",
         }
@@ -441,9 +446,31 @@ fn schema_changes(
             ));
             continue;
         }
+        let verdict = DriftVerdict::of(change.verdict());
+        if direction == Direction::Response
+            && change.kind() == ChangeKind::OptionalPropertyRemoved
+            && verdict < DriftVerdict::Lost
+        {
+            out.push(DriftChange::new(area, change.kind().as_str(), DriftVerdict::Lost, pointer, lost_detail(&change)));
+            continue;
+        }
         let detail = change.detail().to_owned();
-        out.push(DriftChange::new(area, change.kind().as_str(), DriftVerdict::of(change.verdict()), pointer, detail));
+        out.push(DriftChange::new(area, change.kind().as_str(), verdict, pointer, detail));
     }
+}
+
+/// Who loses what when an optional output property is removed: the property's name (as a
+/// JSON string, escaped and cut; it is the server's text) and where it was.
+fn lost_detail(change: &evolution::Change) -> String {
+    let token = change.pointer().rsplit('/').next().unwrap_or_default();
+    let name: String = crate::contract::pointer::unescape(token).chars().take(64).collect();
+    let name = serde_json::to_string(&name).unwrap_or_default();
+    let within = change.pointer().rsplit_once('/').and_then(|(p, _)| p.strip_suffix("/properties")).unwrap_or("");
+    let at = if within.is_empty() { "the result".to_owned() } else { format!("the object at {within}") };
+    format!(
+        "output property {name} of {at} removed: a client that reads it from the tool's results loses it (results still \
+         pass the pinned schema; an SDK that strips undeclared keys drops it from structuredContent)"
+    )
 }
 
 fn annotation_changes(old: Option<&Value>, new: Option<&Value>, others: &[&str], out: &mut Vec<DriftChange>) {

@@ -6,7 +6,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::digest::{digests, pinned_definition, Digests};
+use super::digest::{content_hash, digests, pinned_definition, Digests};
 use crate::contract::schema::canonical_string;
 
 /// The lock file's conventional name.
@@ -19,7 +19,7 @@ pub const DIGEST_FORM: &str = "sha256-canonical-json";
 /// `contract-audit --locked` and the client harness check a live server against.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema, contract_runtime::ToolOutput)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-#[tool_output(name = "tools_lock", version = "1.0.0", compatibility = "exact")]
+#[tool_output(name = "tools_lock", version = "2.0.0", compatibility = "exact")]
 pub struct Lock {
     /// The lock format: `1`.
     pub lock_version: u32,
@@ -40,6 +40,10 @@ pub struct LockedServer {
     pub server_info: Option<PinnedServerInfo>,
     /// Its tools, sorted by name.
     pub tools: Vec<LockedTool>,
+    /// For a server pinned by name: how it was reached when it was pinned (its command
+    /// line or URL), for information only; the name is the key.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub launched: Option<ServerSource>,
 }
 
 /// How a pinned server is reached: the key a lock finds it by.
@@ -50,6 +54,9 @@ pub enum ServerSource {
     Command(Vec<String>),
     /// A streamable HTTP server: its URL.
     Url(String),
+    /// A name given when it was pinned (`pin --name`): the same server under any command
+    /// line, path, wrapper or URL, on any machine.
+    Name(String),
 }
 
 impl fmt::Display for ServerSource {
@@ -57,6 +64,7 @@ impl fmt::Display for ServerSource {
         match self {
             ServerSource::Command(argv) => write!(f, "stdio `{}`", argv.join(" ")),
             ServerSource::Url(url) => write!(f, "{url}"),
+            ServerSource::Name(name) => write!(f, "the server named `{name}`"),
         }
     }
 }
@@ -79,6 +87,10 @@ pub struct LockedTool {
     pub name: String,
     /// The digests of `definition`.
     pub digests: Digests,
+    /// The SHA-256 of `definition`'s RFC 8785 (JCS) canonical JSON (`sha256:…`), the
+    /// hash the draft SEP-3140 proposes for a tool; absent in locks written before it.
+    #[serde(default, rename = "contentHash", skip_serializing_if = "Option::is_none")]
+    pub content_hash: Option<String>,
     /// The definition as listed: `name`, `title`, `description`, `inputSchema`,
     /// `outputSchema`, `annotations`, and `contract` (the identity from its `_meta`).
     #[schemars(transform = contract_runtime::opaque)]
@@ -92,8 +104,9 @@ impl LockedTool {
         let definition = pinned_definition(listed);
         let name = definition["name"].as_str().unwrap_or_default().to_owned();
         let digests = digests(&definition);
+        let content_hash = Some(content_hash(&definition));
         let Value::Object(definition) = definition else { unreachable!("a pinned definition is an object") };
-        Self { name, digests, definition }
+        Self { name, digests, content_hash, definition }
     }
 }
 
@@ -103,7 +116,7 @@ impl LockedServer {
     pub fn pin(source: ServerSource, server_info: Option<PinnedServerInfo>, listed: &[Value]) -> Self {
         let mut tools: Vec<LockedTool> = listed.iter().map(LockedTool::pin).collect();
         tools.sort_by(|a, b| a.name.cmp(&b.name));
-        Self { source, server_info, tools }
+        Self { source, server_info, tools, launched: None }
     }
 
     /// The pinned tool called `name`.
@@ -201,7 +214,8 @@ impl Lock {
                         format!("the definition's name is not `{}`", tool.name),
                     ));
                 }
-                let actual = digests(&Value::Object(tool.definition.clone()));
+                let definition = Value::Object(tool.definition.clone());
+                let actual = digests(&definition);
                 for (which, recorded, computed) in
                     [("text", &tool.digests.text, &actual.text), ("shape", &tool.digests.shape, &actual.shape)]
                 {
@@ -211,6 +225,19 @@ impl Lock {
                             Some(format!("{at}/digests/{which}")),
                             format!(
                                 "the {which} digest does not match the definition ({recorded} recorded, {computed} \
+                                 computed): the definition was edited; pin the server again"
+                            ),
+                        ));
+                    }
+                }
+                if let Some(recorded) = &tool.content_hash {
+                    let computed = content_hash(&definition);
+                    if *recorded != computed {
+                        return Err(LockError::new(
+                            file,
+                            Some(format!("{at}/contentHash")),
+                            format!(
+                                "the content hash does not match the definition ({recorded} recorded, {computed} \
                                  computed): the definition was edited; pin the server again"
                             ),
                         ));
@@ -236,6 +263,17 @@ impl Lock {
     #[must_use]
     pub fn server(&self, source: &ServerSource) -> Option<&LockedServer> {
         self.servers.iter().find(|s| &s.source == source)
+    }
+
+    /// The one server pinned by name ([`ServerSource::Name`]) whose `serverInfo` name is
+    /// `server_name`; `None` when there is none, or more than one.
+    #[must_use]
+    pub fn named_by_info(&self, server_name: &str) -> Option<&LockedServer> {
+        let mut found = self.servers.iter().filter(|s| {
+            matches!(s.source, ServerSource::Name(_)) && s.server_info.as_ref().is_some_and(|i| i.name == server_name)
+        });
+        let first = found.next()?;
+        found.next().is_none().then_some(first)
     }
 
     /// Adds `server`, or replaces the one with the same source.

@@ -59,7 +59,7 @@ mod drift;
 mod file;
 mod policy;
 
-pub use digest::{digests, pinned_definition, Digests};
+pub use digest::{content_hash, digests, jcs, pinned_definition, Digests};
 pub use drift::{drift_of_server, drift_of_tool, DriftArea, DriftChange, DriftStatus, DriftVerdict, ToolDrift};
 pub use file::{Lock, LockError, LockedServer, LockedTool, PinnedServerInfo, ServerSource, DIGEST_FORM, LOCK_FILE};
 pub use policy::{Action, LockPolicy};

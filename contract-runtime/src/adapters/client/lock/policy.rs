@@ -13,7 +13,8 @@ pub enum Action {
 }
 
 /// Which drift quarantines a tool. The default quarantines a tool whose text changed (a
-/// model reads it: someone must read it first), a tool with a breaking change, and a tool
+/// model reads it: someone must read it first), a tool with a breaking change, a tool
+/// that lost an output property a client may read ([`DriftVerdict::Lost`]), and a tool
 /// that is not in the lock; an additive or cosmetic change passes.
 ///
 /// ```
@@ -21,13 +22,16 @@ pub enum Action {
 ///
 /// let strict = LockPolicy::default().additive(Action::Quarantine).cosmetic(Action::Quarantine);
 /// let texts_reviewed_elsewhere = LockPolicy::default().text(Action::Pass);
-/// # let _ = (strict, texts_reviewed_elsewhere);
+/// // No client of ours reads the optional output properties a server drops.
+/// let removals_accepted = LockPolicy::default().lost_output(Action::Pass);
+/// # let _ = (strict, texts_reviewed_elsewhere, removals_accepted);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct LockPolicy {
     text: Action,
     breaking: Action,
     additive: Action,
+    lost: Action,
     cosmetic: Action,
     added: Action,
 }
@@ -38,6 +42,7 @@ impl Default for LockPolicy {
             text: Action::Quarantine,
             breaking: Action::Quarantine,
             additive: Action::Pass,
+            lost: Action::Quarantine,
             cosmetic: Action::Pass,
             added: Action::Quarantine,
         }
@@ -52,6 +57,7 @@ impl LockPolicy {
             text: Action::Quarantine,
             breaking: Action::Quarantine,
             additive: Action::Quarantine,
+            lost: Action::Quarantine,
             cosmetic: Action::Quarantine,
             added: Action::Quarantine,
         }
@@ -75,6 +81,14 @@ impl LockPolicy {
     #[must_use]
     pub fn additive(mut self, action: Action) -> Self {
         self.additive = action;
+        self
+    }
+
+    /// What the removal of an optional output property does ([`DriftVerdict::Lost`]):
+    /// quarantine by default, since a client that read it loses it.
+    #[must_use]
+    pub fn lost_output(mut self, action: Action) -> Self {
+        self.lost = action;
         self
     }
 
@@ -117,6 +131,7 @@ impl LockPolicy {
             DriftVerdict::Text => self.text,
             DriftVerdict::Breaking => self.breaking,
             DriftVerdict::Additive => self.additive,
+            DriftVerdict::Lost => self.lost,
             DriftVerdict::Cosmetic => self.cosmetic,
         }
     }
