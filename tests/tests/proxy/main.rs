@@ -8,6 +8,7 @@ mod support;
 
 pub mod proxy;
 pub mod proxy_clients;
+pub mod proxy_inspector;
 pub mod proxy_lane;
 pub mod proxy_listen;
 pub mod proxy_transparent;
