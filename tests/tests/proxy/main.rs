@@ -12,4 +12,5 @@ pub mod proxy_inspector;
 pub mod proxy_lane;
 pub mod proxy_listen;
 pub mod proxy_transparent;
+pub mod proxy_transparent_http;
 pub mod proxy_user_servers;
