@@ -1,9 +1,12 @@
 //! The transparent relay in front of a streamable HTTP upstream (`--upstream-url`): the
 //! client's own session with it, started by the client's own `initialize`.
 //!
-//! Every line for the server is POSTed as its body, in the order it came (the next POST
-//! is sent once the previous one's response began, or after a short wait for a slow
-//! one); the session id the server gives `initialize` and the protocol revision it
+//! Every line for the server is POSTed as its body, in the order it came: the next POST
+//! is sent once the previous one's response began, so the server has taken each message
+//! before the next one reaches it (a server that holds a response's head until its answer
+//! is ready takes this client's messages one at a time). The client's answers to the
+//! server's requests go at once: the server waits for them, and asked after it took what
+//! came before. The session id the server gives `initialize` and the protocol revision it
 //! answers with go on every later POST. What comes back (a JSON body, or an SSE stream's
 //! messages in order) is handed to the relay as the server's lines; after
 //! `notifications/initialized`, the session's GET stream brings what the server sends
@@ -11,7 +14,6 @@
 //! error) is answered with a JSON-RPC error for its request.
 
 use std::sync::{Arc, Mutex, OnceLock, PoisonError, Weak};
-use std::time::Duration;
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -19,9 +21,6 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_stream::StreamExt as _;
 
 use super::Wire;
-
-/// How long the next POST waits for the previous one's response to begin.
-const IN_ORDER: Duration = Duration::from_millis(20);
 
 #[derive(Debug)]
 pub(crate) struct HttpUp {
@@ -68,6 +67,14 @@ impl HttpUp {
     }
 
     pub(crate) fn push(&self, line: Vec<u8>) -> std::io::Result<()> {
+        if serde_json::from_slice::<Top<'_>>(&line).is_ok_and(|top| top.id.is_some() && top.method.is_none()) {
+            // An answer to the server's request waits for nothing the server may hold (and
+            // a failure to deliver it is the proxy's to log: no request of the client's
+            // waits for it).
+            let (began, _) = oneshot::channel();
+            tokio::spawn(Arc::clone(&self.state).post(line, None, None, began));
+            return Ok(());
+        }
         self.tx.send(line).map_err(|_| std::io::Error::new(std::io::ErrorKind::BrokenPipe, "the upstream is gone"))
     }
 
@@ -98,7 +105,8 @@ impl State {
                 // Nothing else goes before the session is known.
                 let _ = task.await;
             } else {
-                let _ = tokio::time::timeout(IN_ORDER, began).await;
+                // The server took it: the next may go.
+                let _ = began.await;
             }
             if method.as_deref() == Some("notifications/initialized") {
                 tokio::spawn(Arc::clone(&self).listen());

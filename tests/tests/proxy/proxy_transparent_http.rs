@@ -1,8 +1,12 @@
 //! contract-proxy's transparent relay over HTTP: stateless 2026-07-28 requests behind
-//! `--http`.
+//! `--http`, and the order of a client's messages in front of an HTTP upstream
+//! (`--upstream-url`).
 
-use crate::proxy_transparent::{http, interop, scratch, serve_http, teed, Tap};
+use crate::proxy_transparent::{http, interop, scratch, serve_http, teed, Driver, Tap};
+use crate::support::bins;
 
+use std::io::{BufRead, BufReader};
+use std::os::unix::process::CommandExt;
 use std::process::Command;
 use std::thread;
 
@@ -118,4 +122,61 @@ fn behind_http_a_stateless_request_reaches_the_server_with_the_clients_own_capab
     for answer in &read {
         assert!(server_out.contains(answer), "the server wrote {answer}");
     }
+}
+
+#[test]
+fn in_front_of_an_http_upstream_a_slow_request_is_never_overtaken() {
+    const ROUNDS: u64 = 300;
+    let dir = scratch("upstream-order");
+    let log = dir.join("taken.log");
+    let mut upstream = Command::new("node")
+        .arg(interop("proxy/slow_http_server.mjs"))
+        .arg(&log)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .process_group(0)
+        .spawn()
+        .unwrap();
+    let mut banner = String::new();
+    BufReader::new(upstream.stdout.take().unwrap()).read_line(&mut banner).unwrap();
+    let url = banner.trim().strip_prefix("listening ").unwrap_or_else(|| panic!("{banner}")).to_owned();
+    let argv = [bins::contract_proxy().display().to_string(), "--upstream-url".to_owned(), url];
+    let mut d = Driver::start(&argv, &[], "/");
+    d.initialize("{}");
+    d.request(2, "tools/list", "{}");
+    let mut sent = Vec::new();
+    for round in 0..ROUNDS {
+        // A request the server takes only after a while, then one it takes at once, written
+        // back to back: the server takes them in the order written.
+        let (slow, quick) = (10 + 2 * round, 11 + 2 * round);
+        let lines = [
+            format!(
+                r#"{{"jsonrpc":"2.0","id":{slow},"method":"tools/call","params":{{"name":"slow","arguments":{{"ms":25}}}}}}"#
+            ),
+            format!(r#"{{"jsonrpc":"2.0","id":{quick},"method":"ping","params":{{}}}}"#),
+        ];
+        for line in &lines {
+            d.send(line);
+        }
+        for _ in 0..2 {
+            d.until(&format!("the answers of round {round}"), |m| m["id"] == slow || m["id"] == quick);
+        }
+        sent.extend(lines);
+    }
+    d.finish();
+    kill_group(&mut upstream);
+    let taken: Vec<String> = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .filter(|l| l.contains(r#""method":"tools/call""#) || l.contains(r#""method":"ping""#))
+        .map(str::to_owned)
+        .collect();
+    let first_wrong = taken.iter().zip(&sent).position(|(a, b)| a != b);
+    assert_eq!(
+        first_wrong,
+        None,
+        "taken out of order at {first_wrong:?}: {:#?}",
+        &taken[first_wrong.unwrap_or(0)..][..2]
+    );
+    assert_eq!(taken.len(), sent.len());
 }
