@@ -38,25 +38,13 @@ use tokio::time::Instant;
 use tokio_stream::wrappers::UnboundedReceiverStream;
 use tokio_stream::StreamExt as _;
 
-use super::{relay_upstream, start, start_url, Down, Target, Wire};
+use super::routes::Routes;
+use super::wire::{Down, Wire};
+use super::{relay_upstream, start, start_url, Target};
 use crate::policy::Policy;
 use crate::proxy::Shared;
 
 const SESSION_HEADER: &str = "mcp-session-id";
-
-/// Where one session's lines for the client go.
-#[derive(Debug, Default)]
-pub(crate) struct Routes {
-    state: Mutex<RouteState>,
-}
-
-#[derive(Debug, Default)]
-struct RouteState {
-    /// The POSTed requests waiting for their answers, oldest first, by id (JSON text).
-    posts: Vec<(String, mpsc::UnboundedSender<Vec<u8>>)>,
-    /// The session's GET stream, when the client opened one.
-    get: Option<mpsc::UnboundedSender<Vec<u8>>>,
-}
 
 #[derive(Deserialize)]
 struct Top<'a> {
@@ -64,43 +52,6 @@ struct Top<'a> {
     id: Option<&'a RawValue>,
     #[serde(borrow, default)]
     method: Option<&'a RawValue>,
-}
-
-impl Routes {
-    fn state(&self) -> std::sync::MutexGuard<'_, RouteState> {
-        self.state.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    /// Routes one line: an answer to the POST that asked; anything else to the POST
-    /// waiting last, or the GET stream.
-    pub(crate) fn deliver(&self, line: Vec<u8>) {
-        let answer_to = serde_json::from_slice::<Top<'_>>(&line)
-            .ok()
-            .filter(|top| top.method.is_none())
-            .and_then(|top| top.id.map(|id| id.get().to_owned()));
-        let mut state = self.state();
-        if let Some(id) = answer_to {
-            // An answer goes to the POST that asked, or nowhere (its client went away).
-            if let Some(at) = state.posts.iter().position(|(waiting, _)| *waiting == id) {
-                let (_, post) = state.posts.remove(at);
-                let _ = post.send(line);
-            }
-            return;
-        }
-        state.posts.retain(|(_, post)| !post.is_closed());
-        let target = state.posts.last().map(|(_, post)| post.clone()).or_else(|| state.get.clone());
-        if let Some(target) = target {
-            let _ = target.send(line);
-        } else {
-            tracing::debug!("a message for an HTTP client with no stream open is dropped");
-        }
-    }
-
-    fn wait_for(&self, id: &str) -> mpsc::UnboundedReceiver<Vec<u8>> {
-        let (tx, rx) = mpsc::unbounded_channel();
-        self.state().posts.push((id.to_owned(), tx));
-        rx
-    }
 }
 
 /// One client session: its relay, its routes and the switch that ends its process.
@@ -351,7 +302,7 @@ impl Message<'_> {
         self.params
             .and_then(|params| serde_json::from_str::<Params>(params.get()).ok())
             .and_then(|params| params.meta?.version)
-            .is_some_and(|version| super::modern(&version))
+            .is_some_and(|version| super::message::modern(&version))
     }
 }
 

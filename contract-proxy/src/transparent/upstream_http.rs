@@ -13,14 +13,12 @@
 //! outside a request. A POST that fails (no connection, an HTTP error without a JSON-RPC
 //! error) is answered with a JSON-RPC error for its request.
 
-use std::sync::{Arc, Mutex, OnceLock, PoisonError, Weak};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use tokio::sync::{mpsc, oneshot};
 use tokio_stream::StreamExt as _;
-
-use super::Wire;
 
 #[derive(Debug)]
 pub(crate) struct HttpUp {
@@ -34,7 +32,8 @@ struct State {
     url: String,
     session: Mutex<Option<String>>,
     version: Mutex<Option<String>>,
-    wire: OnceLock<Weak<Wire>>,
+    /// The server's messages, in order, for the relay.
+    to_relay: mpsc::UnboundedSender<Vec<u8>>,
 }
 
 #[derive(Deserialize)]
@@ -48,22 +47,19 @@ struct Top<'a> {
 }
 
 impl HttpUp {
-    pub(crate) fn new(url: &str) -> Self {
+    /// The upstream at `url`, and the server's messages as they come, in order.
+    pub(crate) fn new(url: &str) -> (Self, mpsc::UnboundedReceiver<Vec<u8>>) {
         let (tx, rx) = mpsc::unbounded_channel();
+        let (to_relay, from_server) = mpsc::unbounded_channel();
         let state = Arc::new(State {
             client: reqwest::Client::new(),
             url: url.to_owned(),
             session: Mutex::new(None),
             version: Mutex::new(None),
-            wire: OnceLock::new(),
+            to_relay,
         });
         tokio::spawn(Arc::clone(&state).send_all(rx));
-        Self { tx, state }
-    }
-
-    /// Connects the relay the server's messages go to.
-    pub(crate) fn attach(&self, wire: &Arc<Wire>) {
-        let _ = self.state.wire.set(Arc::downgrade(wire));
+        (Self { tx, state }, from_server)
     }
 
     pub(crate) fn push(&self, line: Vec<u8>) -> std::io::Result<()> {
@@ -88,10 +84,6 @@ impl HttpUp {
 }
 
 impl State {
-    fn wire(&self) -> Option<Arc<Wire>> {
-        self.wire.get().and_then(Weak::upgrade)
-    }
-
     async fn send_all(self: Arc<Self>, mut rx: mpsc::UnboundedReceiver<Vec<u8>>) {
         while let Some(line) = rx.recv().await {
             let (id, method) = match serde_json::from_slice::<Top<'_>>(&line) {
@@ -169,7 +161,7 @@ impl State {
         }
         match response.bytes().await {
             Ok(body) if serde_json::from_slice::<Top<'_>>(&body).is_ok_and(|top| top.id.is_some()) => {
-                self.deliver(&body, initialize).await;
+                self.deliver(&body, initialize);
             }
             Ok(_) | Err(_) if id.is_some() => {
                 self.failed(id.as_deref(), method.as_deref(), &format!("the upstream server answered HTTP {status}"));
@@ -179,7 +171,7 @@ impl State {
     }
 
     /// One message from the server, to the relay.
-    async fn deliver(&self, line: &[u8], initialize: bool) {
+    fn deliver(&self, line: &[u8], initialize: bool) {
         if initialize {
             #[derive(Deserialize)]
             struct Init {
@@ -195,9 +187,7 @@ impl State {
                 *self.version.lock().unwrap_or_else(PoisonError::into_inner) = version;
             }
         }
-        if let Some(wire) = self.wire() {
-            wire.server_line(line).await;
-        }
+        let _ = self.to_relay.send(line.to_vec());
     }
 
     /// An SSE stream's messages, in order.
@@ -210,7 +200,7 @@ impl State {
                 let event: Vec<u8> = buffer.drain(..end.0 + end.1).collect();
                 let data = event_data(&event[..end.0]);
                 if !data.is_empty() {
-                    self.deliver(&data, initialize).await;
+                    self.deliver(&data, initialize);
                 }
             }
         }
@@ -226,12 +216,12 @@ impl State {
 
     fn failed(&self, id: Option<&str>, method: Option<&str>, message: &str) {
         tracing::warn!(method = method.unwrap_or("a message"), "{message}");
-        let (Some(id), Some(wire)) = (id, self.wire()) else { return };
+        let Some(id) = id else { return };
         let body = format!(
             r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":-32603,"message":{}}}}}"#,
             serde_json::to_string(message).unwrap_or_default()
         );
-        tokio::spawn(async move { wire.server_line(body.as_bytes()).await });
+        let _ = self.to_relay.send(body.into_bytes());
     }
 }
 
