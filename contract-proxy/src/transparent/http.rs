@@ -16,7 +16,9 @@
 //! envelope on each request, so it sees the capabilities of the client that asked; the
 //! proxy's own `tools/list` carries the envelope of the latest request. Two stateless
 //! requests under the same id are never in flight at once: the later waits for the
-//! earlier's answer.
+//! earlier's answer. What the server sends besides an answer goes to the one stateless
+//! POST waiting, or to the one whose request named its progress token, else nowhere: one
+//! client never reads what belongs to another.
 
 use std::collections::{HashMap, HashSet};
 use std::convert::Infallible;
@@ -38,7 +40,7 @@ use tokio::time::Instant;
 use tokio_stream::wrappers::UnboundedReceiverStream;
 use tokio_stream::StreamExt as _;
 
-use super::routes::Routes;
+use super::routes::{progress_token, Routes};
 use super::wire::{Down, Wire};
 use super::{relay_upstream, start, start_url, Target};
 use crate::policy::Policy;
@@ -151,7 +153,7 @@ impl Front {
     /// Starts the upstream process of a new session (`stateless`: the one that serves the
     /// stateless requests, kept apart from the sessions).
     fn open(self: &Arc<Self>, stateless: bool) -> Result<(String, Arc<HttpSession>), String> {
-        let routes = Arc::new(Routes::default());
+        let routes = Arc::new(if stateless { Routes::shared() } else { Routes::default() });
         let shared = Arc::new(Shared::fresh(Arc::clone(&self.policy), self.timeout));
         let down = Down::Http(Arc::clone(&routes));
         let id = self.session_id();
@@ -308,7 +310,7 @@ impl Message<'_> {
 
 /// A stateless request: its bytes to the stateless upstream, its answer (with what the
 /// server sent meanwhile) as the POST's response.
-async fn stateless(front: &Arc<Front>, body: &Bytes, id: Option<&RawValue>) -> Response {
+async fn stateless(front: &Arc<Front>, body: &Bytes, id: Option<&RawValue>, params: Option<&RawValue>) -> Response {
     let session = match front.stateless_session() {
         Ok(session) => session,
         Err(err) => return error(StatusCode::INTERNAL_SERVER_ERROR, -32603, &err, id),
@@ -320,7 +322,8 @@ async fn stateless(front: &Arc<Front>, body: &Bytes, id: Option<&RawValue>) -> R
         return accepted;
     };
     let in_flight = front.claim(&id).await;
-    let answers = session.routes.wait_for(&id);
+    let token = progress_token(params);
+    let answers = session.routes.wait_for(&id, token);
     session.wire.client_line(body).await;
     respond(&id, answers, Some(in_flight)).await
 }
@@ -383,7 +386,7 @@ async fn post(State(front): State<Arc<Front>>, headers: HeaderMap, body: Bytes) 
             }
         }
         None if message.method.is_some() && message.stateless() => {
-            return stateless(&front, &body, message.id).await;
+            return stateless(&front, &body, message.id, message.params).await;
         }
         None => {
             let text = "Bad Request: no Mcp-Session-Id; a session starts with initialize, or a request \
@@ -403,7 +406,7 @@ async fn post(State(front): State<Arc<Front>>, headers: HeaderMap, body: Bytes) 
         *accepted.status_mut() = StatusCode::ACCEPTED;
         return accepted;
     };
-    let answers = session.routes.wait_for(&request_id);
+    let answers = session.routes.wait_for(&request_id, None);
     session.wire.client_line(&body).await;
     let response = respond(&request_id, answers, None).await;
     if new {

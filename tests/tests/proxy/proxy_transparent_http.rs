@@ -2,7 +2,7 @@
 //! `--http`, and the order of a client's messages in front of an HTTP upstream
 //! (`--upstream-url`).
 
-use crate::proxy_transparent::{http, interop, scratch, serve_http, teed, Driver, Tap};
+use crate::proxy_transparent::{http, interop, messages_of, raw_server, scratch, serve_http, teed, Driver, Tap};
 use crate::support::bins;
 
 use std::io::{BufRead, BufReader};
@@ -179,4 +179,41 @@ fn in_front_of_an_http_upstream_a_slow_request_is_never_overtaken() {
         &taken[first_wrong.unwrap_or(0)..][..2]
     );
     assert_eq!(taken.len(), sent.len());
+}
+
+#[test]
+fn behind_http_one_stateless_client_never_reads_what_the_server_sent_for_another() {
+    let (mut front, url) = serve_http(&raw_server(), &[]);
+    let addr = url.trim_start_matches("http://").trim_end_matches("/mcp").to_owned();
+    let meta = |client: &str, token: Option<&str>| {
+        let mut meta: Value = serde_json::from_str(&envelope(client, "{}")).unwrap();
+        if let Some(token) = token {
+            meta["progressToken"] = Value::from(token);
+        }
+        meta
+    };
+    for round in 0..20 {
+        let token = format!("a-{round}");
+        let burst = serde_json::json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": { "name": "burst", "arguments": { "n": 9 }, "_meta": meta("client-a", Some(&token)) } })
+        .to_string();
+        let ping = serde_json::json!({ "jsonrpc": "2.0", "id": 2, "method": "ping",
+            "params": { "_meta": meta("client-b", None) } })
+        .to_string();
+        let (a, b) = {
+            let addr_a = addr.clone();
+            let a = thread::spawn(move || http(&addr_a, "POST", None, &burst));
+            let b = http(&addr, "POST", None, &ping);
+            (a.join().unwrap(), b)
+        };
+        let (read_a, read_b) = (messages_of(&a.1, &a.2), messages_of(&b.1, &b.2));
+        // The other client's POST reads its own answer only.
+        assert_eq!(read_b, [r#"{"jsonrpc":"2.0","id":2,"result":{"pong":true}}"#], "round {round}");
+        // The caller reads every progress notification of its call, and its answer last.
+        let progress: Vec<&String> = read_a.iter().filter(|l| l.contains("notifications/progress")).collect();
+        assert_eq!(progress.len(), 3, "round {round}: {read_a:#?}");
+        assert!(progress.iter().all(|l| l.contains(&format!(r#""progressToken":"{token}""#))), "{read_a:#?}");
+        assert!(read_a.last().is_some_and(|l| l.contains(r#""id":1,"result""#)), "round {round}: {read_a:#?}");
+    }
+    kill_group(&mut front);
 }
