@@ -10,7 +10,7 @@
 //! directly. Nothing here is refused, so no documented difference applies: every message
 //! is the peer's own.
 
-use crate::proxy_transparent::{everything, interop, reference, scratch, serve_http, teed, Tap, DEADLINE};
+use crate::proxy_transparent::{everything, interop, reference, scratch, serve_http, teed, Group, Tap, DEADLINE};
 use crate::support::bins;
 
 use std::os::unix::process::CommandExt;
@@ -40,16 +40,6 @@ fn launcher_script(dir: &Path, name: &str, argv: &[String]) -> PathBuf {
     std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
     std::fs::set_permissions(&script, permissions).unwrap();
     script
-}
-
-/// A process group, ended on drop.
-struct Group(std::process::Child);
-
-impl Drop for Group {
-    fn drop(&mut self) {
-        let _ = Command::new("kill").args(["-TERM", "--", &format!("-{}", self.0.id())]).status();
-        let _ = self.0.wait();
-    }
 }
 
 /// Where the Inspector reaches the server.

@@ -606,6 +606,17 @@ fn the_python_and_typescript_v2_clients_see_the_servers_own_bytes() {
 
 // ------------------------------------------------------------------ behind --http
 
+/// A process group (a child spawned as its leader), ended on drop: whatever a test
+/// asserts, nothing it started outlives it.
+pub(crate) struct Group(pub(crate) Child);
+
+impl Drop for Group {
+    fn drop(&mut self) {
+        let _ = Command::new("kill").args(["-TERM", "--", &format!("-{}", self.0.id())]).status();
+        let _ = self.0.wait();
+    }
+}
+
 /// `contract-proxy --http` on a free loopback port in front of `upstream` (in a process
 /// group of its own, with `envs`): the process and the URL it serves.
 pub(crate) fn serve_http(upstream: &[String], envs: &[(&str, &str)]) -> (Child, String) {

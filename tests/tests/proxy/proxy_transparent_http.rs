@@ -2,7 +2,7 @@
 //! `--http`, and the order of a client's messages in front of an HTTP upstream
 //! (`--upstream-url`).
 
-use crate::proxy_transparent::{http, interop, messages_of, raw_server, scratch, serve_http, teed, Driver, Tap};
+use crate::proxy_transparent::{http, interop, messages_of, raw_server, scratch, serve_http, teed, Driver, Group, Tap};
 use crate::support::bins;
 
 use std::io::{BufRead, BufReader};
@@ -34,17 +34,13 @@ fn seen(body: &str) -> Value {
     serde_json::from_str(text).unwrap()
 }
 
-fn kill_group(child: &mut std::process::Child) {
-    let _ = Command::new("kill").args(["-TERM", "--", &format!("-{}", child.id())]).status();
-    let _ = child.wait();
-}
-
 #[test]
 fn behind_http_a_stateless_request_reaches_the_server_with_the_clients_own_capabilities() {
     let dir = scratch("stateless");
     let tap = Tap::new(&dir, "stateless");
     let server = vec!["node".to_owned(), interop("proxy/listen_server.mjs").display().to_string()];
-    let (mut front, url) = serve_http(&teed(&tap.server_in, &tap.server_out, &server), &[]);
+    let (front, url) = serve_http(&teed(&tap.server_in, &tap.server_out, &server), &[]);
+    let front = Group(front);
     let addr = url.trim_start_matches("http://").trim_end_matches("/mcp").to_owned();
 
     // Two clients, each with capabilities of its own, and no session.
@@ -106,7 +102,7 @@ fn behind_http_a_stateless_request_reaches_the_server_with_the_clients_own_capab
         format!(r#"{{"jsonrpc":"2.0","id":5,"method":"tools/list","params":{{"_meta":{}}}}}"#, envelope("c", "{}"))
             .replace("2026-07-28", "2025-11-25");
     assert_eq!(http(&addr, "POST", None, &old).0, 400);
-    kill_group(&mut front);
+    drop(front);
 
     // The server read each client's bytes as sent, in order; the proxy's own listing
     // (before the first call, to judge it) carried the envelope of the client that called.
@@ -138,7 +134,9 @@ fn in_front_of_an_http_upstream_a_slow_request_is_never_overtaken() {
         .spawn()
         .unwrap();
     let mut banner = String::new();
-    BufReader::new(upstream.stdout.take().unwrap()).read_line(&mut banner).unwrap();
+    let banner_pipe = upstream.stdout.take().unwrap();
+    let upstream = Group(upstream);
+    BufReader::new(banner_pipe).read_line(&mut banner).unwrap();
     let url = banner.trim().strip_prefix("listening ").unwrap_or_else(|| panic!("{banner}")).to_owned();
     let argv = [bins::contract_proxy().display().to_string(), "--upstream-url".to_owned(), url];
     let mut d = Driver::start(&argv, &[], "/");
@@ -164,7 +162,7 @@ fn in_front_of_an_http_upstream_a_slow_request_is_never_overtaken() {
         sent.extend(lines);
     }
     d.finish();
-    kill_group(&mut upstream);
+    drop(upstream);
     let taken: Vec<String> = std::fs::read_to_string(&log)
         .unwrap()
         .lines()
@@ -183,7 +181,8 @@ fn in_front_of_an_http_upstream_a_slow_request_is_never_overtaken() {
 
 #[test]
 fn behind_http_one_stateless_client_never_reads_what_the_server_sent_for_another() {
-    let (mut front, url) = serve_http(&raw_server(), &[]);
+    let (front, url) = serve_http(&raw_server(), &[]);
+    let front = Group(front);
     let addr = url.trim_start_matches("http://").trim_end_matches("/mcp").to_owned();
     let meta = |client: &str, token: Option<&str>| {
         let mut meta: Value = serde_json::from_str(&envelope(client, "{}")).unwrap();
@@ -215,5 +214,5 @@ fn behind_http_one_stateless_client_never_reads_what_the_server_sent_for_another
         assert!(progress.iter().all(|l| l.contains(&format!(r#""progressToken":"{token}""#))), "{read_a:#?}");
         assert!(read_a.last().is_some_and(|l| l.contains(r#""id":1,"result""#)), "round {round}: {read_a:#?}");
     }
-    kill_group(&mut front);
+    drop(front);
 }
