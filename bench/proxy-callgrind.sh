@@ -2,7 +2,8 @@
 # Instructions per call of contract-proxy, of the relay that only copies bytes, and of the
 # server alone (`peers serve plain`), with stdio on both sides: each process under
 # `valgrind --tool=callgrind` (the top process only), N sequential `search_tickets_page`
-# calls after `initialize` and one `tools/list`, a run of 0 calls subtracted.
+# calls (each sent once the previous one is answered) after `initialize` and one
+# `tools/list`, a run of 0 calls subtracted.
 #
 #   cargo build --release -p contract-proxy
 #   cargo build --release -p qe-server --features server --example peers
@@ -13,19 +14,35 @@ T=target/release
 P=$T/examples/peers
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-requests() { # items count
-    printf '%s\n' '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"cg","version":"1"}}}' \
-        '{"jsonrpc":"2.0","method":"notifications/initialized"}' \
-        '{"jsonrpc":"2.0","id":"l","method":"tools/list","params":{}}'
-    for ((i = 1; i <= $2; i++)); do
-        printf '{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"search_tickets_page","arguments":{"query":"t-","limit":%d}}}\n' "$i" "$1"
-    done
-}
-count() { # out-file command...
-    local out=$1
-    shift
-    # The sleep keeps stdin open until the last answer is written.
-    (cat; sleep 4) | valgrind --tool=callgrind --callgrind-out-file="$out" "$@" >/dev/null 2>&1
+cat > "$work/drive.py" <<'PY'
+# A client that makes its calls one after another: each request is written once the
+# answer to the one before it is read.
+import json, subprocess, sys
+items, n, cmd = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3:]
+child = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+def send(message):
+    child.stdin.write((json.dumps(message) + "\n").encode())
+    child.stdin.flush()
+def answer(id):
+    while True:
+        message = json.loads(child.stdout.readline())
+        if message.get("id") == id and "method" not in message:
+            return message
+send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "cg", "version": "1"}}})
+answer(0)
+send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+send({"jsonrpc": "2.0", "id": "l", "method": "tools/list", "params": {}})
+answer("l")
+for i in range(1, n + 1):
+    send({"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {"name": "search_tickets_page", "arguments": {"query": "t-", "limit": items}}})
+    assert "result" in answer(i)
+child.stdin.close()
+child.wait()
+PY
+count() { # items calls out-file command...
+    local items=$1 calls=$2 out=$3
+    shift 3
+    python3 "$work/drive.py" "$items" "$calls" valgrind --tool=callgrind --callgrind-out-file="$out" "$@"
     grep '^summary:' "$out" | cut -d' ' -f2
 }
 printf '%6s  %-7s %14s\n' items process instructions/call
@@ -38,8 +55,8 @@ for pair in 1:200 100:50 1000:20; do
             relay) cmd=("$P" relay -- "$P" serve plain) ;;
             server) cmd=("$P" serve plain) ;;
         esac
-        base=$(requests "$items" 0 | count "$work/$who-0.out" "${cmd[@]}")
-        full=$(requests "$items" "$n" | count "$work/$who-$n.out" "${cmd[@]}")
+        base=$(count "$items" 0 "$work/$who-0.out" "${cmd[@]}")
+        full=$(count "$items" "$n" "$work/$who-$n.out" "${cmd[@]}")
         printf '%6d  %-7s %14d\n' "$items" "$who" $(((full - base) / n))
     done
 done
