@@ -8,8 +8,19 @@
 //! server sent meanwhile, in order, ending with the answer); what the server sends while
 //! no POST waits goes on the session's GET stream. Loopback `Host` and `Origin` only, the
 //! bodies, sessions and connections bounded by `HttpLimits`.
+//!
+//! A 2026-07-28 request without a session (its `_meta` names that revision or a newer one,
+//! and carries the client's own info and capabilities) is stateless: it goes, as its bytes,
+//! to the one upstream process that serves every stateless request, and its answer (with
+//! what the server sent meanwhile) ends its POST. The server reads the client's own
+//! envelope on each request, so it sees the capabilities of the client that asked; the
+//! proxy's own `tools/list` carries the envelope of the latest request. Two stateless
+//! requests under the same id are never in flight at once: the later waits for the
+//! earlier's answer. What the server sends besides an answer goes to the one stateless
+//! POST waiting, or to the one whose request named its progress token, else nowhere: one
+//! client never reads what belongs to another.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -24,30 +35,18 @@ use contract_runtime::client::lock::ServerSource;
 use contract_runtime::http::HttpLimits;
 use serde::Deserialize;
 use serde_json::value::RawValue;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{mpsc, oneshot, Notify};
 use tokio::time::Instant;
 use tokio_stream::wrappers::UnboundedReceiverStream;
 use tokio_stream::StreamExt as _;
 
-use super::{relay_upstream, start, start_url, Down, Target, Wire};
+use super::routes::{progress_token, Routes};
+use super::wire::{Down, Wire};
+use super::{relay_upstream, start, start_url, Target};
 use crate::policy::Policy;
 use crate::proxy::Shared;
 
 const SESSION_HEADER: &str = "mcp-session-id";
-
-/// Where one session's lines for the client go.
-#[derive(Debug, Default)]
-pub(crate) struct Routes {
-    state: Mutex<RouteState>,
-}
-
-#[derive(Debug, Default)]
-struct RouteState {
-    /// The POSTed requests waiting for their answers, oldest first, by id (JSON text).
-    posts: Vec<(String, mpsc::UnboundedSender<Vec<u8>>)>,
-    /// The session's GET stream, when the client opened one.
-    get: Option<mpsc::UnboundedSender<Vec<u8>>>,
-}
 
 #[derive(Deserialize)]
 struct Top<'a> {
@@ -55,43 +54,6 @@ struct Top<'a> {
     id: Option<&'a RawValue>,
     #[serde(borrow, default)]
     method: Option<&'a RawValue>,
-}
-
-impl Routes {
-    fn state(&self) -> std::sync::MutexGuard<'_, RouteState> {
-        self.state.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    /// Routes one line: an answer to the POST that asked; anything else to the POST
-    /// waiting last, or the GET stream.
-    pub(crate) fn deliver(&self, line: Vec<u8>) {
-        let answer_to = serde_json::from_slice::<Top<'_>>(&line)
-            .ok()
-            .filter(|top| top.method.is_none())
-            .and_then(|top| top.id.map(|id| id.get().to_owned()));
-        let mut state = self.state();
-        if let Some(id) = answer_to {
-            // An answer goes to the POST that asked, or nowhere (its client went away).
-            if let Some(at) = state.posts.iter().position(|(waiting, _)| *waiting == id) {
-                let (_, post) = state.posts.remove(at);
-                let _ = post.send(line);
-            }
-            return;
-        }
-        state.posts.retain(|(_, post)| !post.is_closed());
-        let target = state.posts.last().map(|(_, post)| post.clone()).or_else(|| state.get.clone());
-        if let Some(target) = target {
-            let _ = target.send(line);
-        } else {
-            tracing::debug!("a message for an HTTP client with no stream open is dropped");
-        }
-    }
-
-    fn wait_for(&self, id: &str) -> mpsc::UnboundedReceiver<Vec<u8>> {
-        let (tx, rx) = mpsc::unbounded_channel();
-        self.state().posts.push((id.to_owned(), tx));
-        rx
-    }
 }
 
 /// One client session: its relay, its routes and the switch that ends its process.
@@ -124,6 +86,25 @@ pub(crate) struct Front {
     legacy_only: bool,
     limits: HttpLimits,
     next: AtomicU64,
+    /// The upstream that serves the stateless requests, once one came.
+    stateless: Mutex<Option<Arc<HttpSession>>>,
+    /// The ids (JSON text) of the stateless requests in flight, and the signal that one
+    /// was answered.
+    stateless_ids: Mutex<HashSet<String>>,
+    stateless_done: Notify,
+}
+
+/// A stateless request's id in flight: released when its POST's response ends.
+struct InFlight {
+    front: Arc<Front>,
+    id: String,
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.front.stateless_ids.lock().unwrap_or_else(PoisonError::into_inner).remove(&self.id);
+        self.front.stateless_done.notify_waiters();
+    }
 }
 
 impl Front {
@@ -137,9 +118,42 @@ impl Front {
         format!("{:x}-{:x}-{n}", std::process::id(), nanos)
     }
 
-    /// Starts the upstream process of a new session.
-    fn open(self: &Arc<Self>) -> Result<(String, Arc<HttpSession>), String> {
-        let routes = Arc::new(Routes::default());
+    /// The upstream of the stateless requests, started by the first.
+    fn stateless_session(self: &Arc<Self>) -> Result<Arc<HttpSession>, String> {
+        let mut slot = self.stateless.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(session) = slot.as_ref() {
+            return Ok(Arc::clone(session));
+        }
+        let (_, session) = self.open(true)?;
+        // No `initialize` says whether the server has tools: the first call lists them.
+        session.wire.has_tools.store(true, Ordering::Release);
+        *slot = Some(Arc::clone(&session));
+        Ok(session)
+    }
+
+    /// Waits until no stateless request under `id` is in flight, and takes it.
+    async fn claim(self: &Arc<Self>, id: &str) -> InFlight {
+        loop {
+            let done = self.stateless_done.notified();
+            if self.stateless_ids.lock().unwrap_or_else(PoisonError::into_inner).insert(id.to_owned()) {
+                return InFlight { front: Arc::clone(self), id: id.to_owned() };
+            }
+            done.await;
+        }
+    }
+
+    /// Forgets a session whose process ended.
+    fn forget(&self, key: &str, stateless: bool) {
+        self.sessions().remove(key);
+        if stateless {
+            *self.stateless.lock().unwrap_or_else(PoisonError::into_inner) = None;
+        }
+    }
+
+    /// Starts the upstream process of a new session (`stateless`: the one that serves the
+    /// stateless requests, kept apart from the sessions).
+    fn open(self: &Arc<Self>, stateless: bool) -> Result<(String, Arc<HttpSession>), String> {
+        let routes = Arc::new(if stateless { Routes::shared() } else { Routes::default() });
         let shared = Arc::new(Shared::fresh(Arc::clone(&self.policy), self.timeout));
         let down = Down::Http(Arc::clone(&routes));
         let id = self.session_id();
@@ -158,7 +172,7 @@ impl Front {
                         // Dropping the relay drops the process, which ends it.
                         _ = end_rx => {}
                     }
-                    front.sessions().remove(&key);
+                    front.forget(&key, stateless);
                 });
                 wire
             }
@@ -168,14 +182,16 @@ impl Front {
                 tokio::spawn(async move {
                     let _ = end_rx.await;
                     upstream.up.close().await;
-                    front.sessions().remove(&key);
+                    front.forget(&key, stateless);
                 });
                 wire
             }
         };
         let http =
             Arc::new(HttpSession { wire, routes, used: Mutex::new(Instant::now()), end: Mutex::new(Some(end_tx)) });
-        self.sessions().insert(id.clone(), Arc::clone(&http));
+        if !stateless {
+            self.sessions().insert(id.clone(), Arc::clone(&http));
+        }
         Ok((id, http))
     }
 
@@ -239,7 +255,7 @@ fn with_session(mut response: Response, id: &str) -> Response {
     response
 }
 
-fn sse(first: Option<Vec<u8>>, rest: mpsc::UnboundedReceiver<Vec<u8>>) -> Response {
+fn sse(first: Option<Vec<u8>>, rest: mpsc::UnboundedReceiver<Vec<u8>>, guard: Option<InFlight>) -> Response {
     let event = |line: Vec<u8>| {
         let mut event = Vec::with_capacity(line.len() + 22);
         event.extend_from_slice(b"event: message\ndata: ");
@@ -248,7 +264,11 @@ fn sse(first: Option<Vec<u8>>, rest: mpsc::UnboundedReceiver<Vec<u8>>) -> Respon
         Ok::<Bytes, Infallible>(Bytes::from(event))
     };
     let head = tokio_stream::iter(first.into_iter().map(event));
-    let stream = head.chain(UnboundedReceiverStream::new(rest).map(event));
+    // What the response holds is let go when its stream ends.
+    let stream = head.chain(UnboundedReceiverStream::new(rest).map(event)).map(move |event| {
+        let _ = &guard;
+        event
+    });
     let mut response = Response::new(Body::from_stream(stream));
     response.headers_mut().insert("content-type", HeaderValue::from_static("text/event-stream"));
     response.headers_mut().insert("cache-control", HeaderValue::from_static("no-cache"));
@@ -263,6 +283,68 @@ struct Message<'a> {
     id: Option<&'a RawValue>,
     #[serde(borrow, default)]
     method: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow, default)]
+    params: Option<&'a RawValue>,
+}
+
+impl Message<'_> {
+    /// Whether the message names protocol 2026-07-28 or newer in its `_meta` envelope: a
+    /// stateless request, which needs no session.
+    fn stateless(&self) -> bool {
+        #[derive(Deserialize)]
+        struct Params {
+            #[serde(rename = "_meta", default)]
+            meta: Option<Meta>,
+        }
+        #[derive(Deserialize)]
+        struct Meta {
+            #[serde(rename = "io.modelcontextprotocol/protocolVersion", default)]
+            version: Option<String>,
+        }
+        self.params
+            .and_then(|params| serde_json::from_str::<Params>(params.get()).ok())
+            .and_then(|params| params.meta?.version)
+            .is_some_and(|version| super::message::modern(&version))
+    }
+}
+
+/// A stateless request: its bytes to the stateless upstream, its answer (with what the
+/// server sent meanwhile) as the POST's response.
+async fn stateless(front: &Arc<Front>, body: &Bytes, id: Option<&RawValue>, params: Option<&RawValue>) -> Response {
+    let session = match front.stateless_session() {
+        Ok(session) => session,
+        Err(err) => return error(StatusCode::INTERNAL_SERVER_ERROR, -32603, &err, id),
+    };
+    let Some(id) = id.map(|id| id.get().to_owned()) else {
+        session.wire.client_line(body).await;
+        let mut accepted = Response::new(Body::empty());
+        *accepted.status_mut() = StatusCode::ACCEPTED;
+        return accepted;
+    };
+    let in_flight = front.claim(&id).await;
+    let token = progress_token(params);
+    let answers = session.routes.wait_for(&id, token);
+    session.wire.client_line(body).await;
+    respond(&id, answers, Some(in_flight)).await
+}
+
+/// The response to the POSTed request `id`: its answer alone as JSON when it comes first,
+/// else an SSE stream of everything until its answer. `guard` lives as long as the response.
+async fn respond(id: &str, mut answers: mpsc::UnboundedReceiver<Vec<u8>>, guard: Option<InFlight>) -> Response {
+    let first = answers.recv().await;
+    let is_answer = first.as_deref().is_some_and(|line| {
+        serde_json::from_slice::<Top<'_>>(line)
+            .is_ok_and(|top| top.method.is_none() && top.id.is_some_and(|answered| answered.get() == id))
+    });
+    match first {
+        Some(line) if is_answer => {
+            drop(guard);
+            let mut response = Response::new(Body::from(line));
+            response.headers_mut().insert("content-type", HeaderValue::from_static("application/json"));
+            response
+        }
+        first => sse(first, answers, guard),
+    }
 }
 
 async fn post(State(front): State<Arc<Front>>, headers: HeaderMap, body: Bytes) -> Response {
@@ -298,13 +380,17 @@ async fn post(State(front): State<Arc<Front>>, headers: HeaderMap, body: Bytes) 
                 busy.headers_mut().insert("retry-after", HeaderValue::from_static("5"));
                 return busy;
             }
-            match front.open() {
+            match front.open(false) {
                 Ok((id, session)) => (id, session, true),
                 Err(err) => return error(StatusCode::INTERNAL_SERVER_ERROR, -32603, &err, message.id),
             }
         }
+        None if message.method.is_some() && message.stateless() => {
+            return stateless(&front, &body, message.id, message.params).await;
+        }
         None => {
-            let text = "Bad Request: no Mcp-Session-Id; a session starts with initialize";
+            let text = "Bad Request: no Mcp-Session-Id; a session starts with initialize, or a request \
+                        names protocol 2026-07-28 or newer in its _meta";
             return error(StatusCode::BAD_REQUEST, -32600, text, message.id);
         }
     };
@@ -320,21 +406,9 @@ async fn post(State(front): State<Arc<Front>>, headers: HeaderMap, body: Bytes) 
         *accepted.status_mut() = StatusCode::ACCEPTED;
         return accepted;
     };
-    let mut answers = session.routes.wait_for(&request_id);
+    let answers = session.routes.wait_for(&request_id, None);
     session.wire.client_line(&body).await;
-    let first = answers.recv().await;
-    let is_answer = first.as_deref().is_some_and(|line| {
-        serde_json::from_slice::<Top<'_>>(line)
-            .is_ok_and(|top| top.method.is_none() && top.id.is_some_and(|id| id.get() == request_id))
-    });
-    let response = match first {
-        Some(line) if is_answer => {
-            let mut response = Response::new(Body::from(line));
-            response.headers_mut().insert("content-type", HeaderValue::from_static("application/json"));
-            response
-        }
-        first => sse(first, answers),
-    };
+    let response = respond(&request_id, answers, None).await;
     if new {
         with_session(response, &session_id)
     } else {
@@ -354,7 +428,7 @@ async fn get(State(front): State<Arc<Front>>, headers: HeaderMap) -> Response {
     session.touch();
     let (tx, rx) = mpsc::unbounded_channel();
     session.routes.state().get = Some(tx);
-    sse(None, rx)
+    sse(None, rx, None)
 }
 
 async fn delete(State(front): State<Arc<Front>>, headers: HeaderMap) -> Response {
@@ -391,6 +465,9 @@ pub(crate) async fn serve(
         legacy_only,
         limits: limits.clone(),
         next: AtomicU64::new(1),
+        stateless: Mutex::new(None),
+        stateless_ids: Mutex::new(HashSet::new()),
+        stateless_done: Notify::new(),
     });
     tokio::spawn(Arc::clone(&front).reap());
     let app = axum::Router::new()

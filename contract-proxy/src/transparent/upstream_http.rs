@@ -1,27 +1,24 @@
 //! The transparent relay in front of a streamable HTTP upstream (`--upstream-url`): the
 //! client's own session with it, started by the client's own `initialize`.
 //!
-//! Every line for the server is POSTed as its body, in the order it came (the next POST
-//! is sent once the previous one's response began, or after a short wait for a slow
-//! one); the session id the server gives `initialize` and the protocol revision it
+//! Every line for the server is POSTed as its body, in the order it came: the next POST
+//! is sent once the previous one's response began, so the server has taken each message
+//! before the next one reaches it (a server that holds a response's head until its answer
+//! is ready takes this client's messages one at a time). The client's answers to the
+//! server's requests go at once: the server waits for them, and asked after it took what
+//! came before. The session id the server gives `initialize` and the protocol revision it
 //! answers with go on every later POST. What comes back (a JSON body, or an SSE stream's
 //! messages in order) is handed to the relay as the server's lines; after
 //! `notifications/initialized`, the session's GET stream brings what the server sends
 //! outside a request. A POST that fails (no connection, an HTTP error without a JSON-RPC
 //! error) is answered with a JSON-RPC error for its request.
 
-use std::sync::{Arc, Mutex, OnceLock, PoisonError, Weak};
-use std::time::Duration;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use tokio::sync::{mpsc, oneshot};
 use tokio_stream::StreamExt as _;
-
-use super::Wire;
-
-/// How long the next POST waits for the previous one's response to begin.
-const IN_ORDER: Duration = Duration::from_millis(20);
 
 #[derive(Debug)]
 pub(crate) struct HttpUp {
@@ -35,7 +32,8 @@ struct State {
     url: String,
     session: Mutex<Option<String>>,
     version: Mutex<Option<String>>,
-    wire: OnceLock<Weak<Wire>>,
+    /// The server's messages, in order, for the relay.
+    to_relay: mpsc::UnboundedSender<Vec<u8>>,
 }
 
 #[derive(Deserialize)]
@@ -49,25 +47,30 @@ struct Top<'a> {
 }
 
 impl HttpUp {
-    pub(crate) fn new(url: &str) -> Self {
+    /// The upstream at `url`, and the server's messages as they come, in order.
+    pub(crate) fn new(url: &str) -> (Self, mpsc::UnboundedReceiver<Vec<u8>>) {
         let (tx, rx) = mpsc::unbounded_channel();
+        let (to_relay, from_server) = mpsc::unbounded_channel();
         let state = Arc::new(State {
             client: reqwest::Client::new(),
             url: url.to_owned(),
             session: Mutex::new(None),
             version: Mutex::new(None),
-            wire: OnceLock::new(),
+            to_relay,
         });
         tokio::spawn(Arc::clone(&state).send_all(rx));
-        Self { tx, state }
-    }
-
-    /// Connects the relay the server's messages go to.
-    pub(crate) fn attach(&self, wire: &Arc<Wire>) {
-        let _ = self.state.wire.set(Arc::downgrade(wire));
+        (Self { tx, state }, from_server)
     }
 
     pub(crate) fn push(&self, line: Vec<u8>) -> std::io::Result<()> {
+        if serde_json::from_slice::<Top<'_>>(&line).is_ok_and(|top| top.id.is_some() && top.method.is_none()) {
+            // An answer to the server's request waits for nothing the server may hold (and
+            // a failure to deliver it is the proxy's to log: no request of the client's
+            // waits for it).
+            let (began, _) = oneshot::channel();
+            tokio::spawn(Arc::clone(&self.state).post(line, None, None, began));
+            return Ok(());
+        }
         self.tx.send(line).map_err(|_| std::io::Error::new(std::io::ErrorKind::BrokenPipe, "the upstream is gone"))
     }
 
@@ -81,10 +84,6 @@ impl HttpUp {
 }
 
 impl State {
-    fn wire(&self) -> Option<Arc<Wire>> {
-        self.wire.get().and_then(Weak::upgrade)
-    }
-
     async fn send_all(self: Arc<Self>, mut rx: mpsc::UnboundedReceiver<Vec<u8>>) {
         while let Some(line) = rx.recv().await {
             let (id, method) = match serde_json::from_slice::<Top<'_>>(&line) {
@@ -98,7 +97,8 @@ impl State {
                 // Nothing else goes before the session is known.
                 let _ = task.await;
             } else {
-                let _ = tokio::time::timeout(IN_ORDER, began).await;
+                // The server took it: the next may go.
+                let _ = began.await;
             }
             if method.as_deref() == Some("notifications/initialized") {
                 tokio::spawn(Arc::clone(&self).listen());
@@ -161,7 +161,7 @@ impl State {
         }
         match response.bytes().await {
             Ok(body) if serde_json::from_slice::<Top<'_>>(&body).is_ok_and(|top| top.id.is_some()) => {
-                self.deliver(&body, initialize).await;
+                self.deliver(&body, initialize);
             }
             Ok(_) | Err(_) if id.is_some() => {
                 self.failed(id.as_deref(), method.as_deref(), &format!("the upstream server answered HTTP {status}"));
@@ -171,7 +171,7 @@ impl State {
     }
 
     /// One message from the server, to the relay.
-    async fn deliver(&self, line: &[u8], initialize: bool) {
+    fn deliver(&self, line: &[u8], initialize: bool) {
         if initialize {
             #[derive(Deserialize)]
             struct Init {
@@ -187,9 +187,7 @@ impl State {
                 *self.version.lock().unwrap_or_else(PoisonError::into_inner) = version;
             }
         }
-        if let Some(wire) = self.wire() {
-            wire.server_line(line).await;
-        }
+        let _ = self.to_relay.send(line.to_vec());
     }
 
     /// An SSE stream's messages, in order.
@@ -202,7 +200,7 @@ impl State {
                 let event: Vec<u8> = buffer.drain(..end.0 + end.1).collect();
                 let data = event_data(&event[..end.0]);
                 if !data.is_empty() {
-                    self.deliver(&data, initialize).await;
+                    self.deliver(&data, initialize);
                 }
             }
         }
@@ -218,12 +216,12 @@ impl State {
 
     fn failed(&self, id: Option<&str>, method: Option<&str>, message: &str) {
         tracing::warn!(method = method.unwrap_or("a message"), "{message}");
-        let (Some(id), Some(wire)) = (id, self.wire()) else { return };
+        let Some(id) = id else { return };
         let body = format!(
             r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":-32603,"message":{}}}}}"#,
             serde_json::to_string(message).unwrap_or_default()
         );
-        tokio::spawn(async move { wire.server_line(body.as_bytes()).await });
+        let _ = self.to_relay.send(body.into_bytes());
     }
 }
 

@@ -8,8 +8,8 @@
 //   grow    registers the tool `extra` (once), which sends tools/list_changed
 //   touch   sends resources/updated for memo://note
 //   extra   (after grow) answers "extra"
-//   whoami  answers, as JSON text, the id its request came with and the client info and
-//           protocol revision of the request's `_meta` envelope
+//   whoami  answers, as JSON text, the id its request came with and the client info,
+//           protocol revision and client capabilities of the request's `_meta` envelope
 //   weather, weather_ok   ask for input first (an input-required result carrying only
 //           `requestState`), and answer the retry that echoes it: weather with
 //           {"city": "Oslo"}, weather_ok with {"city": "Oslo", "celsius": 4.5} (the
@@ -45,6 +45,7 @@ serveStdio(() => {
       id: ctx.mcpReq.id,
       clientInfo: envelope['io.modelcontextprotocol/clientInfo'] ?? null,
       protocolVersion: envelope['io.modelcontextprotocol/protocolVersion'] ?? null,
+      clientCapabilities: envelope['io.modelcontextprotocol/clientCapabilities'] ?? null,
     };
     return { content: [{ type: 'text', text: JSON.stringify(seen) }] };
   });

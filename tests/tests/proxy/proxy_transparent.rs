@@ -24,21 +24,21 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-const DEADLINE: Duration = Duration::from_secs(60);
+pub(crate) const DEADLINE: Duration = Duration::from_secs(60);
 
 /// A fresh directory for one test's files.
-fn scratch(name: &str) -> PathBuf {
+pub(crate) fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("contract-proxy-transparent-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
 
-fn interop(path: &str) -> PathBuf {
+pub(crate) fn interop(path: &str) -> PathBuf {
     bins::root().join("tests/interop").join(path)
 }
 
-fn reference(package: &str) -> String {
+pub(crate) fn reference(package: &str) -> String {
     bins::server_everything(); // installs the pinned packages
     let entry = interop(&format!("node_modules/@modelcontextprotocol/{package}/dist/index.js"));
     assert!(entry.is_file(), "install.sh did not install {package} at {}", entry.display());
@@ -48,15 +48,15 @@ fn reference(package: &str) -> String {
 // ------------------------------------------------------------------ the taps
 
 /// The four files of one tapped run.
-struct Tap {
-    client_out: PathBuf,
-    client_in: PathBuf,
-    server_in: PathBuf,
-    server_out: PathBuf,
+pub(crate) struct Tap {
+    pub(crate) client_out: PathBuf,
+    pub(crate) client_in: PathBuf,
+    pub(crate) server_in: PathBuf,
+    pub(crate) server_out: PathBuf,
 }
 
 /// `argv` with its stdin copied to `input` and its stdout to `output`.
-fn teed(input: &Path, output: &Path, argv: &[String]) -> Vec<String> {
+pub(crate) fn teed(input: &Path, output: &Path, argv: &[String]) -> Vec<String> {
     let mut wrapped = vec![
         "sh".to_owned(),
         "-c".to_owned(),
@@ -70,7 +70,7 @@ fn teed(input: &Path, output: &Path, argv: &[String]) -> Vec<String> {
 }
 
 impl Tap {
-    fn new(dir: &Path, name: &str) -> Self {
+    pub(crate) fn new(dir: &Path, name: &str) -> Self {
         let file = |side: &str| dir.join(format!("{name}.{side}"));
         Self {
             client_out: file("client-out"),
@@ -82,7 +82,7 @@ impl Tap {
 
     /// The command line a client launches: the server directly (`options: None`) or the
     /// proxy with `options` in front of it, tapped on both sides.
-    fn command(&self, options: Option<&[&str]>, server: &[String]) -> Vec<String> {
+    pub(crate) fn command(&self, options: Option<&[&str]>, server: &[String]) -> Vec<String> {
         let upstream = teed(&self.server_in, &self.server_out, server);
         let middle = match options {
             None => upstream,
@@ -97,7 +97,7 @@ impl Tap {
         teed(&self.client_out, &self.client_in, &middle)
     }
 
-    fn lines(path: &Path) -> Vec<String> {
+    pub(crate) fn lines(path: &Path) -> Vec<String> {
         // tee may still be writing its last line when the client has its answer.
         thread::sleep(Duration::from_millis(300));
         std::fs::read_to_string(path)
@@ -111,7 +111,7 @@ impl Tap {
     /// byte, but for the requests of `refused_ids` (answered by the proxy itself: the
     /// request never reaches the server, the answer is the proxy's). Returns (client
     /// wrote, client read).
-    fn assert_transparent(&self, refused_ids: &[Value]) -> (Vec<String>, Vec<String>) {
+    pub(crate) fn assert_transparent(&self, refused_ids: &[Value]) -> (Vec<String>, Vec<String>) {
         let (client_out, client_in) = (Self::lines(&self.client_out), Self::lines(&self.client_in));
         let (server_in, server_out) = (Self::lines(&self.server_in), Self::lines(&self.server_out));
         let refused = |line: &String| {
@@ -125,7 +125,7 @@ impl Tap {
     }
 }
 
-fn assert_lines_equal(left: &[&String], right: &[&String], l: &str, r: &str) {
+pub(crate) fn assert_lines_equal(left: &[&String], right: &[&String], l: &str, r: &str) {
     for (i, (a, b)) in left.iter().zip(right).enumerate() {
         assert_eq!(a, b, "line {i}: what the {l} differs from what the {r}");
     }
@@ -156,7 +156,7 @@ fn result_of(messages: &[Value], id: u64) -> Value {
 
 /// A client on raw pipes that writes fixed lines and answers the server's requests with
 /// fixed lines.
-struct Driver {
+pub(crate) struct Driver {
     child: Child,
     stdin: Option<ChildStdin>,
     lines: mpsc::Receiver<String>,
@@ -165,7 +165,7 @@ struct Driver {
 }
 
 impl Driver {
-    fn start(argv: &[String], envs: &[(&str, &str)], root: &str) -> Self {
+    pub(crate) fn start(argv: &[String], envs: &[(&str, &str)], root: &str) -> Self {
         let mut child = Command::new(&argv[0])
             .args(&argv[1..])
             .envs(envs.iter().copied())
@@ -187,7 +187,7 @@ impl Driver {
         Self { child, stdin, lines, root: root.to_owned() }
     }
 
-    fn send(&mut self, line: &str) {
+    pub(crate) fn send(&mut self, line: &str) {
         let stdin = self.stdin.as_mut().expect("stdin open");
         writeln!(stdin, "{line}").expect("write");
         stdin.flush().unwrap();
@@ -195,7 +195,7 @@ impl Driver {
 
     /// Reads messages, answering the server's requests, until one matches `done` (answered
     /// first, when it is a request of the server's); returns it.
-    fn until(&mut self, what: &str, done: impl Fn(&Value) -> bool) -> Value {
+    pub(crate) fn until(&mut self, what: &str, done: impl Fn(&Value) -> bool) -> Value {
         let start = Instant::now();
         loop {
             let left = DEADLINE.checked_sub(start.elapsed()).unwrap_or_else(|| panic!("no {what}"));
@@ -218,12 +218,12 @@ impl Driver {
     }
 
     /// Sends a request line and waits for its response.
-    fn request(&mut self, id: u64, method: &str, params: &str) -> Value {
+    pub(crate) fn request(&mut self, id: u64, method: &str, params: &str) -> Value {
         self.send(&format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{params}}}"#));
         self.until(&format!("response to {id}"), |m| m["id"] == id && m.get("method").is_none())
     }
 
-    fn initialize(&mut self, capabilities: &str) -> Value {
+    pub(crate) fn initialize(&mut self, capabilities: &str) -> Value {
         let init = self.request(
             1,
             "initialize",
@@ -237,7 +237,7 @@ impl Driver {
 
     /// Closes stdin and waits a while for the exit (a server with timers of its own, such
     /// as the everything server's, outlives its input; the group is ended on drop).
-    fn finish(mut self) {
+    pub(crate) fn finish(mut self) {
         drop(self.stdin.take());
         let start = Instant::now();
         while self.child.try_wait().unwrap().is_none() && start.elapsed() < Duration::from_secs(5) {
@@ -358,7 +358,7 @@ fn the_memory_server_session_passes_byte_for_byte() {
 
 // ------------------------------------------------------------------ everything
 
-fn everything() -> Vec<String> {
+pub(crate) fn everything() -> Vec<String> {
     vec!["node".to_owned(), reference("server-everything"), "stdio".to_owned()]
 }
 
@@ -456,7 +456,7 @@ fn a_refused_call_is_the_only_difference_and_never_reaches_the_server() {
 
 // ------------------------------------------------------------------ the raw fixture
 
-fn raw_server() -> Vec<String> {
+pub(crate) fn raw_server() -> Vec<String> {
     bins::server_everything();
     vec!["node".to_owned(), interop("proxy/raw_server.mjs").display().to_string()]
 }
@@ -606,8 +606,50 @@ fn the_python_and_typescript_v2_clients_see_the_servers_own_bytes() {
 
 // ------------------------------------------------------------------ behind --http
 
+/// A process group (a child spawned as its leader), ended on drop: whatever a test
+/// asserts, nothing it started outlives it.
+pub(crate) struct Group(pub(crate) Child);
+
+impl Drop for Group {
+    fn drop(&mut self) {
+        let _ = Command::new("kill").args(["-TERM", "--", &format!("-{}", self.0.id())]).status();
+        let _ = self.0.wait();
+    }
+}
+
+/// `contract-proxy --http` on a free loopback port in front of `upstream` (in a process
+/// group of its own, with `envs`): the process and the URL it serves.
+pub(crate) fn serve_http(upstream: &[String], envs: &[(&str, &str)]) -> (Child, String) {
+    let mut child = Command::new(bins::contract_proxy())
+        .args(["--http", "127.0.0.1:0", "--"])
+        .args(upstream)
+        .envs(envs.iter().copied())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .spawn()
+        .unwrap();
+    let stderr = BufReader::new(child.stderr.take().unwrap());
+    let (tx, rx) = mpsc::channel();
+    thread::spawn(move || {
+        for line in stderr.lines().map_while(Result::ok) {
+            if let Some(url) = line.strip_prefix("contract-proxy: serving MCP on ") {
+                let _ = tx.send(url.to_owned());
+            }
+        }
+    });
+    let url = rx.recv_timeout(DEADLINE).expect("the proxy says where it serves");
+    (child, url)
+}
+
 /// One HTTP/1.1 exchange on a fresh connection: (status, headers in lower case, body).
-fn http(addr: &str, method: &str, session: Option<&str>, body: &str) -> (u16, Vec<(String, String)>, String) {
+pub(crate) fn http(
+    addr: &str,
+    method: &str,
+    session: Option<&str>,
+    body: &str,
+) -> (u16, Vec<(String, String)>, String) {
     use std::io::Read;
     let mut stream = std::net::TcpStream::connect(addr).expect("connect");
     stream.set_read_timeout(Some(DEADLINE)).unwrap();
@@ -648,7 +690,7 @@ fn http(addr: &str, method: &str, session: Option<&str>, body: &str) -> (u16, Ve
 }
 
 /// The JSON-RPC messages of a response body: one JSON object, or an SSE stream's data lines.
-fn messages_of(headers: &[(String, String)], body: &str) -> Vec<String> {
+pub(crate) fn messages_of(headers: &[(String, String)], body: &str) -> Vec<String> {
     let sse = headers.iter().any(|(k, v)| k == "content-type" && v.starts_with("text/event-stream"));
     if sse {
         body.lines().filter_map(|l| l.strip_prefix("data: ")).map(str::to_owned).collect()
@@ -663,25 +705,8 @@ fn messages_of(headers: &[(String, String)], body: &str) -> Vec<String> {
 fn behind_http_a_session_gets_a_process_of_its_own_and_the_servers_bytes_in_order() {
     let dir = scratch("http");
     let tap = Tap::new(&dir, "http");
-    let mut child = Command::new(bins::contract_proxy())
-        .args(["--http", "127.0.0.1:0", "--"])
-        .args(teed(&tap.server_in, &tap.server_out, &raw_server()))
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .spawn()
-        .unwrap();
-    let stderr = BufReader::new(child.stderr.take().unwrap());
-    let (tx, rx) = mpsc::channel();
-    thread::spawn(move || {
-        for line in stderr.lines().map_while(Result::ok) {
-            if let Some(url) = line.strip_prefix("contract-proxy: serving MCP on http://") {
-                let _ = tx.send(url.trim_end_matches("/mcp").to_owned());
-            }
-        }
-    });
-    let addr = rx.recv_timeout(DEADLINE).expect("the proxy says where it serves");
+    let (mut child, url) = serve_http(&teed(&tap.server_in, &tap.server_out, &raw_server()), &[]);
+    let addr = url.trim_start_matches("http://").trim_end_matches("/mcp").to_owned();
     let sent = [
         r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw-http","version":"1.0.0"}}}"#,
         r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
@@ -734,25 +759,7 @@ fn through_an_http_hop_both_ways_the_client_still_reads_the_servers_bytes() {
     // reads the server's lines and the server the client's, through both hops.
     let dir = scratch("hop");
     let tap = Tap::new(&dir, "hop");
-    let mut front = Command::new(bins::contract_proxy())
-        .args(["--http", "127.0.0.1:0", "--"])
-        .args(teed(&tap.server_in, &tap.server_out, &raw_server()))
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .spawn()
-        .unwrap();
-    let stderr = BufReader::new(front.stderr.take().unwrap());
-    let (tx, rx) = mpsc::channel();
-    thread::spawn(move || {
-        for line in stderr.lines().map_while(Result::ok) {
-            if let Some(url) = line.strip_prefix("contract-proxy: serving MCP on ") {
-                let _ = tx.send(url.to_owned());
-            }
-        }
-    });
-    let url = rx.recv_timeout(DEADLINE).expect("the proxy says where it serves");
+    let (mut front, url) = serve_http(&teed(&tap.server_in, &tap.server_out, &raw_server()), &[]);
     let client_side = [bins::contract_proxy().display().to_string(), "--upstream-url".to_owned(), url];
     let mut d = Driver::start(&teed(&tap.client_out, &tap.client_in, &client_side), &[], "/");
     d.initialize("{}");

@@ -1,0 +1,78 @@
+//! The book of the client's requests in flight: what the answer to each is judged with,
+//! when each times out, the ids whose late answers are dropped, and the proxy's own
+//! requests.
+
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::sync::Arc;
+
+use serde_json::value::RawValue;
+use serde_json::Value;
+use tokio::sync::oneshot;
+use tokio::time::Instant;
+
+use crate::policy::Listing;
+
+/// How many ids of requests whose answers are dropped (cancelled, timed out) are kept.
+pub(super) const DROPPED_MEMORY: usize = 4096;
+
+/// What the proxy does with the answer to a request of the client's.
+#[derive(Debug)]
+pub(super) enum Judge {
+    /// Forwarded unread.
+    Plain,
+    /// `initialize` or `server/discover`: whether the server has tools is read.
+    Start,
+    /// A page of `tools/list`; `first` when the request named no cursor.
+    List { first: bool },
+    /// A `tools/call`, judged with the listing it was gated with.
+    Call { tool: String, arguments: Value, listing: Arc<Listing> },
+    /// `tasks/get`: a completed task's `result` is judged.
+    TaskGet,
+    /// `tasks/result` (2025-11-25) of this task: the result is the tool's.
+    TaskResult { task: String },
+}
+
+#[derive(Debug)]
+pub(super) struct Pending {
+    pub(super) method: String,
+    pub(super) judge: Judge,
+    /// Which deadline is its own (a client may use an id again).
+    pub(super) seq: u64,
+}
+
+#[derive(Debug, Default)]
+pub(super) struct Book {
+    /// The client's requests in flight, by their id's JSON text.
+    pub(super) pending: HashMap<String, Pending>,
+    /// When each request times out, oldest first (every request has the same timeout).
+    pub(super) deadlines: VecDeque<(Instant, String, u64)>,
+    pub(super) seq: u64,
+    /// Ids of requests whose late answers are dropped, oldest first.
+    pub(super) dropped: HashSet<String>,
+    pub(super) dropped_order: VecDeque<String>,
+    /// The proxy's own requests in flight, by id.
+    pub(super) own: HashMap<String, oneshot::Sender<Result<Box<RawValue>, String>>>,
+    /// The tools of the pages of the client's current `tools/list`, in order.
+    pub(super) pages: Vec<Value>,
+}
+
+impl Book {
+    pub(super) fn take(&mut self, id: &str) -> Option<Pending> {
+        let pending = self.pending.remove(id)?;
+        while self.deadlines.front().is_some_and(|(_, key, seq)| self.pending.get(key).is_none_or(|p| p.seq != *seq)) {
+            self.deadlines.pop_front();
+        }
+        Some(pending)
+    }
+
+    pub(super) fn drop_answer(&mut self, id: String) {
+        if self.dropped.insert(id.clone()) {
+            self.dropped_order.push_back(id);
+        }
+        while self.dropped_order.len() > DROPPED_MEMORY {
+            if let Some(old) = self.dropped_order.pop_front() {
+                self.dropped.remove(&old);
+            }
+        }
+    }
+}
