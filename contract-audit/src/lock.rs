@@ -5,8 +5,9 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use contract_runtime::client::lock::{
-    drift_of_server, Digests, DriftChange, DriftVerdict, Lock, LockedServer, PinnedServerInfo, ServerSource, ToolDrift,
+    drift_of_server, Digests, Lock, LockedServer, PinnedServerInfo, ServerSource, ToolDrift,
 };
+use contract_runtime::evolution::tool::{ToolChange as DriftChange, ToolVerdict as DriftVerdict};
 use contract_tools::tools::text::word_diff;
 use serde_json::{json, Value};
 

@@ -10,13 +10,11 @@ use serde_json::{Map, Value};
 use contract_runtime::schema::canonical_string;
 use contract_runtime::ContractSet;
 
-use super::annotations::{classify_annotations, manifest_entry, MANIFEST};
-use super::review::{
-    Cover, FileState, ManifestReview, PackageReview, ToolArea, ToolChange, ToolReview, ToolVerdict, ToolsReview,
-};
-use super::text::instruction_signals;
+use super::annotations::{manifest_entry, MANIFEST};
+use super::review::{Cover, FileState, ManifestReview, PackageReview, ToolReview, ToolsReview};
 use super::{render, ToolListing, SERVER_FILE, TOOLS_DIR, TOOL_SUFFIX};
-use crate::evolution::{self, Bump, Change, ChangeKind, Direction, Op, Policy, Side};
+use crate::evolution::tool::{classify_annotations, classify_tool, ToolChange, ToolVerdict};
+use crate::evolution::{self, Bump, Policy, Side};
 use crate::snapshot::{display_dir, line_of, normalize, unified_diff, Location, SnapshotError, Status};
 
 /// Generated files larger than this (either side) get no unified diff in `--check`: the
@@ -165,23 +163,19 @@ pub(super) fn json_files(dir: &Path) -> std::io::Result<Vec<String>> {
 }
 
 fn removed_tool(shown: &str, file: &str, name: &str, old_text: &str) -> ToolReview {
-    let mut change = ToolChange::new(
-        ToolArea::Tool,
-        "tool_removed",
-        ToolVerdict::Breaking,
-        String::new(),
+    let change = ToolChange::whole_tool(
+        false,
         format!("- tool {name} (the server no longer lists it: its clients lose the tool)"),
-        true,
+        "tool removed: its clients lose the tool".to_owned(),
     );
-    if !old_text.is_empty() {
-        change.location = Some(Location::new(Side::Old, String::new(), 1));
-    }
+    let location = (!old_text.is_empty()).then(|| Location::new(Side::Old, String::new(), 1));
     ToolReview {
         name: name.to_owned(),
         file: file.to_owned(),
         shown_file: format!("{shown}/{file}"),
         status: Status::Removed,
         changes: vec![change],
+        locations: vec![location],
         cover: Cover::Package,
         policy: Policy::Ok,
         problem: None,
@@ -217,6 +211,7 @@ fn review_tool(
         file: file.to_owned(),
         status: Status::New,
         changes: Vec::new(),
+        locations: Vec::new(),
         cover: Cover::Package,
         policy: Policy::Ok,
         problem: None,
@@ -226,14 +221,12 @@ fn review_tool(
         // The first snapshot of the list: nothing was listed before it to compare with.
         None if ctx.first => return review,
         None => {
-            review.changes.push(ToolChange::new(
-                ToolArea::Tool,
-                "tool_added",
-                ToolVerdict::Additive,
-                String::new(),
+            review.changes.push(ToolChange::whole_tool(
+                true,
                 format!("+ tool {} (new in the listing)", review.name),
-                false,
+                "tool added: new in the listing".to_owned(),
             ));
+            review.locations.push(None);
             return review;
         }
         Some(Err(problem)) => {
@@ -271,20 +264,20 @@ fn review_tool(
         }
     }
     if old_text != new_text {
-        review.changes = classify(&old, new);
+        review.changes = classify_tool(&old, new, ctx.others);
         review.status = Status::Changed;
-        for change in &mut review.changes {
-            let (side, text) = if change.removed { (Side::Old, old_text.as_str()) } else { (Side::New, new_text) };
-            if let Some(line) = line_of(text, &change.pointer) {
-                change.location = Some(Location::new(side, change.pointer.clone(), line));
-            }
-            if let Some(t) = &mut change.text {
-                t.signals = instruction_signals(t.old.as_deref(), t.new.as_deref(), ctx.others);
-            }
-        }
+        review.locations = review
+            .changes
+            .iter()
+            .map(|change| {
+                let (side, pointer) = change.written();
+                let text = if side == Side::Old { old_text.as_str() } else { new_text };
+                line_of(text, pointer).map(|line| Location::new(side, pointer.to_owned(), line))
+            })
+            .collect();
     }
     if let Cover::Contract { old, new, .. } = &review.cover {
-        let required = review.changes.iter().map(|c| c.verdict.bump()).max().unwrap_or(Bump::None);
+        let required = review.changes.iter().map(|c| c.verdict().bump()).max().unwrap_or(Bump::None);
         review.policy = policy(old, new, required);
     }
     review
@@ -300,107 +293,6 @@ fn policy(old: &Version, new: &Version, required: Bump) -> Policy {
     }
 }
 
-/// Every change from the `old` snapshot to the `new` one, with pointers into the file.
-fn classify(old: &Value, new: &Value) -> Vec<ToolChange> {
-    let mut out = Vec::new();
-    for key in ["title", "description"] {
-        let (a, b) = (old[key].as_str(), new[key].as_str());
-        if a != b {
-            out.push(ToolChange::text(&format!("/{key}"), key, a, b));
-        }
-    }
-    let empty = Value::Object(Map::new());
-    let (a, b) = (old.get("inputSchema").unwrap_or(&empty), new.get("inputSchema").unwrap_or(&empty));
-    if a != b {
-        out.extend(evolution::diff_in(Direction::Request, a, b).iter().map(input_change));
-    }
-    out.extend(classify_annotations(old["annotations"].as_object(), new["annotations"].as_object()));
-    let (a, b) = (&old["contract"], &new["contract"]);
-    if a != b {
-        out.push(contract_change(a, b));
-    }
-    let known = ["name", "title", "description", "inputSchema", "annotations", "contract"];
-    let unknown = |v: &Value| -> Vec<(String, Value)> {
-        v.as_object()
-            .map(|m| {
-                m.iter().filter(|(k, _)| !known.contains(&k.as_str())).map(|(k, v)| (k.clone(), v.clone())).collect()
-            })
-            .unwrap_or_default()
-    };
-    if unknown(old) != unknown(new) || old["name"] != new["name"] {
-        out.push(ToolChange::new(
-            ToolArea::Tool,
-            "unclassified",
-            ToolVerdict::Breaking,
-            String::new(),
-            "~ (root) (fields this review does not know changed, so assumed unsafe)".to_owned(),
-            false,
-        ));
-    }
-    out
-}
-
-fn input_change(change: &Change) -> ToolChange {
-    let in_file = |p: &str| format!("/inputSchema{p}");
-    let (removed, pointer) = match change.file_pointer() {
-        Some((side, p)) => (side == Side::Old, in_file(p)),
-        None => (change.op() == Op::Removed, in_file(change.pointer())),
-    };
-    let text_keyword = change.pointer().ends_with("/description") || change.pointer().ends_with("/title");
-    let is_text = |v: Option<&Value>| v.is_none_or(Value::is_string);
-    if change.kind() == ChangeKind::AnnotationChanged
-        && text_keyword
-        && is_text(change.old_value())
-        && is_text(change.new_value())
-    {
-        let keyword = if change.pointer().ends_with("/title") { "title" } else { "description" };
-        let at = change.pointer().rsplit_once('/').map_or("", |(at, _)| at);
-        let field = match at.strip_prefix("/properties/") {
-            Some(arg) if !arg.contains('/') => {
-                format!("{keyword} of argument `{}`", contract_runtime::pointer::unescape(arg))
-            }
-            _ if at.is_empty() => format!("{keyword} of the input schema"),
-            _ => format!("{keyword} at /inputSchema{at}"),
-        };
-        let mut text = ToolChange::text(
-            &pointer,
-            &field,
-            change.old_value().and_then(Value::as_str),
-            change.new_value().and_then(Value::as_str),
-        );
-        text.removed = removed;
-        return text;
-    }
-    let shown = change.to_string();
-    let line = match shown.split_once(' ') {
-        Some((sign, rest)) => {
-            format!("{sign} {}", rest.replacen('/', "/inputSchema/", 1).replacen("(root)", "/inputSchema", 1))
-        }
-        None => shown,
-    };
-    ToolChange::new(ToolArea::Input, change.kind().as_str(), ToolVerdict::of(change.verdict()), pointer, line, removed)
-}
-
-fn contract_change(old: &Value, new: &Value) -> ToolChange {
-    let name = |v: &Value| v["name"].as_str().map(str::to_owned);
-    let shown = |v: &Value| match (v["name"].as_str(), v["version"].as_str()) {
-        (Some(n), Some(ver)) => format!("{n} {ver}"),
-        _ => "uncontracted".to_owned(),
-    };
-    let (kind, verdict, why) = match (name(old), name(new)) {
-        (Some(a), Some(b)) if a == b => {
-            ("contract_identity_changed", ToolVerdict::Cosmetic, "its output changes are reviewed in its schema")
-        }
-        (None, Some(_)) => ("contract_bound", ToolVerdict::Additive, "the tool gains an enforced output contract"),
-        (Some(_), None) => {
-            ("contract_unbound", ToolVerdict::Breaking, "clients lose the output contract they relied on")
-        }
-        _ => ("contract_rebound", ToolVerdict::Breaking, "the tool now answers under another contract"),
-    };
-    let line = format!("~ /contract ({} → {}, {why})", shown(old), shown(new));
-    ToolChange::new(ToolArea::Contract, kind, verdict, "/contract".to_owned(), line, false)
-}
-
 fn package_review(
     server: &Result<Option<Server>, String>,
     listing: &ToolListing,
@@ -414,7 +306,7 @@ fn package_review(
             .iter()
             .filter(|t| !t.covered_by_contract())
             .flat_map(|t| &t.changes)
-            .map(|c| c.verdict.bump())
+            .map(|c| c.verdict().bump())
             .max()
             .unwrap_or(Bump::None)
     } else {
@@ -472,14 +364,14 @@ fn manifest_review(tools_dir: &Path, shown: &str, listing: &ToolListing) -> Opti
                     let pointer = format!(
                         "/tools/{}{}",
                         contract_runtime::pointer::escape(name),
-                        &change.pointer["/annotations".len()..]
+                        &change.pointer()["/annotations".len()..]
                     );
                     let line = line_of(&text, &pointer).map_or_else(String::new, |l| format!("; line {l}"));
-                    let verdict = match change.verdict {
+                    let verdict = match change.verdict() {
                         ToolVerdict::Breaking => "BREAKING",
                         v => v.as_str(),
                     };
-                    review.lines.push(format!("{shown_file}: tool {name}: {}: {verdict}{line}", change.line));
+                    review.lines.push(format!("{shown_file}: tool {name}: {}: {verdict}{line}", change.line()));
                 }
             }
         }

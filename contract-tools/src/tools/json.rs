@@ -1,6 +1,7 @@
 //! The tools section of the JSON review.
 
 use super::review::{Cover, FileState, ToolReview, ToolsReview};
+use super::text::word_diff;
 use super::{MANIFEST, TOOLS_DIR};
 use crate::evolution::{Policy, Side};
 use crate::report::{
@@ -65,28 +66,29 @@ impl ToolsReview {
         let changes = tool
             .changes
             .iter()
-            .map(|c| {
+            .enumerate()
+            .map(|(i, c)| {
                 let (needs, ok) = tool.needs(c, &self.package);
                 ToolChangeReport {
-                    area: c.area.as_str().to_owned(),
-                    kind: c.kind.clone(),
-                    verdict: c.verdict.as_str().to_owned(),
-                    bump: c.verdict.bump().as_str().to_owned(),
-                    pointer: c.pointer.clone(),
-                    line: c.line.clone(),
+                    area: c.area().as_str().to_owned(),
+                    kind: c.kind().to_owned(),
+                    verdict: c.verdict().as_str().to_owned(),
+                    bump: c.verdict().bump().as_str().to_owned(),
+                    pointer: c.written().1.to_owned(),
+                    line: c.line().to_owned(),
                     needs: needs.map(|v| v.to_string()),
                     ok,
-                    location: c.location.as_ref().map(|l| LocationReport {
+                    location: tool.locations.get(i).and_then(Option::as_ref).map(|l| LocationReport {
                         side: if l.side() == Side::Old { FileSide::Old } else { FileSide::New },
                         pointer: l.pointer().to_owned(),
                         line: l.line() as u64,
                     }),
-                    text: c.text.as_ref().map(|t| TextReport {
-                        field: t.field.clone(),
-                        old: t.old.clone(),
-                        new: t.new.clone(),
-                        word_diff: t.diff.clone(),
-                        signals: t.signals.clone(),
+                    text: c.text_change().map(|t| TextReport {
+                        field: t.field().to_owned(),
+                        old: t.old().map(str::to_owned),
+                        new: t.new_text().map(str::to_owned),
+                        word_diff: word_diff(t.old().unwrap_or_default(), t.new_text().unwrap_or_default()),
+                        signals: t.signals().to_vec(),
                     }),
                 }
             })

@@ -6,9 +6,11 @@
 //! and the output contract the tool is bound to (`{"name", "version", "sha256"}`) or
 //! `"uncontracted"`. `schemas/tools/server.json` records the server package's version
 //! and every listed tool with its file. Every difference is classified (see
-//! [`ToolsReview`]): the input schema with [`crate::evolution::diff_in`] in the request
-//! direction, the annotations by safety, text (titles and descriptions) as its own
-//! verdict that needs no bump but is always shown for review.
+//! [`ToolsReview`]) by the one grader of a tool's change,
+//! [`crate::evolution::tool::classify_tool`] (the tools lock and the proxy call it too):
+//! the input schema with [`crate::evolution::diff_in`] in the request direction, the
+//! annotations by safety, text (titles and descriptions) as its own verdict that needs no
+//! bump but is always shown for review.
 //!
 //! File names: every byte of the tool name outside `A-Z a-z 0-9 _ -` is written as
 //! `%XX` (so `qe/coverage_gaps` is `qe%2Fcoverage_gaps.tool.json` and
@@ -36,8 +38,8 @@ mod json;
 mod review;
 pub mod text;
 
-pub use annotations::{classify_annotations, Hint, HINTS, MANIFEST};
-pub use review::{ToolArea, ToolChange, ToolReview, ToolVerdict, ToolsReview};
+pub use annotations::{Hint, HINTS, MANIFEST};
+pub use review::{ToolReview, ToolsReview};
 
 /// The folder of the tool snapshots inside the schemas folder.
 pub const TOOLS_DIR: &str = "tools";

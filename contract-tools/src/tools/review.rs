@@ -10,192 +10,20 @@ use semver::Version;
 use super::annotations::MANIFEST;
 use super::text::word_diff;
 use super::TOOLS_DIR;
-use crate::evolution::{self, Bump, Policy, Side, Verdict};
+use crate::evolution::tool::{TextChange, ToolChange, ToolVerdict};
+use crate::evolution::{self, Bump, Policy, Side};
 use crate::snapshot::{normalize, Location, SnapshotError, Status};
 
-/// Which part of a tool a change is in.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ToolArea {
-    /// The `inputSchema`, classified for requests.
-    Input,
-    /// The behaviour hints of `annotations`.
-    Annotation,
-    /// A title or description: no bump, always shown for review.
-    Text,
-    /// The output contract the tool is bound to.
-    Contract,
-    /// The tool itself: added to or removed from the listing.
-    Tool,
-}
-
-impl ToolArea {
-    /// `input`, `annotation`, `text`, `contract` or `tool`.
-    #[must_use]
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ToolArea::Input => "input",
-            ToolArea::Annotation => "annotation",
-            ToolArea::Text => "text",
-            ToolArea::Contract => "contract",
-            ToolArea::Tool => "tool",
-        }
-    }
-}
-
-/// What a tool change means for clients; ordered from harmless to breaking.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum ToolVerdict {
-    /// Text a model reads changed: no bump, shown for review.
-    Text,
-    /// The bytes changed, no value's meaning: a patch bump.
-    Cosmetic,
-    /// Safe for existing clients: a minor bump.
-    Additive,
-    /// Breaks existing clients: a major bump.
-    Breaking,
-}
-
-impl ToolVerdict {
-    /// `text`, `cosmetic`, `additive` or `breaking`.
-    #[must_use]
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ToolVerdict::Text => "text",
-            ToolVerdict::Cosmetic => "cosmetic",
-            ToolVerdict::Additive => "additive",
-            ToolVerdict::Breaking => "breaking",
-        }
-    }
-
-    /// The bump it needs: none for text.
-    #[must_use]
-    pub fn bump(self) -> Bump {
-        match self {
-            ToolVerdict::Text => Bump::None,
-            ToolVerdict::Cosmetic => Bump::Patch,
-            ToolVerdict::Additive => Bump::Minor,
-            ToolVerdict::Breaking => Bump::Major,
-        }
-    }
-
-    pub(super) fn of(verdict: Verdict) -> Self {
-        match verdict {
-            Verdict::Cosmetic => ToolVerdict::Cosmetic,
-            Verdict::Additive => ToolVerdict::Additive,
-            Verdict::Breaking => ToolVerdict::Breaking,
-        }
-    }
-}
-
-/// A changed text: which one, both sides, the word diff and the review signals.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(super) struct TextChange {
-    pub(super) field: String,
-    pub(super) old: Option<String>,
-    pub(super) new: Option<String>,
-    pub(super) diff: String,
-    pub(super) signals: Vec<String>,
-}
-
-impl TextChange {
-    /// `review: description of fleet_status changed`, `review: description of
-    /// task_status argument `task_id` changed`.
-    fn heading(&self, tool: &str) -> String {
-        let field = self.field.as_str();
-        let (keyword, rest) = match (field.split_once(" of "), field.split_once(" at ")) {
-            (Some((keyword, rest)), _) => (keyword, format!(" {rest}")),
-            (None, Some((keyword, rest))) => (keyword, format!(" at {rest}")),
-            (None, None) => (field, String::new()),
-        };
-        format!("review: {keyword} of {tool}{rest} changed")
-    }
-}
-
-/// One classified change of a tool.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ToolChange {
-    pub(super) area: ToolArea,
-    pub(super) kind: String,
-    pub(super) verdict: ToolVerdict,
-    /// JSON pointer into the tool's snapshot file.
-    pub(super) pointer: String,
-    pub(super) line: String,
-    /// Whether the node is only in the old file (a removal).
-    pub(super) removed: bool,
-    pub(super) location: Option<Location>,
-    pub(super) text: Option<TextChange>,
-}
-
-impl ToolChange {
-    pub(crate) fn new(
-        area: ToolArea,
-        kind: &str,
-        verdict: ToolVerdict,
-        pointer: String,
-        line: String,
-        removed: bool,
-    ) -> Self {
-        Self { area, kind: kind.to_owned(), verdict, pointer, line, removed, location: None, text: None }
-    }
-
-    /// A text change at `pointer` in the snapshot, `field` as the review names it.
-    pub(crate) fn text(pointer: &str, field: &str, old: Option<&str>, new: Option<&str>) -> Self {
-        let diff = word_diff(old.unwrap_or_default(), new.unwrap_or_default());
-        let line = format!("~ {pointer} (text: {field})");
-        let mut change =
-            Self::new(ToolArea::Text, "text_changed", ToolVerdict::Text, pointer.to_owned(), line, new.is_none());
-        change.text = Some(TextChange {
-            field: field.to_owned(),
-            old: old.map(str::to_owned),
-            new: new.map(str::to_owned),
-            diff,
-            signals: Vec::new(),
-        });
-        change
-    }
-
-    /// Input, annotation, text, contract or tool.
-    #[must_use]
-    pub fn area(&self) -> ToolArea {
-        self.area
-    }
-
-    /// The change kind, such as `required_property_added` (input), `hint_less_safe`
-    /// (annotation) or `text_changed`.
-    #[must_use]
-    pub fn kind(&self) -> &str {
-        &self.kind
-    }
-
-    /// What it means for clients.
-    #[must_use]
-    pub fn verdict(&self) -> ToolVerdict {
-        self.verdict
-    }
-
-    /// JSON pointer into the tool's snapshot file, such as `/inputSchema/properties/limit`.
-    #[must_use]
-    pub fn pointer(&self) -> &str {
-        &self.pointer
-    }
-
-    /// Where it is written in the snapshot file.
-    #[must_use]
-    pub fn location(&self) -> Option<&Location> {
-        self.location.as_ref()
-    }
-
-    /// For a text change, the word diff.
-    #[must_use]
-    pub fn word_diff(&self) -> Option<&str> {
-        self.text.as_ref().map(|t| t.diff.as_str())
-    }
-}
-
-impl std::fmt::Display for ToolChange {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.line)
-    }
+/// `review: description of fleet_status changed`, `review: description of task_status
+/// argument `task_id` changed`: the heading of a text change of `tool`.
+fn heading(text: &TextChange, tool: &str) -> String {
+    let field = text.field();
+    let (keyword, rest) = match (field.split_once(" of "), field.split_once(" at ")) {
+        (Some((keyword, rest)), _) => (keyword, format!(" {rest}")),
+        (None, Some((keyword, rest))) => (keyword, format!(" at {rest}")),
+        (None, None) => (field, String::new()),
+    };
+    format!("review: {keyword} of {tool}{rest} changed")
 }
 
 /// Which version covers a tool's changes.
@@ -215,6 +43,8 @@ pub struct ToolReview {
     pub(super) shown_file: String,
     pub(super) status: Status,
     pub(super) changes: Vec<ToolChange>,
+    /// Where each change is written in the snapshot file, change by change.
+    pub(super) locations: Vec<Option<Location>>,
     pub(super) cover: Cover,
     pub(super) policy: Policy,
     pub(super) problem: Option<String>,
@@ -243,6 +73,13 @@ impl ToolReview {
     #[must_use]
     pub fn changes(&self) -> &[ToolChange] {
         &self.changes
+    }
+
+    /// Where each of [`ToolReview::changes`] is written in the snapshot file (the old one
+    /// for a removal), in the same order.
+    #[must_use]
+    pub fn locations(&self) -> &[Option<Location>] {
+        &self.locations
     }
 
     /// Whether the contract version covers this tool's changes (`false`: the server
@@ -279,7 +116,7 @@ impl ToolReview {
     }
 
     pub(super) fn needs(&self, change: &ToolChange, package: &PackageReview) -> (Option<Version>, bool) {
-        let bump = change.verdict.bump();
+        let bump = change.verdict().bump();
         let (old, new) = match &self.cover {
             Cover::Contract { old, new, .. } => (Some(old), Some(new)),
             Cover::Package => (package.old.as_ref(), Some(&package.new)),
@@ -302,16 +139,17 @@ impl ToolReview {
         if let Some(problem) = &self.problem {
             lines.push(format!("{header}: cannot classify the change: {problem}"));
         }
-        for change in &self.changes {
-            if let Some(text) = &change.text {
-                lines.push(text.heading(&self.name));
-                lines.push(format!("  {}", text.diff.replace('\n', "\n  ")));
-                for signal in &text.signals {
+        for (i, change) in self.changes.iter().enumerate() {
+            if let Some(text) = change.text_change() {
+                lines.push(heading(text, &self.name));
+                let diff = word_diff(text.old().unwrap_or_default(), text.new_text().unwrap_or_default());
+                lines.push(format!("  {}", diff.replace('\n', "\n  ")));
+                for signal in text.signals() {
                     lines.push(format!("  signal: {signal}"));
                 }
                 continue;
             }
-            let verdict = match change.verdict {
+            let verdict = match change.verdict() {
                 ToolVerdict::Breaking => "BREAKING",
                 other => other.as_str(),
             };
@@ -323,11 +161,11 @@ impl ToolReview {
                 },
                 (None, false) => "needs a bump".to_owned(),
             };
-            let place = change.location.as_ref().map_or_else(String::new, |l| {
+            let place = self.locations.get(i).and_then(Option::as_ref).map_or_else(String::new, |l| {
                 let when = if l.side() == Side::Old { " before the change" } else { "" };
                 format!("; {} line {}{when}", self.shown_file, l.line())
             });
-            lines.push(format!("{header}: {}: {verdict}, {outcome}{place}", change.line));
+            lines.push(format!("{header}: {}: {verdict}, {outcome}{place}", change.line()));
         }
         lines
     }

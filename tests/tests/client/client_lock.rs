@@ -16,11 +16,10 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use contract_runtime::client::lock::{
-    Action, DriftChange, DriftStatus, DriftVerdict, Lock, LockPolicy, LockedServer, ServerSource, ToolDrift,
-};
+use contract_runtime::client::lock::{Action, DriftStatus, Lock, LockPolicy, LockedServer, ServerSource, ToolDrift};
 use contract_runtime::client::rmcp::{CatalogWatch, Harness};
 use contract_runtime::client::{CallOutcome, Catalog, FailureKind, RefreshReport};
+use contract_runtime::evolution::tool::{ToolChange, ToolVerdict};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ListToolsResult, PaginatedRequestParams,
     ServerCapabilities, ServerConfig,
@@ -280,7 +279,7 @@ fn model_names(harness: &Harness) -> Vec<String> {
 }
 
 fn kinds(drift: &ToolDrift) -> Vec<&str> {
-    drift.changes().iter().map(DriftChange::kind).collect()
+    drift.changes().iter().map(ToolChange::kind).collect()
 }
 
 /// Arguments each tool of `listing()` and its variants accepts.
@@ -297,7 +296,7 @@ struct Expect {
     tool: &'static str,
     /// A change kind its drift must have.
     kind: &'static str,
-    verdict: DriftVerdict,
+    verdict: ToolVerdict,
     status: DriftStatus,
     /// What the model may not see in the refusal.
     unseen: &'static [&'static str],
@@ -385,7 +384,7 @@ fn a_description_that_gains_an_instruction_is_quarantined() {
         &Expect {
             tool: "lookup",
             kind: "text_changed",
-            verdict: DriftVerdict::Text,
+            verdict: ToolVerdict::Text,
             status: DriftStatus::Changed,
             unseen: &["ssh", "id_rsa", "Before answering"],
         },
@@ -401,7 +400,7 @@ fn a_loosened_output_schema_is_quarantined() {
         &Expect {
             tool: "lookup",
             kind: "became_optional",
-            verdict: DriftVerdict::Breaking,
+            verdict: ToolVerdict::Breaking,
             status: DriftStatus::Changed,
             unseen: &[],
         },
@@ -419,7 +418,7 @@ fn a_new_required_argument_is_quarantined() {
         &Expect {
             tool: "lookup",
             kind: "property_added",
-            verdict: DriftVerdict::Breaking,
+            verdict: ToolVerdict::Breaking,
             status: DriftStatus::Changed,
             unseen: &["tenant"],
         },
@@ -434,7 +433,7 @@ fn a_flipped_read_only_hint_is_quarantined() {
         &Expect {
             tool: "lookup",
             kind: "hint_less_safe",
-            verdict: DriftVerdict::Breaking,
+            verdict: ToolVerdict::Breaking,
             status: DriftStatus::Changed,
             unseen: &[],
         },
@@ -449,7 +448,7 @@ fn a_renamed_tool_is_quarantined_as_never_approved() {
         &Expect {
             tool: "lookup_record",
             kind: "tool_added",
-            verdict: DriftVerdict::Additive,
+            verdict: ToolVerdict::Additive,
             status: DriftStatus::Added,
             unseen: &["Returns the record"],
         },
@@ -532,8 +531,8 @@ fn an_additive_output_change_passes_by_default_and_not_under_any_change() {
     let later = || with_lookup(|t| t["outputSchema"]["properties"]["updated"] = json!({"type": "string"}));
     let (report, served) = after_switch(later(), LockPolicy::default(), false);
     assert!(report.quarantined.is_empty(), "{report:?}");
-    let passed: Vec<(&str, DriftVerdict)> = report.passed.iter().map(|d| (d.name(), d.worst())).collect();
-    assert_eq!(passed, [("lookup", DriftVerdict::Additive)]);
+    let passed: Vec<(&str, ToolVerdict)> = report.passed.iter().map(|d| (d.name(), d.worst())).collect();
+    assert_eq!(passed, [("lookup", ToolVerdict::Additive)]);
     assert!(kinds(&report.passed[0]).contains(&"property_added"), "{}", report.passed[0]);
     assert!(served);
 

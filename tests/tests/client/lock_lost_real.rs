@@ -11,8 +11,9 @@
 use std::process::Command;
 use std::time::Duration;
 
-use contract_runtime::client::lock::{Action, DriftVerdict, Lock, LockPolicy};
+use contract_runtime::client::lock::{Action, Lock, LockPolicy};
 use contract_runtime::client::Catalog;
+use contract_runtime::evolution::tool::ToolVerdict;
 use serde_json::{json, Value};
 
 use super::audit_real::{firecrawl, interop, scratch, FakeApi};
@@ -124,8 +125,8 @@ fn the_harness_holds_back_a_tool_that_lost_an_output_property_unless_told_otherw
 
     let mut catalog = Catalog::with_lock(pinned.clone(), LockPolicy::default());
     let report = catalog.refresh(without_thread_id(&tools));
-    let held: Vec<(&str, DriftVerdict)> = report.quarantined.iter().map(|d| (d.name(), d.worst())).collect();
-    assert_eq!(held, [("firecrawl_agent", DriftVerdict::Lost)]);
+    let held: Vec<(&str, ToolVerdict)> = report.quarantined.iter().map(|d| (d.name(), d.worst())).collect();
+    assert_eq!(held, [("firecrawl_agent", ToolVerdict::Lost)]);
     let refused = catalog.check_arguments("firecrawl_agent", &json!({"prompt": "x"})).unwrap_err();
     assert_eq!(refused.kind.code(), "tool_quarantined");
     assert!(refused.to_string().contains("optional_property_removed"), "{refused}");

@@ -25,9 +25,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use contract_runtime::client::lock::{DriftChange, Lock, LockPolicy, LockedServer, ServerSource, ToolDrift};
+use contract_runtime::client::lock::{Lock, LockPolicy, LockedServer, ServerSource, ToolDrift};
 use contract_runtime::client::rmcp::{CatalogWatch, Harness};
 use contract_runtime::client::{CallOutcome, Catalog, ContractFailure, FailureKind, RefreshReport};
+use contract_runtime::evolution::tool::ToolChange;
 use rmcp::service::{RoleClient, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::ServiceExt as _;
@@ -117,7 +118,7 @@ fn drift_rows(drifts: &[&ToolDrift]) -> Vec<Change> {
     drifts
         .iter()
         .flat_map(|d| {
-            d.changes().iter().map(|c: &DriftChange| {
+            d.changes().iter().map(|c: &ToolChange| {
                 (
                     d.name().to_owned(),
                     d.status().as_str().to_owned(),

@@ -17,3 +17,4 @@ pub mod proxy_real_servers;
 pub mod proxy_transparent;
 pub mod proxy_transparent_http;
 pub mod proxy_user_servers;
+pub mod tool_change_verdicts;

@@ -22,26 +22,26 @@ use serde_json::{json, Value};
 const DEADLINE: Duration = Duration::from_secs(60);
 
 /// A fresh directory for one test's files.
-fn scratch(name: &str) -> PathBuf {
+pub(crate) fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("contract-proxy-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
 
-fn interop(path: &str) -> PathBuf {
+pub(crate) fn interop(path: &str) -> PathBuf {
     bins::root().join("tests/interop").join(path)
 }
 
 /// Writes a fixture's tool file.
-fn tools_file(dir: &Path, name: &str, entries: &Value) -> PathBuf {
+pub(crate) fn tools_file(dir: &Path, name: &str, entries: &Value) -> PathBuf {
     let path = dir.join(name);
     std::fs::write(&path, entries.to_string()).unwrap();
     path
 }
 
 /// A result whose `structuredContent` is `value`, with the same JSON as its text.
-fn answer(value: &Value) -> Value {
+pub(crate) fn answer(value: &Value) -> Value {
     json!({ "content": [{ "type": "text", "text": value.to_string() }], "structuredContent": value })
 }
 
@@ -54,7 +54,7 @@ fn object_schema(required: &[&str]) -> Value {
 }
 
 /// The error object in an `isError` result's one text block.
-fn error_of(result: &Value) -> Value {
+pub(crate) fn error_of(result: &Value) -> Value {
     assert_eq!(result["isError"], true, "an error result: {result:#}");
     let text = result["content"][0]["text"].as_str().unwrap_or_else(|| panic!("a text block: {result:#}"));
     serde_json::from_str::<Value>(text).unwrap_or_else(|e| panic!("the text is JSON ({e}): {text}"))["error"].clone()
@@ -69,7 +69,7 @@ fn node_json(script: &Path, args: &[&str]) -> Value {
 }
 
 /// The proxy's command line in front of `server` (a node script) with `tools`.
-fn proxied(options: &[&str], server: &Path, tools: &[&Path]) -> Vec<String> {
+pub(crate) fn proxied(options: &[&str], server: &Path, tools: &[&Path]) -> Vec<String> {
     let mut argv = vec![bins::contract_proxy().display().to_string()];
     argv.extend(options.iter().map(|s| (*s).to_owned()));
     argv.push("--".to_owned());
@@ -77,7 +77,7 @@ fn proxied(options: &[&str], server: &Path, tools: &[&Path]) -> Vec<String> {
     argv
 }
 
-fn upstream(server: &Path, tools: &[&Path]) -> Vec<String> {
+pub(crate) fn upstream(server: &Path, tools: &[&Path]) -> Vec<String> {
     let mut argv = vec!["node".to_owned(), server.display().to_string()];
     argv.extend(tools.iter().map(|p| p.display().to_string()));
     argv
@@ -86,7 +86,7 @@ fn upstream(server: &Path, tools: &[&Path]) -> Vec<String> {
 // ------------------------------------------------------------------ raw JSON-RPC
 
 /// The proxy on raw pipes: JSON-RPC lines in, lines out, with deadlines.
-struct Session {
+pub(crate) struct Session {
     child: Child,
     stdin: Option<ChildStdin>,
     lines: mpsc::Receiver<Value>,
@@ -128,7 +128,7 @@ impl Session {
     }
 
     /// Starts the proxy and completes `initialize`; returns the initialize result.
-    fn initialized(argv: &[String]) -> (Self, Value) {
+    pub(crate) fn initialized(argv: &[String]) -> (Self, Value) {
         Self::initialized_as(argv, "2025-06-18", json!({}))
     }
 
@@ -178,11 +178,11 @@ impl Session {
         response.get("result").cloned().unwrap_or_else(|| panic!("{method} answered with no result: {response:#}"))
     }
 
-    fn call(&mut self, tool: &str, arguments: Value) -> Value {
+    pub(crate) fn call(&mut self, tool: &str, arguments: Value) -> Value {
         self.request("tools/call", json!({ "name": tool, "arguments": arguments }))
     }
 
-    fn listed(&mut self) -> Vec<Value> {
+    pub(crate) fn listed(&mut self) -> Vec<Value> {
         self.request("tools/list", json!({}))["tools"].as_array().cloned().unwrap_or_default()
     }
 
@@ -240,7 +240,7 @@ fn contract_id(value: &Value) -> &str {
     value["_meta"][META_KEY]["id"].as_str().unwrap_or_else(|| panic!("a contract identity: {value:#}"))
 }
 
-fn names(tools: &[Value]) -> Vec<&str> {
+pub(crate) fn names(tools: &[Value]) -> Vec<&str> {
     tools.iter().filter_map(|t| t["name"].as_str()).collect()
 }
 

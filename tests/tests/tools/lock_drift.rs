@@ -4,9 +4,9 @@
 //! refuses hand edits with the file and the pointer.
 
 use contract_runtime::client::lock::{
-    drift_of_server, Action, DriftArea, DriftStatus, DriftVerdict, Lock, LockPolicy, LockedServer, PinnedServerInfo,
-    ServerSource, ToolDrift,
+    drift_of_server, Action, DriftStatus, Lock, LockPolicy, LockedServer, PinnedServerInfo, ServerSource, ToolDrift,
 };
+use contract_runtime::evolution::tool::{ToolArea, ToolVerdict};
 use serde_json::{json, Value};
 
 fn lookup() -> Value {
@@ -88,7 +88,7 @@ fn an_instruction_in_the_description_is_text_with_its_signal_and_quarantines() {
     let change = &drift.changes()[0];
     assert_eq!(
         (change.area(), change.verdict(), change.pointer()),
-        (DriftArea::Text, DriftVerdict::Text, "/description")
+        (ToolArea::Text, ToolVerdict::Text, "/description")
     );
     assert_eq!(change.old_text(), Some("Returns the record with the given id."));
     assert!(change.signals().iter().any(|s| s.starts_with("imperative: ")), "{:?}", change.signals());
@@ -106,7 +106,7 @@ fn an_argument_description_is_text_at_its_pointer() {
     let drift =
         drift_after(|t| t["inputSchema"]["properties"]["id"]["description"] = json!("The id; see https://x.example/"));
     let change = &drift.changes()[0];
-    assert_eq!(change.area(), DriftArea::Text);
+    assert_eq!(change.area(), ToolArea::Text);
     assert_eq!(change.pointer(), "/inputSchema/properties/id/description");
     assert!(change.signals().iter().any(|s| s.starts_with("url: ")), "{:?}", change.signals());
     // The control: the same text back again is no drift.
@@ -118,7 +118,7 @@ fn a_loosened_output_schema_is_breaking_for_responses() {
     let loosened = json!({"type": ["number", "string"]});
     let drift = drift_after(|t| t["outputSchema"]["properties"]["score"] = loosened.clone());
     let change = &drift.changes()[0];
-    assert_eq!((change.area(), change.verdict()), (DriftArea::Output, DriftVerdict::Breaking), "{drift}");
+    assert_eq!((change.area(), change.verdict()), (ToolArea::Output, ToolVerdict::Breaking), "{drift}");
     assert!(change.pointer().starts_with("/outputSchema/properties/score"), "{drift}");
     // The oracle: a result the server may now send that a client holding the pinned
     // schema refuses.
@@ -136,7 +136,7 @@ fn a_required_argument_is_breaking_for_requests() {
         t["inputSchema"]["required"] = json!(["id", "token"]);
     });
     assert!(
-        drift.changes().iter().any(|c| c.area() == DriftArea::Input && c.verdict() == DriftVerdict::Breaking),
+        drift.changes().iter().any(|c| c.area() == ToolArea::Input && c.verdict() == ToolVerdict::Breaking),
         "{drift}"
     );
     // The oracle: a call the pinned schema accepted that the new one refuses.
@@ -154,7 +154,7 @@ fn an_optional_argument_and_an_optional_output_field_on_an_open_object_are_addit
         t["inputSchema"]["properties"]["verbose"] = json!({"type": "boolean"});
         t["outputSchema"]["properties"]["note"] = json!({"type": "string"});
     });
-    assert!(drift.changes().iter().all(|c| c.verdict() == DriftVerdict::Additive), "{drift}");
+    assert!(drift.changes().iter().all(|c| c.verdict() == ToolVerdict::Additive), "{drift}");
     assert_eq!(drift.changes().len(), 2, "{drift}");
     // The oracle, both ways: every pinned call is still accepted, and every result the new
     // output schema allows the pinned one allowed (the object was open).
@@ -174,13 +174,13 @@ fn hints_are_judged_by_safety_both_ways() {
         t["annotations"]["readOnlyHint"] = json!(false);
         t["annotations"]["destructiveHint"] = json!(true);
     });
-    let kinds: Vec<(&str, &str, DriftVerdict)> =
+    let kinds: Vec<(&str, &str, ToolVerdict)> =
         flipped.changes().iter().map(|c| (c.pointer(), c.kind(), c.verdict())).collect();
     assert_eq!(
         kinds,
         [
-            ("/annotations/readOnlyHint", "hint_less_safe", DriftVerdict::Breaking),
-            ("/annotations/destructiveHint", "hint_less_safe", DriftVerdict::Breaking)
+            ("/annotations/readOnlyHint", "hint_less_safe", ToolVerdict::Breaking),
+            ("/annotations/destructiveHint", "hint_less_safe", ToolVerdict::Breaking)
         ]
     );
     assert_eq!(LockPolicy::default().judge(&flipped), Action::Quarantine);
@@ -209,7 +209,7 @@ fn a_renamed_tool_is_a_removal_and_an_unapproved_addition() {
         seen,
         [("find_record", DriftStatus::Added, Action::Quarantine), ("lookup", DriftStatus::Removed, Action::Pass)]
     );
-    assert_eq!(drift[1].changes()[0].verdict(), DriftVerdict::Breaking);
+    assert_eq!(drift[1].changes()[0].verdict(), ToolVerdict::Breaking);
     assert!(drift[0].old_digests().is_none() && drift[1].new_digests().is_none());
 }
 
@@ -219,7 +219,7 @@ fn output_schema_removed_is_breaking_and_added_is_additive() {
         t.as_object_mut().unwrap().remove("outputSchema");
     });
     assert_eq!(removed.changes()[0].kind(), "output_schema_removed");
-    assert_eq!(removed.changes()[0].verdict(), DriftVerdict::Breaking);
+    assert_eq!(removed.changes()[0].verdict(), ToolVerdict::Breaking);
     let mut bare = lookup();
     bare.as_object_mut().unwrap().remove("outputSchema");
     let server = LockedServer::pin(ServerSource::Command(vec!["s".into()]), None, &[bare]);
@@ -234,7 +234,7 @@ fn a_respelled_schema_moves_the_digest_and_is_cosmetic() {
     let drift = drift_after(|t| {
         t["outputSchema"]["properties"]["score"] = json!({"anyOf": [{"type": "number"}]});
     });
-    assert!(drift.changes().iter().all(|c| c.verdict() == DriftVerdict::Cosmetic), "{drift}");
+    assert!(drift.changes().iter().all(|c| c.verdict() == ToolVerdict::Cosmetic), "{drift}");
     assert_eq!(LockPolicy::default().judge(&drift), Action::Pass);
     assert_eq!(LockPolicy::any_change().judge(&drift), Action::Quarantine);
 }
@@ -309,7 +309,7 @@ fn hostile_definitions_stay_bounded() {
         deep = json!({"type": "object", "properties": {"x": deep}});
     }
     let drift = drift_after(|t| t["outputSchema"]["properties"]["score"] = deep.clone());
-    assert_eq!(drift.worst(), DriftVerdict::Breaking, "{drift}");
+    assert_eq!(drift.worst(), ToolVerdict::Breaking, "{drift}");
     // Names that look like paths or pointers are names.
     let mut odd = delete_record();
     odd["name"] = json!("../../etc/passwd~1/x");

@@ -8,7 +8,8 @@
 use std::path::{Path, PathBuf};
 
 use contract_runtime::{contracts, ContractSet, ToolOutput};
-use contract_tools::tools::{self, classify_annotations, ToolListing, ToolVerdict};
+use contract_tools::evolution::tool::{classify_annotations, ToolVerdict};
+use contract_tools::tools::{self, ToolListing};
 use serde_json::{json, Map, Value};
 
 #[derive(serde::Serialize, schemars::JsonSchema, ToolOutput)]

@@ -195,6 +195,7 @@ mod policy;
 mod rules;
 mod shape;
 pub mod text;
+pub mod tool;
 mod walk;
 
 pub use change::{Bump, Change, ChangeKind, Op, Side, Verdict};

@@ -21,8 +21,9 @@
 //! do give two digests; the drift then classifies the change, and finds nothing.
 //!
 //! [`drift_of_server`] compares a pinned server with its live tool list and classifies
-//! every difference by the same rules as `cargo xtask schemas --check`: output schemas for
-//! responses, input schemas for requests (see `contract_runtime::evolution`), texts as
+//! every difference with the one grader of a tool's change,
+//! `contract_runtime::evolution::tool::classify_tool` (the one `cargo xtask schemas
+//! --check` calls): output schemas for responses, input schemas for requests, texts as
 //! text (with the instruction-like phrases a new text adds), hints by safety, tools added
 //! and removed. A [`LockPolicy`] turns each tool's drift into an [`Action`].
 //!
@@ -60,7 +61,7 @@ mod file;
 mod policy;
 
 pub use digest::{content_hash, digests, jcs, pinned_definition, Digests};
-pub use drift::{drift_of_server, drift_of_tool, DriftArea, DriftChange, DriftStatus, DriftVerdict, ToolDrift};
+pub use drift::{drift_of_server, drift_of_tool, DriftStatus, ToolDrift};
 pub use file::{Lock, LockError, LockedServer, LockedTool, PinnedServerInfo, ServerSource, DIGEST_FORM, LOCK_FILE};
 pub use policy::{Action, LockPolicy};
 

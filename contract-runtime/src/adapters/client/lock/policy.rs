@@ -1,6 +1,7 @@
 //! What drift is let through.
 
-use super::drift::{DriftStatus, DriftVerdict, ToolDrift};
+use super::drift::{DriftStatus, ToolDrift};
+use crate::contract::evolution::tool::{ToolChange, ToolVerdict};
 
 /// What happens to a tool that drifted from its pin.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -14,7 +15,7 @@ pub enum Action {
 
 /// Which drift quarantines a tool. The default quarantines a tool whose text changed (a
 /// model reads it: someone must read it first), a tool with a breaking change, a tool
-/// that lost an output property a client may read ([`DriftVerdict::Lost`]), and a tool
+/// that lost an output property a client may read ([`ToolVerdict::Lost`]), and a tool
 /// that is not in the lock; an additive or cosmetic change passes.
 ///
 /// ```
@@ -84,7 +85,7 @@ impl LockPolicy {
         self
     }
 
-    /// What the removal of an optional output property does ([`DriftVerdict::Lost`]):
+    /// What the removal of an optional output property does ([`ToolVerdict::Lost`]):
     /// quarantine by default, since a client that read it loses it.
     #[must_use]
     pub fn lost_output(mut self, action: Action) -> Self {
@@ -116,7 +117,7 @@ impl LockPolicy {
             DriftStatus::Changed => {}
         }
         // A digest moved with nothing classified: the bytes changed, nothing else.
-        let verdicts = drift.changes().iter().map(super::drift::DriftChange::verdict);
+        let verdicts = drift.changes().iter().map(ToolChange::verdict);
         let mut actions =
             verdicts.map(|v| self.for_verdict(v)).chain(drift.changes().is_empty().then_some(self.cosmetic));
         if actions.any(|a| a == Action::Quarantine) {
@@ -126,13 +127,13 @@ impl LockPolicy {
         }
     }
 
-    fn for_verdict(self, verdict: DriftVerdict) -> Action {
+    fn for_verdict(self, verdict: ToolVerdict) -> Action {
         match verdict {
-            DriftVerdict::Text => self.text,
-            DriftVerdict::Breaking => self.breaking,
-            DriftVerdict::Additive => self.additive,
-            DriftVerdict::Lost => self.lost,
-            DriftVerdict::Cosmetic => self.cosmetic,
+            ToolVerdict::Text => self.text,
+            ToolVerdict::Breaking => self.breaking,
+            ToolVerdict::Additive => self.additive,
+            ToolVerdict::Lost => self.lost,
+            ToolVerdict::Cosmetic => self.cosmetic,
         }
     }
 }
