@@ -20,6 +20,7 @@
 mod audit;
 mod lint;
 mod lock;
+mod published;
 mod report;
 mod sarif;
 mod stderr;
