@@ -127,5 +127,15 @@ fn the_lock_reports_a_published_hash_that_does_not_verify() {
     assert_eq!(code, 1, "{out}");
     assert_eq!(report["published_hashes"][0]["kind"], "published-hash-mismatch", "{report:#}");
     assert_eq!(report["summary"]["errors"], 1, "{report:#}");
+    // SARIF: a result of the audit's rule, in the live tool.
+    let (code, log, out) = audit_in(&dir, &stale, &["--locked", "tools.lock.json", "--format", "sarif"]);
+    assert_eq!(code, 1, "{out}");
+    let run = &log["runs"][0];
+    let result = &run["results"][0];
+    assert_eq!(result["ruleId"], "published-hash-mismatch", "{log:#}");
+    assert_eq!(result["level"], "error", "{log:#}");
+    let index = usize::try_from(result["ruleIndex"].as_u64().unwrap()).unwrap();
+    assert_eq!(run["tool"]["driver"]["rules"][index]["id"], "published-hash-mismatch", "{log:#}");
+    assert_eq!(result["locations"][0]["logicalLocations"][0]["fullyQualifiedName"], "orders_get/contentHash");
     let _ = std::fs::remove_dir_all(&dir);
 }
