@@ -14,6 +14,7 @@ use rmcp::ServiceExt;
 use serde_json::Value;
 
 use crate::lint::{lint_tool, Finding, Level};
+use crate::published::{self, Listings, Tap};
 use crate::stderr::Tail;
 use crate::{synth, StderrMode, Target};
 
@@ -107,7 +108,7 @@ pub(crate) async fn run(args: &Target, calls: Calls<'_>) -> Result<Audit, String
         let running = timed(limit, watch.clone().serve(StreamableHttpClientTransport::from_uri(url.as_str())))
             .await?
             .map_err(|err| format!("cannot connect to {url}: {err}"))?;
-        return audit(calls, plan.as_ref(), limit, &watch, running, "streamable-http").await;
+        return audit(calls, plan.as_ref(), limit, &watch, running, ("streamable-http", &Listings::default())).await;
     }
     let (program, rest) = args.command.split_first().ok_or("give a URL or a command line after `--`")?;
     eprintln!("contract-audit: starting {}", args.command.join(" "));
@@ -125,10 +126,11 @@ pub(crate) async fn run(args: &Target, calls: Calls<'_>) -> Result<Audit, String
         .spawn()
         .map_err(|err| format!("cannot start `{program}`: {err}"))?;
     let tail = child.stderr.take().map(Tail::capture);
-    let stdout = child.stdout.take().ok_or("the child has no stdout")?;
+    let listings = Listings::default();
+    let stdout = Tap::new(child.stdout.take().ok_or("the child has no stdout")?, listings.clone());
     let stdin = child.stdin.take().ok_or("the child has no stdin")?;
     let err = match timed(limit, watch.clone().serve((stdout, stdin))).await {
-        Ok(Ok(running)) => match audit(calls, plan.as_ref(), limit, &watch, running, "stdio").await {
+        Ok(Ok(running)) => match audit(calls, plan.as_ref(), limit, &watch, running, ("stdio", &listings)).await {
             Ok(audit) => return Ok(audit),
             // The connection is closed by now: the server's exit says nothing.
             Err(err) => {
@@ -165,7 +167,7 @@ async fn audit(
     limit: Duration,
     watch: &CatalogWatch,
     running: RunningService<RoleClient, CatalogWatch>,
-    transport: &'static str,
+    (transport, listings): (&'static str, &Listings),
 ) -> Result<Audit, String> {
     let server = server_info(&running, transport);
     let harness = Harness::new(running.peer().clone(), watch);
@@ -180,10 +182,15 @@ async fn audit(
             name: entry.name().to_owned(),
             output_schema: entry.output_schema().is_some(),
             contract: entry.contract().cloned(),
-            findings: lint_tool(
-                entry,
-                args.declared_open.and_then(|open| open.get(entry.name())).map_or(&[], Vec::as_slice),
-            ),
+            findings: {
+                let mut findings = lint_tool(
+                    entry,
+                    args.declared_open.and_then(|open| open.get(entry.name())).map_or(&[], Vec::as_slice),
+                );
+                let declaration = listings.get(entry.name()).unwrap_or_else(|| entry.definition().clone());
+                findings.extend(published::finding(&declaration));
+                findings
+            },
             call: None,
         })
         .collect();

@@ -20,6 +20,7 @@
 mod audit;
 mod lint;
 mod lock;
+mod published;
 mod report;
 mod sarif;
 mod stderr;
@@ -57,7 +58,7 @@ pub fn audit_help(audit: &str, pin: &str) -> String {
      the error unless --stderr inherit or discard
 
 With --locked FILE, each difference from the pinned tools is a finding, by its verdict:
-  breaking  error  breaks a caller of the pinned tool, or asks for less caution (a hint)
+  breaking  error  breaks a caller of the pinned tool, or a hint became less safe
   text      error  a name, title or description a model reads changed: read it again
   lost      error  an optional output property removed: a client that read it loses it
             (a note with --allow-lost-output)

@@ -36,7 +36,8 @@ pub(crate) struct Finding {
     pub(crate) level: Level,
     /// A stable identifier, such as `no-output-schema`.
     pub(crate) kind: &'static str,
-    /// `inputSchema`, `outputSchema`, `_meta` or `call`.
+    /// `inputSchema`, `outputSchema`, `_meta`, `declaration` (the tool's own fields) or
+    /// `call`.
     pub(crate) site: &'static str,
     /// JSON pointer into the schema (for a call finding, into the result's value), `""` for
     /// the root.
@@ -90,6 +91,16 @@ pub(crate) const KINDS: &[(&str, Level, &str)] = &[
         "structuredContent and its JSON text block differ in a key; a client reading structuredContent misses it",
     ),
     ("call-false-success", Level::Warn, "the result says it failed but isError is unset; clients take it as success"),
+    (
+        "published-hash-mismatch",
+        Level::Error,
+        "the tool's own contentHash (draft SEP-3140) is not its declaration's: a client that verifies it refuses the tool",
+    ),
+    (
+        "published-hash-unreadable",
+        Level::Warn,
+        "the tool's own contentHash is not `sha256-<base64url>` (or `sha256:<hex>`): it cannot be verified",
+    ),
 ];
 
 // The formats JSON Schema 2020-12 defines (the runtime's list); any other is a private

@@ -12,7 +12,7 @@ use contract_tools::tools::text::word_diff;
 use serde_json::{json, Value};
 
 use crate::audit::{self, Audit, Calls};
-use crate::lint::Level;
+use crate::lint::{Finding, Level};
 use crate::report::clean;
 use crate::{sarif, Format, PinArgs, Target};
 
@@ -133,6 +133,27 @@ pub(crate) struct Comparison {
     pub(crate) source: ServerSource,
     pub(crate) audit: Audit,
     pub(crate) drift: Vec<Drifted>,
+    /// The live tools whose own `contentHash` is not their declaration's (or cannot be
+    /// read): `(tool, finding)`.
+    pub(crate) published: Vec<(String, Finding)>,
+}
+
+/// The `published-hash-*` findings of the audit's tools, by tool.
+fn published_findings(audit: &Audit) -> Vec<(String, Finding)> {
+    audit
+        .tools
+        .iter()
+        .flat_map(|t| {
+            t.findings.iter().filter(|f| f.kind.starts_with("published-hash-")).map(|f| (t.name.clone(), f.clone()))
+        })
+        .collect()
+}
+
+/// One line per published-hash finding.
+fn published_lines(published: &[(String, Finding)], out: &mut String) {
+    for (tool, f) in published {
+        let _ = writeln!(out, "  {:<5} {}: {} (at {}): {}", f.level, clean(tool), f.kind, f.pointer, clean(&f.message));
+    }
 }
 
 impl Comparison {
@@ -143,7 +164,7 @@ impl Comparison {
 
     /// The worst level any difference reaches.
     pub(crate) fn worst(&self) -> Option<Level> {
-        self.drift.iter().map(Drifted::level).max()
+        self.drift.iter().map(Drifted::level).chain(self.published.iter().map(|(_, f)| f.level)).max()
     }
 }
 
@@ -191,6 +212,11 @@ pub(crate) async fn pin(args: &PinArgs) -> Result<String, String> {
             details(&drift, &mut out);
         }
     }
+    let published = published_findings(&audit);
+    if !published.is_empty() {
+        out.push_str("\nthe server's own contentHash (draft SEP-3140) does not verify; the lock keeps the hash of what was listed:\n");
+        published_lines(&published, &mut out);
+    }
     Ok(out)
 }
 
@@ -223,7 +249,8 @@ pub(crate) async fn compare(target: &Target, path: &Path, allow_lost: bool) -> R
     }
     let entry = lock.server(&source).expect("checked above");
     let drift = drift_of_server(entry, &audit.listed).iter().map(|d| Drifted::of(d, allow_lost)).collect();
-    Ok(Comparison { file, text, lock, source, audit, drift })
+    let published = published_findings(&audit);
+    Ok(Comparison { file, text, lock, source, audit, drift, published })
 }
 
 /// Connects and lists every tool, without calls; a name listed twice cannot be pinned.
@@ -342,6 +369,10 @@ pub(crate) fn table(c: &Comparison) -> String {
     );
     if c.drift.is_empty() {
         out.push_str("every tool is as pinned\n");
+        if !c.published.is_empty() {
+            out.push_str("but the server's own contentHash (draft SEP-3140) does not verify:\n");
+            published_lines(&c.published, &mut out);
+        }
         return out;
     }
     let rows: Vec<[String; 5]> = c
@@ -378,6 +409,10 @@ pub(crate) fn table(c: &Comparison) -> String {
     }
     out.push_str("\ndetails:\n");
     details(&c.drift, &mut out);
+    if !c.published.is_empty() {
+        out.push_str("\nthe server's own contentHash (draft SEP-3140) does not verify:\n");
+        published_lines(&c.published, &mut out);
+    }
     let summary = summary(c);
     let _ = writeln!(
         out,
@@ -396,7 +431,10 @@ pub(crate) fn table(c: &Comparison) -> String {
 
 fn summary(c: &Comparison) -> Value {
     let status = |s: &str| c.drift.iter().filter(|d| d.status == s).count();
-    let level = |l: Level| c.drift.iter().flat_map(|d| &d.changes).filter(|x| x.level() == l).count();
+    let level = |l: Level| {
+        c.drift.iter().flat_map(|d| &d.changes).filter(|x| x.level() == l).count()
+            + c.published.iter().filter(|(_, f)| f.level == l).count()
+    };
     let changed = status("changed");
     json!({
         "changed": changed,
@@ -451,6 +489,9 @@ pub(crate) fn json(c: &Comparison) -> String {
         "pinned_server": pinned.server_info,
         "tools": {"pinned": pinned.tools.len(), "listed": c.audit.listed.len()},
         "drift": drift,
+        "published_hashes": c.published.iter().map(|(tool, f)| json!({
+            "tool": tool, "kind": f.kind, "level": f.level, "pointer": f.pointer, "message": f.message,
+        })).collect::<Vec<_>>(),
         "summary": summary(c),
     });
     serde_json::to_string_pretty(&document).unwrap_or_default()

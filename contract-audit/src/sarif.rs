@@ -39,7 +39,7 @@ pub(crate) fn locked(c: &Comparison) -> String {
         let next = rules.len();
         rules.entry(change.kind.as_str()).or_insert((next, change.area));
     }
-    let rule_list: Vec<Value> = {
+    let mut rule_list: Vec<Value> = {
         let mut ordered: Vec<(&str, usize, &str)> = rules.iter().map(|(k, (i, a))| (*k, *i, *a)).collect();
         ordered.sort_by_key(|r| r.1);
         ordered
@@ -53,6 +53,16 @@ pub(crate) fn locked(c: &Comparison) -> String {
             })
             .collect()
     };
+    // A tool's own contentHash that does not verify: a rule of the audit's, located in
+    // the live tool (the server has no file to point at).
+    let mut published_rules: BTreeMap<&str, usize> = BTreeMap::new();
+    for (_, f) in &c.published {
+        if !published_rules.contains_key(f.kind) {
+            published_rules.insert(f.kind, rule_list.len());
+            let meaning = KINDS.iter().find(|k| k.0 == f.kind).map_or("", |k| k.2);
+            rule_list.push(json!({"id": f.kind, "name": f.kind, "shortDescription": {"text": meaning}}));
+        }
+    }
 
     let mut results = Vec::new();
     for tool in &c.drift {
@@ -96,6 +106,20 @@ pub(crate) fn locked(c: &Comparison) -> String {
                 },
             }));
         }
+    }
+    for (tool, f) in &c.published {
+        results.push(json!({
+            "ruleId": f.kind,
+            "ruleIndex": published_rules[f.kind],
+            "level": level(f.level),
+            "message": {"text": format!("{tool}: {}", f.message)},
+            "locations": [{"logicalLocations": [{
+                "name": f.pointer,
+                "fullyQualifiedName": format!("{tool}{}", f.pointer),
+                "kind": "member",
+            }]}],
+            "properties": {"tool": tool, "site": f.site, "pointer": f.pointer},
+        }));
     }
     let log = json!({
         "$schema": SCHEMA,

@@ -32,6 +32,9 @@
 //! cargo xtask schemas --format json           the review as JSON, for pull-request bots
 //! cargo xtask schemas --check --runtime-dir schemas/dynamic
 //!                                             also check a run-time contract folder
+//! cargo xtask schemas --check                 with the tool list and a
+//!                                             chatgpt-app-submission.json beside the
+//!                                             schemas folder: also check the manifest
 //! cargo xtask --help
 //! ```
 //!
@@ -72,7 +75,9 @@ enum Commands {
 /// Arguments of `schemas`.
 #[derive(Debug, clap::Args)]
 struct SchemasArgs {
-    /// Compare instead of writing; fail on drift or an insufficient version bump.
+    /// Compare instead of writing; fail on drift or an insufficient version bump. With
+    /// the server's tool list, a `chatgpt-app-submission.json` beside the schemas folder
+    /// (the workspace root by default) is checked against it too, and never written.
     #[arg(long)]
     check: bool,
     /// Also judge every change since this git revision (for example origin/main), so a
@@ -254,12 +259,12 @@ pub(crate) fn schemas(job: &Job<'_>, contracts: &ContractSet, listing: Option<&T
         if let Some(Err(e)) = tools.as_ref().map(tools::ToolsReview::check) {
             problems.push(e.to_string());
         }
+        if json && !problems.is_empty() {
+            problems = vec![format!("{} is not up to date (see the JSON report)", dir.display())];
+        }
+        problems.extend(submission(&dir, listing)?);
         if !problems.is_empty() {
-            return Err(if json {
-                format!("{} is not up to date (see the JSON report)", dir.display())
-            } else {
-                problems.join("\n")
-            });
+            return Err(problems.join("\n"));
         }
         if !json {
             let listed = tools.as_ref().map_or_else(String::new, |t| format!(", {} tools", t.tools().len()));
@@ -300,6 +305,33 @@ pub(crate) fn schemas(job: &Job<'_>, contracts: &ContractSet, listing: Option<&T
         println!("{unchanged} unchanged");
     }
     Ok(())
+}
+
+/// The submission manifest beside `dir`, when there is one, against the tool list: each
+/// finding printed on stderr; `Some` is the problem when one is an error. The manifest
+/// is never written.
+fn submission(dir: &Path, listing: Option<&ToolListing>) -> Result<Option<String>, String> {
+    let file = snapshot::submission::manifest_path(dir);
+    let Some(listing) = listing else {
+        if file.is_file() {
+            eprintln!(
+                "{}: not checked: the xtask passes no tool list (call `contract_tools::cli::main_with` with the server's tools)",
+                shown(&file)
+            );
+        }
+        return Ok(None);
+    };
+    let Some(check) = snapshot::submission::SubmissionCheck::run(dir, listing)? else { return Ok(None) };
+    let name = shown(&check.file);
+    for line in check.lines(&name) {
+        eprintln!("{line}");
+    }
+    let errors = check.errors();
+    Ok((errors > 0).then(|| {
+        format!(
+            "{name}: {errors} errors: the submission manifest and the server's tools disagree; change the side each `fix:` line above names (the manifest is never written)"
+        )
+    }))
 }
 
 /// The folder as messages show it: relative to the current directory when inside it.

@@ -249,6 +249,7 @@ pub fn check_runtime_dir(dir: &Path) -> Result<usize, SnapshotError> {
 
 mod checked_in;
 mod review;
+pub mod submission;
 
 pub(crate) use checked_in::{line_of, strip_position};
 use checked_in::{removed_contracts, review_contract, CheckedInInventory, FileState};

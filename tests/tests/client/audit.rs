@@ -727,6 +727,11 @@ fn every_finding_kind_matters_to_a_pinned_client() {
     // lacks the keys the text has) and agentic-qe (the client takes the failure for success).
     shown.extend(["call-structured-text-mismatch", "call-false-success"]);
 
+    // A tool's own contentHash (draft SEP-3140) is shown in published_hash.rs against a
+    // raw fixture whose hashes node computes. No pinned client verifies the draft's hash
+    // yet: what these two kinds predict is what a client implementing the draft does.
+    shown.extend(["published-hash-mismatch", "published-hash-unreadable"]);
+
     // Every kind the audit can emit was shown, and every one shown is one it emits.
     let mut listed = listed_kinds();
     listed.sort();

@@ -15,6 +15,7 @@ pub mod client_harness;
 pub mod client_lock;
 pub mod lock_lost_real;
 pub mod lock_name_real;
+pub mod published_hash;
 pub mod rugpull_fixtures;
 pub mod rugpull_lock;
 pub mod submission_real;

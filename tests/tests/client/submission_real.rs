@@ -75,8 +75,8 @@ fn a_submission_manifest_is_checked_against_firecrawl_mcp() {
     assert_eq!(clean["tools"]["firecrawl_scrape"]["annotations"]["readOnlyHint"], false);
     let mut before = clean.clone();
     before["tools"]["firecrawl_scrape"]["annotations"]["readOnlyHint"] = json!(true);
-    // More caution on the server's side than declared: a warning.
     before["tools"]["firecrawl_map"]["annotations"]["destructiveHint"] = json!(null);
+    // A safer hint on the server's side than declared: a warning.
     assert_eq!(clean["tools"]["firecrawl_search"]["annotations"]["readOnlyHint"], true);
     before["tools"]["firecrawl_search"]["annotations"]["readOnlyHint"] = json!(false);
     before["tools"].as_object_mut().unwrap().remove("firecrawl_credit_usage");
@@ -100,7 +100,7 @@ fn a_submission_manifest_is_checked_against_firecrawl_mcp() {
     let scrape = report["findings"].as_array().unwrap().iter().find(|f| f["tool"] == "firecrawl_scrape").unwrap();
     assert_eq!(
         scrape["message"],
-        "`readOnlyHint`: manifest true → server false: the server asks for less caution than was declared for review"
+        "`readOnlyHint`: manifest true → server false: the tool is less safe than was declared for review"
     );
     assert!(scrape["fix"]
         .as_str()

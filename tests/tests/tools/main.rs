@@ -17,4 +17,5 @@ pub mod snapshot_tools_annotations;
 pub mod snapshot_tools_cli;
 pub mod snapshot_tools_inputs;
 pub mod snapshot_tools_qe_server;
+pub mod submission_xtask;
 pub mod walkthrough;

@@ -23,6 +23,7 @@
 //!   first listing. A tool that drifted in a way the [`lock::LockPolicy`] holds back is
 //!   quarantined: refused before `tools/call` ([`FailureKind::Quarantined`]) and left out
 //!   of [`Catalog::model_tools`] until it is approved.
+//! - [`submission`] compares a ChatGPT app submission manifest with a tool list.
 //!
 //! The core is transport-agnostic: it reads tool definitions and results as JSON. The
 //! rmcp integration (feature `rmcp-client`) lives in the `rmcp` submodule.
@@ -58,6 +59,7 @@ mod outcome;
 #[cfg(feature = "rmcp-client")]
 pub mod rmcp;
 mod signals;
+pub mod submission;
 
 pub use catalog::{Catalog, ContractInfo, RefreshReport, ToolEntry, MAX_UNDECLARED_NAMED};
 pub use notice::Notice;
