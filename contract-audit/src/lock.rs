@@ -7,7 +7,7 @@ use std::path::Path;
 use contract_runtime::client::lock::{
     drift_of_server, Digests, Lock, LockedServer, PinnedServerInfo, ServerSource, ToolDrift,
 };
-use contract_runtime::evolution::tool::{ToolChange as DriftChange, ToolVerdict as DriftVerdict};
+use contract_runtime::evolution::tool::{ToolChange, ToolVerdict};
 use contract_tools::tools::text::word_diff;
 use serde_json::{json, Value};
 
@@ -19,10 +19,10 @@ use crate::{sarif, Format, PinArgs, Target};
 /// The level a verdict reaches for `--deny`: a breaking change, a changed text (what a
 /// model reads) or a lost output property (what the harness and the proxy quarantine by
 /// default) is an error; an additive or cosmetic change, or a new tool, is a note.
-pub(crate) fn level_of(verdict: DriftVerdict) -> Level {
+pub(crate) fn level_of(verdict: ToolVerdict) -> Level {
     match verdict {
-        DriftVerdict::Breaking | DriftVerdict::Text | DriftVerdict::Lost => Level::Error,
-        DriftVerdict::Additive | DriftVerdict::Cosmetic => Level::Info,
+        ToolVerdict::Breaking | ToolVerdict::Text | ToolVerdict::Lost => Level::Error,
+        ToolVerdict::Additive | ToolVerdict::Cosmetic => Level::Info,
     }
 }
 
@@ -34,7 +34,7 @@ pub(crate) const ALLOW_LOST: &str = "--allow-lost-output";
 pub(crate) struct Change {
     pub(crate) area: &'static str,
     pub(crate) kind: String,
-    pub(crate) verdict: DriftVerdict,
+    pub(crate) verdict: ToolVerdict,
     pub(crate) pointer: String,
     pub(crate) detail: String,
     pub(crate) old_text: Option<String>,
@@ -46,8 +46,8 @@ pub(crate) struct Change {
 }
 
 impl Change {
-    fn of(change: &DriftChange, allow_lost: bool) -> Self {
-        let is_text = change.verdict() == DriftVerdict::Text;
+    fn of(change: &ToolChange, allow_lost: bool) -> Self {
+        let is_text = change.verdict() == ToolVerdict::Text;
         Self {
             area: change.area().as_str(),
             kind: change.kind().to_owned(),
@@ -59,7 +59,7 @@ impl Change {
             word_diff: is_text
                 .then(|| word_diff(change.old_text().unwrap_or_default(), change.new_text().unwrap_or_default())),
             signals: change.signals().to_vec(),
-            accepted: allow_lost && change.verdict() == DriftVerdict::Lost,
+            accepted: allow_lost && change.verdict() == ToolVerdict::Lost,
         }
     }
 
@@ -68,7 +68,7 @@ impl Change {
         Self {
             area: "tool",
             kind: "digest_changed".to_owned(),
-            verdict: DriftVerdict::Cosmetic,
+            verdict: ToolVerdict::Cosmetic,
             pointer: String::new(),
             detail: "the definition's bytes changed (another spelling of the same values)".to_owned(),
             old_text: None,
@@ -117,8 +117,8 @@ impl Drifted {
         self.changes.iter().map(Change::level).max().unwrap_or(Level::Info)
     }
 
-    pub(crate) fn worst(&self) -> DriftVerdict {
-        self.changes.iter().map(|c| c.verdict).max().unwrap_or(DriftVerdict::Cosmetic)
+    pub(crate) fn worst(&self) -> ToolVerdict {
+        self.changes.iter().map(|c| c.verdict).max().unwrap_or(ToolVerdict::Cosmetic)
     }
 }
 
@@ -339,7 +339,7 @@ fn details(drift: &[Drifted], out: &mut String) {
             for signal in &change.signals {
                 let _ = writeln!(out, "        signal: {}", clean(signal));
             }
-            if change.verdict == DriftVerdict::Lost && !change.accepted {
+            if change.verdict == ToolVerdict::Lost && !change.accepted {
                 let _ = writeln!(
                     out,
                     "        fix: make every client that reads it stop reading it, then accept the removal with \
@@ -519,9 +519,9 @@ mod tests {
         let drift = drift_of_server(&pinned, &[listed(json!(1.0))]);
         assert_eq!(drift.len(), 1, "{drift:?}");
         let reported = Drifted::of(&drift[0], false);
-        let kinds: Vec<(&str, DriftVerdict, Level)> =
+        let kinds: Vec<(&str, ToolVerdict, Level)> =
             reported.changes.iter().map(|c| (c.kind.as_str(), c.verdict, c.level())).collect();
-        assert_eq!(kinds, [("text_only", DriftVerdict::Cosmetic, Level::Info)]);
+        assert_eq!(kinds, [("text_only", ToolVerdict::Cosmetic, Level::Info)]);
         let (old, new) = (reported.old.as_ref().unwrap(), reported.new.as_ref().unwrap());
         assert_eq!(old.text, new.text);
         assert_ne!(old.shape, new.shape, "the shape digest says the bytes moved");
@@ -531,10 +531,10 @@ mod tests {
 
     #[test]
     fn verdicts_map_to_levels() {
-        assert_eq!(level_of(DriftVerdict::Breaking), Level::Error);
-        assert_eq!(level_of(DriftVerdict::Text), Level::Error);
-        assert_eq!(level_of(DriftVerdict::Lost), Level::Error);
-        assert_eq!(level_of(DriftVerdict::Additive), Level::Info);
-        assert_eq!(level_of(DriftVerdict::Cosmetic), Level::Info);
+        assert_eq!(level_of(ToolVerdict::Breaking), Level::Error);
+        assert_eq!(level_of(ToolVerdict::Text), Level::Error);
+        assert_eq!(level_of(ToolVerdict::Lost), Level::Error);
+        assert_eq!(level_of(ToolVerdict::Additive), Level::Info);
+        assert_eq!(level_of(ToolVerdict::Cosmetic), Level::Info);
     }
 }
