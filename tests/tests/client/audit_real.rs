@@ -15,11 +15,11 @@
 //! SDK client makes of the same call is shown beside it (`tests/interop/sdk_calls.mjs`).
 
 use crate::support::bins;
+use crate::support::interop::FakeApi;
 
 use std::collections::BTreeSet;
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
 use serde_json::{json, Value};
@@ -167,34 +167,6 @@ fn fastmcp_strips_undeclared_keys_from_structured_content_and_the_audit_names_th
     assert!(run.stdout.contains(head), "{head}\n{}", run.stdout);
     assert!(!run.stdout.contains("fine: call-"), "{}", run.stdout);
     let _ = std::fs::remove_dir_all(dir);
-}
-
-/// The fake Firecrawl API, stopped when dropped.
-pub(crate) struct FakeApi {
-    child: Child,
-    pub(crate) url: String,
-}
-
-impl FakeApi {
-    pub(crate) fn start() -> Self {
-        let mut child = Command::new("node")
-            .arg(interop().join("fake_firecrawl_api.mjs"))
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("node runs the fake API");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-        let url = line.trim().strip_prefix("listening on ").unwrap_or_else(|| panic!("fake API said {line:?}"));
-        Self { url: url.to_owned(), child }
-    }
-}
-
-impl Drop for FakeApi {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 pub(crate) fn firecrawl() -> Vec<String> {

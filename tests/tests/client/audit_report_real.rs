@@ -10,9 +10,10 @@ use std::process::Command;
 use contract_runtime::client::CallOutcome;
 use serde_json::{json, Value};
 
-use super::audit_real::{audit, firecrawl, interop, node_server, scratch, set, strs, FakeApi};
+use super::audit_real::{audit, firecrawl, interop, node_server, scratch, set, strs};
 use super::client_harness::{call, connect, runtime};
 use crate::support::bins;
+use crate::support::interop::FakeApi;
 
 #[test]
 fn the_harness_reports_the_keys_fastmcp_strips_from_structured_content() {

@@ -16,8 +16,9 @@ use contract_runtime::client::Catalog;
 use contract_runtime::evolution::tool::ToolVerdict;
 use serde_json::{json, Value};
 
-use super::audit_real::{firecrawl, interop, scratch, FakeApi};
+use super::audit_real::{firecrawl, interop, scratch};
 use crate::support::bins;
+use crate::support::interop::FakeApi;
 
 const DEADLINE: Duration = Duration::from_secs(240);
 

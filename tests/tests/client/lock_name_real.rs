@@ -7,8 +7,9 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use super::audit_real::{firecrawl, interop, scratch, FakeApi};
+use super::audit_real::{firecrawl, interop, scratch};
 use crate::support::bins;
+use crate::support::interop::FakeApi;
 
 const DEADLINE: Duration = Duration::from_secs(240);
 

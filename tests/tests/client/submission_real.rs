@@ -10,9 +10,10 @@ use std::time::Duration;
 
 use serde_json::{json, Map, Value};
 
-use super::audit_real::{firecrawl, interop, scratch, FakeApi};
+use super::audit_real::{firecrawl, interop, scratch};
 use super::lock_lost_real::firecrawl_definitions;
 use crate::support::bins;
+use crate::support::interop::FakeApi;
 
 const DEADLINE: Duration = Duration::from_secs(240);
 const HINTS: [&str; 3] = ["readOnlyHint", "openWorldHint", "destructiveHint"];

@@ -12,10 +12,10 @@
 use crate::proxy_error_shape::{error_body, false_success_shape};
 use crate::proxy_user_servers::{call_with, scratch, write_json};
 use crate::support::bins;
+use crate::support::interop::FakeApi;
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
 use serde_json::{json, Value};
@@ -183,34 +183,6 @@ fn agentic_qe_through_the_proxy_refuses_a_broken_contract_passes_the_rest_and_wa
             panic!("{client}: the proxy logs the failure:\n{log}");
         });
         assert!(line.contains("/data/status") && !line.contains("healthy"), "{client}: {line}");
-    }
-}
-
-/// The fake Firecrawl API, stopped when dropped.
-struct FakeApi {
-    child: Child,
-    url: String,
-}
-
-impl FakeApi {
-    fn start() -> Self {
-        let mut child = Command::new("node")
-            .arg(bins::root().join("tests/interop/fake_firecrawl_api.mjs"))
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("node runs the fake API");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-        let url = line.trim().strip_prefix("listening on ").unwrap_or_else(|| panic!("fake API said {line:?}"));
-        Self { url: url.to_owned(), child }
-    }
-}
-
-impl Drop for FakeApi {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 

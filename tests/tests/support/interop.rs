@@ -824,3 +824,34 @@ pub(crate) fn check_inspector(summary: &Value, protocol: &str) -> Vec<Value> {
     assert!(line.contains(r#""code":"tool_not_found""#), "{who}: {unknown}");
     essences
 }
+
+/// The fake Firecrawl API (`tests/interop/fake_firecrawl_api.mjs`) that the real
+/// firecrawl-mcp is pointed at with `FIRECRAWL_API_URL`, stopped when dropped.
+pub(crate) struct FakeApi {
+    child: Child,
+    pub(crate) url: String,
+}
+
+impl FakeApi {
+    pub(crate) fn start() -> Self {
+        let mut child = Command::new("node")
+            .arg(bins::root().join("tests/interop/fake_firecrawl_api.mjs"))
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("node runs the fake API");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().expect("piped stdout"))
+            .read_line(&mut line)
+            .expect("the fake API says where it listens");
+        let url = line.trim().strip_prefix("listening on ").unwrap_or_else(|| panic!("fake API said {line:?}"));
+        Self { url: url.to_owned(), child }
+    }
+}
+
+impl Drop for FakeApi {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
