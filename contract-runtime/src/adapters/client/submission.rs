@@ -17,9 +17,9 @@ use std::sync::OnceLock;
 use regex::Regex;
 use serde_json::{json, Map, Value};
 
-use crate::evolution::hints::hint_changes;
-use crate::evolution::Verdict;
-use crate::schema::escape_pointer_token;
+use crate::contract::evolution::hints::hint_changes;
+use crate::contract::evolution::Verdict;
+use crate::contract::schema::escape_pointer_token;
 
 /// The file name a submission manifest goes by.
 pub const MANIFEST_FILE: &str = "chatgpt-app-submission.json";
