@@ -291,7 +291,7 @@ async fn call_one(harness: &Harness, tool: &str, given: Option<Value>, limit: Du
             ..plain(source, "declared-error", String::new())
         },
         CallOutcome::ContractFailure(failure) => CallReport {
-            code: Some(failure.kind.code().to_owned()),
+            code: Some(failure.kind.code().as_str().to_owned()),
             violations: failure.violations.clone(),
             ..plain(
                 source,

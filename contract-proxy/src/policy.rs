@@ -256,7 +256,7 @@ impl Policy {
         match listing.catalog.check_arguments(tool, arguments) {
             Ok(()) => Gate::Forward,
             Err(failure) if mode == Mode::Warn => {
-                self.warn(tool, failure.kind.code(), &failure.to_string());
+                self.warn(tool, failure.kind.code().as_str(), &failure.to_string());
                 Gate::Forward
             }
             Err(failure) => {
@@ -445,7 +445,12 @@ fn judge_advertised(catalog: &Catalog, tool: &str, result: &Value) -> Option<Val
 /// A harness failure in the pipeline's error envelope: a result that breaks the
 /// advertised schema, or is no result at all, is an `output_contract_violation`.
 fn failure_result(failure: &ContractFailure) -> Value {
-    let code = ErrorCode::from_name(failure.kind.code()).unwrap_or(ErrorCode::OutputContractViolation);
+    let code = match failure.kind.code() {
+        ErrorCode::UnknownTool | ErrorCode::UnusableSchema | ErrorCode::MalformedResult => {
+            ErrorCode::OutputContractViolation
+        }
+        code => code,
+    };
     error_result(code, &failure.to_string(), &failure.violations, None)
 }
 

@@ -187,6 +187,10 @@ fn refused(tool: &str, contract: Option<&OutputContract>, code: ErrorCode, retry
         ErrorCode::ToolQuarantined => {
             tracing::info!(target: TARGET, tool, contract = %id, code = code_name, "call refused: tool quarantined");
         }
+        // A client's verdicts on what a server sent; the pipeline never writes them.
+        ErrorCode::UnknownTool | ErrorCode::UnusableSchema | ErrorCode::MalformedResult => {
+            tracing::info!(target: TARGET, tool, contract = %id, code = code_name, "call refused");
+        }
         ErrorCode::ToolExecutionError | ErrorCode::Unavailable => {
             tracing::info!(target: TARGET, tool, contract = %id, code = code_name, retryable, "tool failed");
         }

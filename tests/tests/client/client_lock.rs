@@ -270,7 +270,7 @@ fn is_success(outcome: &CallOutcome) -> bool {
 fn quarantined(outcome: &CallOutcome) -> &ToolDrift {
     let CallOutcome::ContractFailure(failure) = outcome else { panic!("expected a refusal, got {outcome:?}") };
     assert_eq!(failure.kind, FailureKind::Quarantined, "{failure}");
-    assert_eq!(failure.kind.code(), "tool_quarantined");
+    assert_eq!(failure.kind.code().as_str(), "tool_quarantined");
     failure.drift.as_deref().expect("a quarantine carries the drift")
 }
 

@@ -129,7 +129,7 @@ fn the_harness_holds_back_a_tool_that_lost_an_output_property_unless_told_otherw
     let held: Vec<(&str, ToolVerdict)> = report.quarantined.iter().map(|d| (d.name(), d.worst())).collect();
     assert_eq!(held, [("firecrawl_agent", ToolVerdict::Lost)]);
     let refused = catalog.check_arguments("firecrawl_agent", &json!({"prompt": "x"})).unwrap_err();
-    assert_eq!(refused.kind.code(), "tool_quarantined");
+    assert_eq!(refused.kind.code().as_str(), "tool_quarantined");
     assert!(refused.to_string().contains("optional_property_removed"), "{refused}");
     assert!(!catalog.model_tools().any(|t| t.name() == "firecrawl_agent"));
 

@@ -272,7 +272,7 @@ fn assert_validated(outcome: &CallOutcome, structured: &Value, at: &str) {
 fn quarantined<'a>(outcome: &'a CallOutcome, at: &str) -> &'a ContractFailure {
     let CallOutcome::ContractFailure(failure) = outcome else { panic!("{at}: expected a refusal, got {outcome:?}") };
     assert_eq!(failure.kind, FailureKind::Quarantined, "{at}: {failure}");
-    assert_eq!(failure.kind.code(), "tool_quarantined");
+    assert_eq!(failure.kind.code().as_str(), "tool_quarantined");
     failure
 }
 

@@ -9,7 +9,7 @@ use super::catalog::ContractInfo;
 use super::lock::{DriftStatus, ToolDrift};
 use super::signals::{self_refusal, FalseSuccess, KeyMismatch, SelfRefusal};
 use crate::contract::validate::Violation;
-use crate::serve::wire::ErrorCode;
+use crate::serve::wire::{EnvelopeChange, ErrorCode, ErrorEnvelope, ToolError, WireViolation};
 
 /// The longest error message kept from a server, in characters: a model needs the gist
 /// to self-correct, not an unbounded payload.
@@ -39,16 +39,16 @@ pub enum FailureKind {
 }
 
 impl FailureKind {
-    /// The error code a model sees, in the vocabulary of our error envelope.
+    /// The error code a model sees, one of the error envelope's codes.
     #[must_use]
-    pub fn code(self) -> &'static str {
+    pub fn code(self) -> ErrorCode {
         match self {
-            Self::UnknownTool => "unknown_tool",
-            Self::InvalidArguments => ErrorCode::InvalidArguments.as_str(),
-            Self::UnusableSchema => "unusable_schema",
-            Self::MalformedResult => "malformed_result",
-            Self::MissingStructuredContent | Self::OutputViolation => ErrorCode::OutputContractViolation.as_str(),
-            Self::Quarantined => ErrorCode::ToolQuarantined.as_str(),
+            Self::UnknownTool => ErrorCode::UnknownTool,
+            Self::InvalidArguments => ErrorCode::InvalidArguments,
+            Self::UnusableSchema => ErrorCode::UnusableSchema,
+            Self::MalformedResult => ErrorCode::MalformedResult,
+            Self::MissingStructuredContent | Self::OutputViolation => ErrorCode::OutputContractViolation,
+            Self::Quarantined => ErrorCode::ToolQuarantined,
         }
     }
 }
@@ -206,11 +206,15 @@ fn serialize_drift<S: serde::Serializer>(drift: &Option<Box<ToolDrift>>, seriali
 }
 
 /// Each change's area, kind and verdict.
-fn change_summary(drift: &ToolDrift) -> Vec<Value> {
+fn change_summary(drift: &ToolDrift) -> Vec<EnvelopeChange> {
     drift
         .changes()
         .iter()
-        .map(|c| json!({"area": c.area().as_str(), "kind": c.kind(), "verdict": c.verdict().as_str()}))
+        .map(|c| EnvelopeChange {
+            area: c.area().as_str().to_owned(),
+            kind: c.kind().to_owned(),
+            verdict: c.verdict().as_str().to_owned(),
+        })
         .collect()
 }
 
@@ -271,25 +275,34 @@ impl CallOutcome {
         match self {
             Self::Success(Success { structured: Some(value), validated: true, .. }) => value.clone(),
             Self::Success(success) => Value::String(success.text.join("\n")),
-            Self::DeclaredError(error) => json!({"error": {
-                "code": error.code.as_deref().unwrap_or(ErrorCode::ToolExecutionError.as_str()),
-                "message": error.message,
-                "retryable": error.retryable.unwrap_or(false),
-            }}),
-            Self::ContractFailure(failure) if failure.kind == FailureKind::Quarantined => json!({"error": {
-                "code": failure.kind.code(),
-                "message": failure.to_string(),
-                "retryable": false,
-                "changes": failure.drift.as_deref().map(change_summary).unwrap_or_default(),
-            }}),
-            Self::ContractFailure(failure) => json!({"error": {
-                "code": failure.kind.code(),
-                "message": failure.to_string(),
-                "retryable": false,
-                "violations": failure.violations.iter()
-                    .map(|v| json!({"pointer": v.pointer(), "keyword": v.keyword()}))
-                    .collect::<Vec<_>>(),
-            }}),
+            Self::DeclaredError(error) => {
+                // A code outside the envelope's vocabulary (a server's own) reads as the
+                // tool's failure; the message keeps what the server said.
+                let code =
+                    error.code.as_deref().and_then(ErrorCode::from_name).unwrap_or(ErrorCode::ToolExecutionError);
+                let declared =
+                    ToolError::new(code, error.message.clone()).with_retryable(error.retryable.unwrap_or(false));
+                envelope_value(&ErrorEnvelope::new(&declared))
+            }
+            Self::ContractFailure(failure) => {
+                let envelope = ErrorEnvelope::new(&ToolError::new(failure.kind.code(), failure.to_string()));
+                let envelope = if failure.kind == FailureKind::Quarantined {
+                    envelope.with_changes(failure.drift.as_deref().map(change_summary).unwrap_or_default())
+                } else {
+                    envelope.with_violations(
+                        failure
+                            .violations
+                            .iter()
+                            .map(|v| WireViolation {
+                                pointer: v.pointer().to_owned(),
+                                keyword: v.keyword().to_owned(),
+                                message: v.message().to_owned(),
+                            })
+                            .collect(),
+                    )
+                };
+                envelope_value(&envelope)
+            }
         }
     }
 }
@@ -300,4 +313,9 @@ fn bounded(message: &str) -> String {
         Some((cut, _)) => format!("{}…", &message[..cut]),
         None => message.to_owned(),
     }
+}
+
+/// An envelope as the JSON value a model's context takes.
+fn envelope_value(envelope: &ErrorEnvelope) -> Value {
+    serde_json::to_value(envelope).unwrap_or(Value::Null)
 }

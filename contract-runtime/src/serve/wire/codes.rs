@@ -6,7 +6,7 @@ use std::fmt;
 use serde::Serialize;
 
 /// A machine-readable error code, the `code` of an error result.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum ErrorCode {
@@ -30,6 +30,13 @@ pub enum ErrorCode {
     /// The tool changed since it was pinned in a tools lock and is held back until it is
     /// reviewed and pinned again: the call was refused before it was sent.
     ToolQuarantined,
+    /// A client asked for a tool the server does not list.
+    UnknownTool,
+    /// A declared schema does not compile (an unresolvable `$ref`, say), so nothing can
+    /// be judged against it: the client refuses the result (fail closed).
+    UnusableSchema,
+    /// What came back is not a `tools/call` result.
+    MalformedResult,
 }
 
 impl ErrorCode {
@@ -46,6 +53,9 @@ impl ErrorCode {
             ErrorCode::InvalidArguments => "invalid_arguments",
             ErrorCode::OutputLimitExceeded => "output_limit_exceeded",
             ErrorCode::ToolQuarantined => "tool_quarantined",
+            ErrorCode::UnknownTool => "unknown_tool",
+            ErrorCode::UnusableSchema => "unusable_schema",
+            ErrorCode::MalformedResult => "malformed_result",
         }
     }
 
@@ -68,7 +78,7 @@ impl ErrorCode {
 }
 
 /// How many codes there are.
-pub(crate) const CODE_COUNT: usize = 9;
+pub(crate) const CODE_COUNT: usize = 12;
 
 const ALL_CODES: [ErrorCode; CODE_COUNT] = [
     ErrorCode::OutputContractViolation,
@@ -80,6 +90,9 @@ const ALL_CODES: [ErrorCode; CODE_COUNT] = [
     ErrorCode::InvalidArguments,
     ErrorCode::OutputLimitExceeded,
     ErrorCode::ToolQuarantined,
+    ErrorCode::UnknownTool,
+    ErrorCode::UnusableSchema,
+    ErrorCode::MalformedResult,
 ];
 
 impl fmt::Display for ErrorCode {

@@ -301,15 +301,16 @@ pub fn unqualified_meta() -> Value {
 }
 
 /// A violation as it appears in an error result: where and which keyword, with a
-/// masked, sanitized message.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+/// masked, sanitized message. Its members are written in the order of their names, as
+/// error results have always written them.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct WireViolation {
-    /// JSON pointer into the result.
-    pub pointer: String,
     /// The failed keyword.
     pub keyword: String,
     /// Masked, sanitized message.
     pub message: String,
+    /// JSON pointer into the result.
+    pub pointer: String,
 }
 
 /// A [`ToolCallResult`] taken apart by [`ToolCallResult::into_parts`].
@@ -409,15 +410,7 @@ impl ToolCallResult {
 
     /// An error result. `error`'s message must already be sanitized.
     pub(crate) fn failure(error: ToolError, violations: Vec<WireViolation>, meta: Option<Arc<ResultMeta>>) -> Self {
-        let mut body = json!({
-            "code": error.code().as_str(),
-            "message": error.message(),
-            "retryable": error.retryable(),
-        });
-        if !violations.is_empty() {
-            body["violations"] = serde_json::to_value(&violations).unwrap_or(Value::Null);
-        }
-        let text = json!({ "error": body }).to_string();
+        let text = super::ErrorEnvelope::new(&error).with_violations(violations.clone()).to_text();
         Self {
             text: Text::Owned(text),
             structured: None,

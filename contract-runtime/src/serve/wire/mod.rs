@@ -6,11 +6,13 @@
 mod codes;
 mod envelope;
 mod era;
+mod error;
 
 pub use crate::contract::escape::write_json_string;
 pub use codes::*;
 pub use envelope::*;
 pub use era::*;
+pub use error::*;
 
 /// The namespaced `_meta` key under which a tool and its results carry the contract
 /// identity.
