@@ -457,14 +457,7 @@ fn failure_result(failure: &ContractFailure) -> Value {
 /// An `isError` result in the runtime's envelope ([`ToolCallResult::refusal`]): one text
 /// block holding `{"error": {"code", "message", "retryable": false, "violations"?}}`.
 pub(crate) fn error_result(code: ErrorCode, message: &str, violations: &[Violation], meta: Option<Value>) -> Value {
-    let violations = violations
-        .iter()
-        .map(|v| WireViolation {
-            pointer: v.pointer().to_owned(),
-            keyword: v.keyword().to_owned(),
-            message: v.message().to_owned(),
-        })
-        .collect();
+    let violations = violations.iter().map(WireViolation::from).collect();
     ToolCallResult::refusal(&ToolError::new(code, message), violations, meta).to_json()
 }
 

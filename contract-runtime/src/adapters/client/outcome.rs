@@ -289,17 +289,7 @@ impl CallOutcome {
                 let envelope = if failure.kind == FailureKind::Quarantined {
                     envelope.with_changes(failure.drift.as_deref().map(change_summary).unwrap_or_default())
                 } else {
-                    envelope.with_violations(
-                        failure
-                            .violations
-                            .iter()
-                            .map(|v| WireViolation {
-                                pointer: v.pointer().to_owned(),
-                                keyword: v.keyword().to_owned(),
-                                message: v.message().to_owned(),
-                            })
-                            .collect(),
-                    )
+                    envelope.with_violations(failure.violations.iter().map(WireViolation::from).collect())
                 };
                 envelope_value(&envelope)
             }

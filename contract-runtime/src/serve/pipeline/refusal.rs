@@ -17,17 +17,7 @@ use crate::serve::wire::{ErrorCode, ResultMeta, ToolCallResult, ToolError, WireV
 /// has been measured against the pipeline's limits.
 pub(super) fn check(contract: &OutputContract, value: &Value) -> Result<(), Box<ToolCallResult>> {
     if let Err(report) = contract.validate_measured(value) {
-        // The report's pointers are masked already and its messages quote no instance
-        // data, so nothing here rewrites them: text patterns would mangle field names.
-        let violations: Vec<WireViolation> = report
-            .violations()
-            .iter()
-            .map(|v| WireViolation {
-                pointer: v.pointer().to_owned(),
-                keyword: v.keyword().to_owned(),
-                message: v.message().to_owned(),
-            })
-            .collect();
+        let violations: Vec<WireViolation> = report.violations().iter().map(WireViolation::from).collect();
         let total = report.total();
         let shown =
             if total > violations.len() { format!(", the first {} shown", violations.len()) } else { String::new() };

@@ -313,6 +313,15 @@ pub struct WireViolation {
     pub pointer: String,
 }
 
+impl From<&crate::contract::validate::Violation> for WireViolation {
+    /// A report's violation as an error result lists it. The report's pointers are masked
+    /// already and its messages quote no instance data, so nothing is rewritten here: text
+    /// patterns would mangle field names.
+    fn from(v: &crate::contract::validate::Violation) -> Self {
+        Self { keyword: v.keyword().to_owned(), message: v.message().to_owned(), pointer: v.pointer().to_owned() }
+    }
+}
+
 /// A [`ToolCallResult`] taken apart by [`ToolCallResult::into_parts`].
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
@@ -410,7 +419,9 @@ impl ToolCallResult {
 
     /// An error result. `error`'s message must already be sanitized.
     pub(crate) fn failure(error: ToolError, violations: Vec<WireViolation>, meta: Option<Arc<ResultMeta>>) -> Self {
-        let text = super::ErrorEnvelope::new(&error).with_violations(violations.clone()).to_text();
+        let envelope = super::ErrorEnvelope::new(&error).with_violations(violations);
+        let text = envelope.to_text();
+        let violations = envelope.error.violations;
         Self {
             text: Text::Owned(text),
             structured: None,
