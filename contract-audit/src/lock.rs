@@ -8,7 +8,7 @@ use contract_runtime::client::lock::{
     drift_of_server, Digests, Lock, LockedServer, PinnedServerInfo, ServerSource, ToolDrift,
 };
 use contract_runtime::evolution::tool::{ToolChange, ToolVerdict};
-use contract_tools::tools::text::word_diff;
+use contract_tools::tool_list::text::word_diff;
 use serde_json::{json, Value};
 
 use crate::audit::{self, Audit, Calls};

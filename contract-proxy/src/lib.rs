@@ -25,9 +25,9 @@ use std::time::Duration;
 
 use clap::Parser as _;
 use contract_runtime::client::lock::{Lock, LockedServer, ServerSource};
-use contract_runtime::contract::ErrorShape;
 use contract_runtime::http::{HttpLimits, McpLayer};
 use contract_runtime::pipeline::Pipeline;
+use contract_runtime::ErrorShape;
 use contract_runtime::{ContractSet, OutputContract};
 use rmcp::model::{InitializeResult, ProtocolVersion};
 use rmcp::service::{ClientInitializeError, ClientLifecycleMode, ClientServiceExt, RoleClient, RunningService};

@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use contract_runtime::client::lock::{drift_of_server, Action, DriftStatus, LockPolicy, LockedServer};
 use contract_runtime::client::{Catalog, ContractFailure};
-use contract_runtime::contract::ErrorShape;
+use contract_runtime::ErrorShape;
 
 use crate::observe::Observer;
 use contract_runtime::pipeline::{CallContext, Pipeline};

@@ -17,7 +17,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use contract_runtime::cache::InMemoryCache;
-use contract_runtime::finite::Limits;
+use contract_runtime::limits::Limits;
 use contract_runtime::pipeline::{CallContext, Pipeline};
 use contract_runtime::wire::ToolError;
 use contract_runtime::ToolOutput;
@@ -129,7 +129,7 @@ fn main() {
                 &mut || drop(black_box(rmcp_json(black_box(&page)))),
                 &mut || drop(black_box(workload::validated(&value_path, &ctx, black_box(&page)))),
                 &mut || drop(black_box(workload::validated(&fast, &ctx, black_box(&page)))),
-                &mut || drop(black_box(contract_runtime::fast::write(contract, black_box(&page), &limits))),
+                &mut || drop(black_box(contract_runtime::fused::write(contract, black_box(&page), &limits))),
                 &mut || drop(black_box(black_box(&judged).to_wire_bytes())),
                 &mut || drop(black_box(serde_json::to_value(black_box(&page)))),
                 &mut || {

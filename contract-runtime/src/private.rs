@@ -8,8 +8,8 @@ pub use schemars;
 pub use serde;
 
 pub use crate::contract::schema::{all_or_none_of, key_names_of};
-pub use crate::contract::ContractSpec;
 use crate::contract::{ContractError, OutputContract};
+pub use crate::contract::{ContractSpec, SchemaFact};
 
 /// The per-type cache of a non-generic contract.
 #[derive(Debug)]

@@ -1,7 +1,8 @@
 //! The runtime's folders are its layers — `contract` (1), `serve` (2), `adapters` (3) —
 //! and imports run downward only. This test reads every source file and fails on a path
 //! that runs up a layer, and on a path through a crate-root alias (`crate::schema`,
-//! `crate::Pipeline`), which would hide the layer it reaches.
+//! `crate::Pipeline`), which would hide the layer it reaches. Doc comments link the public
+//! paths, the crate-root ones, and are not imports.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -20,9 +21,15 @@ fn layer_of_folder(folder: &str) -> Option<usize> {
 fn root_aliases(lib: &str) -> BTreeMap<String, usize> {
     let mut modules: BTreeMap<String, usize> = BTreeMap::new();
     let mut aliases = BTreeMap::new();
-    for line in lib.lines().map(str::trim) {
-        let Some(rest) = line.strip_prefix("pub use ") else { continue };
-        let rest = rest.trim_end_matches(';');
+    // One statement at a time, wherever rustfmt broke its lines; comments left out.
+    let code: String = lib
+        .lines()
+        .map(str::trim)
+        .filter(|line| !line.starts_with("//") && !line.starts_with('#'))
+        .collect::<Vec<_>>()
+        .join(" ");
+    for statement in code.split(';').map(str::trim) {
+        let Some(rest) = statement.strip_prefix("pub use ") else { continue };
         let Some((head, names)) = rest.split_once("::") else { continue };
         let names: Vec<&str> = names
             .trim_start_matches('{')
@@ -47,6 +54,18 @@ fn root_aliases(lib: &str) -> BTreeMap<String, usize> {
 fn violations(file: &str, layer: usize, text: &str, aliases: &BTreeMap<String, usize>) -> Vec<String> {
     let mut found = Vec::new();
     for (number, line) in text.lines().enumerate() {
+        // A doc comment's link names the public path (the layer folders are private);
+        // it is not an import.
+        if line.trim_start().starts_with("///") || line.trim_start().starts_with("//!") {
+            continue;
+        }
+        if let Some(at) = extern_name_path(line) {
+            found.push(format!(
+                "{file}:{}: `{}` reaches the crate through its own name (`extern crate self`); write the layer path",
+                number + 1,
+                line[at..].split(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':')).next().unwrap_or_default()
+            ));
+        }
         let mut rest = line;
         while let Some(at) = rest.find("crate::") {
             // `$crate::` in a macro body is the user's path to the crate root: not an import.
@@ -80,6 +99,24 @@ fn violations(file: &str, layer: usize, text: &str, aliases: &BTreeMap<String, u
         }
     }
     found
+}
+
+/// Where a line of code names a path through `::contract_runtime` (the crate's own name,
+/// which only the derive's expansion needs), outside a string or a quoted name.
+fn extern_name_path(line: &str) -> Option<usize> {
+    let mut from = 0;
+    while let Some(found) = line[from..].find("contract_runtime::") {
+        let at = from + found;
+        from = at + 1;
+        let before = &line[..at];
+        let quotes = before.matches('"').count() - before.matches("\\\"").count();
+        let quoted = before.ends_with('`') || before.ends_with("\\\"") || quotes % 2 == 1;
+        let part_of_name = before.ends_with(|c: char| c.is_alphanumeric() || c == '_');
+        if !quoted && !part_of_name {
+            return Some(at);
+        }
+    }
+    None
 }
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -122,8 +159,16 @@ fn imports_run_down_the_layers_only() {
 fn the_check_sees_an_upward_import_and_an_alias() {
     let aliases =
         root_aliases("pub use contract::{schema};\npub use serve::{pipeline, wire};\npub use pipeline::{Pipeline};\n");
-    // Clean control: a downward path and a macro's `$crate` pass.
+    // Clean control: a downward path, a macro's `$crate` and a doc link's public path pass.
     assert!(violations("x.rs", 1, "use crate::contract::schema;\n$crate::ContractSet::new()", &aliases).is_empty());
+    assert!(violations("x.rs", 0, "    /// See [`crate::pipeline`].", &aliases).is_empty());
+    // The crate's own name in code fails; in a message or a quoted name it passes.
+    let own = violations("x.rs", 2, "#[schemars(transform = contract_runtime::opaque)]", &aliases);
+    assert_eq!(own.len(), 1, "{own:?}");
+    assert!(own[0].contains("`contract_runtime::opaque` reaches the crate through its own name"), "{own:?}");
+    assert!(violations("x.rs", 2, "let m = \"use `contract_runtime::opaque`\";", &aliases).is_empty());
+    assert!(violations("x.rs", 2, "    `contract_runtime::rmcp::Json` for it\",", &aliases).is_empty());
+    assert!(violations("x.rs", 2, r#"let m = "with = \"contract_runtime::OpaqueMap\"";"#, &aliases).is_empty());
     // An upward path fails, naming the file, the line and both layers.
     let up = violations("x.rs", 0, "\nuse crate::serve::wire::META_KEY;", &aliases);
     assert_eq!(up, ["x.rs:2: `crate::serve` runs up from `contract` to `serve`"]);
@@ -138,15 +183,13 @@ fn the_crate_docs_open_with_the_readme_example() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let readme = fs::read_to_string(root.join("../README.md")).unwrap();
     let lib = fs::read_to_string(root.join("src/lib.rs")).unwrap();
-    let start = readme.find("```rust\n").expect("the README has a Rust example");
-    let end = start + readme[start..].find("\n```\n").expect("the example ends") + "\n```".len();
-    let example = &readme[start..end];
-    let in_docs: String = lib
-        .lines()
-        .filter_map(|line| line.strip_prefix("//!"))
-        .map(|line| line.strip_prefix(' ').unwrap_or(line))
-        .collect::<Vec<_>>()
-        .join("\n");
-    assert!(example.lines().count() > 10, "the README example was found whole: {example}");
-    assert!(in_docs.contains(example), "the crate docs' quickstart differs from the README's example");
+    // The crate docs include the example's one file; the README shows it whole.
+    assert!(
+        lib.contains("#![doc = include_str!(\"../docs/quickstart.md\")]"),
+        "lib.rs no longer includes the quickstart"
+    );
+    let example = fs::read_to_string(root.join("docs/quickstart.md")).unwrap();
+    assert!(example.starts_with("```rust\n") && example.ends_with("\n```\n"), "{example}");
+    assert!(example.lines().count() > 10, "the example is whole: {example}");
+    assert!(readme.contains(&example), "README.md's example differs from contract-runtime/docs/quickstart.md");
 }

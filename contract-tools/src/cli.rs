@@ -10,14 +10,14 @@
 //!
 //! With the server's tool list too, every tool it lists (name, title, description,
 //! `inputSchema`, annotations, its contract) is checked in under `schemas/tools/` and
-//! classified (see [`crate::tools`]):
+//! classified (see [`crate::tool_list`]):
 //!
 //! ```no_run
 //! # mod my_server {
 //! #     pub fn contracts() -> contract_runtime::ContractSet { contract_runtime::ContractSet::new() }
 //! #     pub fn tools() -> Vec<serde_json::Value> { Vec::new() }
 //! # }
-//! use contract_tools::tools::ToolListing;
+//! use contract_tools::tool_list::ToolListing;
 //! fn main() -> std::process::ExitCode {
 //!     contract_tools::cli::main_with(my_server::contracts(), ToolListing::from_tools(env!("CARGO_PKG_VERSION"), my_server::tools()))
 //! }
@@ -48,8 +48,8 @@ use std::process::{Command, ExitCode};
 use clap::{Parser, Subcommand, ValueEnum};
 use contract_runtime::ContractSet;
 
-use crate::snapshot::{self, SnapshotError};
-use crate::tools::{self, ToolListing};
+use crate::schemas::{self, SnapshotError};
+use crate::tool_list::{self, ToolListing};
 
 /// Command-line arguments of the tool.
 #[derive(Debug, Parser)]
@@ -191,8 +191,8 @@ pub(crate) struct Job<'a> {
 
 impl Job<'_> {
     /// The review of `dir` against `contracts`, with the fix lines of the job's origin.
-    fn review(&self, dir: &Path, contracts: &ContractSet) -> Result<snapshot::Review, String> {
-        let review = snapshot::review(dir, contracts).map_err(|e| e.to_string())?;
+    fn review(&self, dir: &Path, contracts: &ContractSet) -> Result<schemas::Review, String> {
+        let review = schemas::review(dir, contracts).map_err(|e| e.to_string())?;
         Ok(match &self.manifest {
             Some((manifest, command)) => review.for_manifest(manifest, command),
             None => review,
@@ -217,7 +217,7 @@ pub(crate) fn schemas(job: &Job<'_>, contracts: &ContractSet, listing: Option<&T
         let mut ok = review.policy_ok();
         if let Some(listing) = listing {
             let tools =
-                tools::review(base.path(), listing, contracts).map_err(|e| e.to_string())?.shown_as(&shown(&dir));
+                tool_list::review(base.path(), listing, contracts).map_err(|e| e.to_string())?.shown_as(&shown(&dir));
             // Text changes need no bump but are listed, so a bot can ask for a reviewer.
             for line in tools.lines() {
                 eprintln!("against {rev}: {line}");
@@ -233,13 +233,13 @@ pub(crate) fn schemas(job: &Job<'_>, contracts: &ContractSet, listing: Option<&T
     }
     for runtime_dir in job.runtime_dirs {
         let runtime_dir = if runtime_dir.is_absolute() { runtime_dir.clone() } else { root.join(runtime_dir) };
-        let count = snapshot::check_runtime_dir(&runtime_dir).map_err(|e| e.to_string())?;
+        let count = schemas::check_runtime_dir(&runtime_dir).map_err(|e| e.to_string())?;
         if !json {
             println!("{} is sound ({count} run-time contracts)", shown(&runtime_dir));
         }
     }
     let review = job.review(&dir, contracts)?;
-    let tools = listing.map(|l| tools::review(&dir, l, contracts)).transpose().map_err(|e| e.to_string())?;
+    let tools = listing.map(|l| tool_list::review(&dir, l, contracts)).transpose().map_err(|e| e.to_string())?;
     if json {
         // The report goes to stdout whatever the outcome; the exit code says pass or
         // fail. A closed pipe (`| head`) is the reader's choice, not an error.
@@ -256,7 +256,7 @@ pub(crate) fn schemas(job: &Job<'_>, contracts: &ContractSet, listing: Option<&T
         if let Err(e) = review.check() {
             problems.push(e.to_string());
         }
-        if let Some(Err(e)) = tools.as_ref().map(tools::ToolsReview::check) {
+        if let Some(Err(e)) = tools.as_ref().map(tool_list::ToolsReview::check) {
             problems.push(e.to_string());
         }
         if json && !problems.is_empty() {
@@ -289,7 +289,7 @@ pub(crate) fn schemas(job: &Job<'_>, contracts: &ContractSet, listing: Option<&T
         for line in review.lines() {
             println!("{line}");
         }
-        for line in tools.iter().flat_map(tools::ToolsReview::lines) {
+        for line in tools.iter().flat_map(tool_list::ToolsReview::lines) {
             println!("{line}");
         }
         let mut unchanged = summary.unchanged.len();
@@ -311,7 +311,7 @@ pub(crate) fn schemas(job: &Job<'_>, contracts: &ContractSet, listing: Option<&T
 /// finding printed on stderr; `Some` is the problem when one is an error. The manifest
 /// is never written.
 fn submission(dir: &Path, listing: Option<&ToolListing>) -> Result<Option<String>, String> {
-    let file = snapshot::submission::manifest_path(dir);
+    let file = schemas::submission::manifest_path(dir);
     let Some(listing) = listing else {
         if file.is_file() {
             eprintln!(
@@ -321,7 +321,7 @@ fn submission(dir: &Path, listing: Option<&ToolListing>) -> Result<Option<String
         }
         return Ok(None);
     };
-    let Some(check) = snapshot::submission::SubmissionCheck::run(dir, listing)? else { return Ok(None) };
+    let Some(check) = schemas::submission::SubmissionCheck::run(dir, listing)? else { return Ok(None) };
     let name = shown(&check.file);
     for line in check.lines(&name) {
         eprintln!("{line}");
@@ -395,7 +395,7 @@ impl BaseSchemas {
             let path = String::from_utf8_lossy(path).into_owned();
             // The folder's own files, and the tool snapshots in its `tools/` folder.
             let Some(name) = path.strip_prefix(&prefix).filter(|n| {
-                let inside = n.strip_prefix(&format!("{}/", tools::TOOLS_DIR)).unwrap_or(n);
+                let inside = n.strip_prefix(&format!("{}/", tool_list::TOOLS_DIR)).unwrap_or(n);
                 !inside.contains('/') && Path::new(n).extension().is_some_and(|e| e == "json")
             }) else {
                 continue;

@@ -18,9 +18,9 @@
 //!   JSON Schema files, for servers in any language.
 //! - [`suggest`]: `tool-contracts schemas --suggest`: contracts suggested from the
 //!   results `tool-contracts proxy --observe` recorded, for review.
-//! - [`snapshot`]: writing and checking the checked-in `schemas/` folder, the review.
+//! - [`schemas`]: writing and checking the checked-in `schemas/` folder, the review.
 //! - [`evolution`]: the semantic diff of two schemas, change kinds, the version policy.
-//! - [`tools`]: the snapshots of the whole tool list under `schemas/tools/`, classified.
+//! - [`tool_list`]: the snapshots of the whole tool list under `schemas/tools/`, classified.
 //! - [`report`]: the typed `inventory.json` and the JSON review, with the review's schema.
 //!
 #![doc = include_str!("../docs/xtask.md")]
@@ -30,6 +30,6 @@ pub mod cli;
 pub mod manifest;
 pub use contract_runtime::evolution;
 pub mod report;
-pub mod snapshot;
+pub mod schemas;
 pub mod suggest;
-pub mod tools;
+pub mod tool_list;

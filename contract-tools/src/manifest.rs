@@ -36,17 +36,17 @@
 //! Each source is made into a contract by [`OutputContract::from_source`], the steps a
 //! derived schema goes through (no silent `{}` unless declared opaque, objects closed
 //! under `exact`, the canonical form), and the folder is written and checked by
-//! [`crate::snapshot`], with the same classification, version policy and review.
+//! [`crate::schemas`], with the same classification, version policy and review.
 
 use std::path::{Component, Path, PathBuf};
 use std::process::ExitCode;
 
-use contract_runtime::contract::{Declared, ErrorShape};
 use contract_runtime::{Compatibility, ContractSet, OutputContract};
+use contract_runtime::{Declared, ErrorShape};
 use serde_json::Value;
 
 use crate::cli::{self, Format, Job};
-use crate::snapshot::{self, line_of, strip_position, SnapshotError, INVENTORY, MANIFEST};
+use crate::schemas::{self, line_of, strip_position, SnapshotError, INVENTORY, MANIFEST};
 
 /// The folder `tool-contracts schemas` reads and writes when none is given.
 pub const DEFAULT_DIR: &str = "contracts";
@@ -85,14 +85,14 @@ const ERROR_KEYS: &[&str] = &["schema", "message"];
 /// )
 /// .unwrap();
 /// let contracts = contract_tools::manifest::read(&dir).unwrap();
-/// contract_tools::snapshot::write(&dir, &contracts).unwrap();
+/// contract_tools::schemas::write(&dir, &contracts).unwrap();
 /// // What the proxy and `ContractSet::load_dir` read.
 /// let loaded = contract_runtime::ContractSet::load_dir(&dir).unwrap();
 /// assert!(loaded.get("weather").unwrap().is_valid(&serde_json::json!({ "celsius": 21.5 })));
 /// # std::fs::remove_dir_all(&dir).unwrap();
 /// ```
 pub fn read(dir: &Path) -> Result<ContractSet, SnapshotError> {
-    let shown_dir = snapshot::display_dir(dir);
+    let shown_dir = schemas::display_dir(dir);
     let manifest = format!("{shown_dir}/{MANIFEST}");
     let text = std::fs::read_to_string(dir.join(MANIFEST)).map_err(|err| {
         let why = if err.kind() == std::io::ErrorKind::NotFound {
@@ -128,7 +128,7 @@ pub fn read(dir: &Path) -> Result<ContractSet, SnapshotError> {
     let mut files: Vec<(String, &str)> = Vec::new();
     for (name, entry) in entries {
         let here = format!("/{}", contract_runtime::schema::escape_pointer_token(name));
-        let file = snapshot::file_name(name);
+        let file = schemas::file_name(name);
         if file == INVENTORY || file == MANIFEST {
             problems.push(at(
                 &here,
@@ -147,7 +147,7 @@ pub fn read(dir: &Path) -> Result<ContractSet, SnapshotError> {
         }
         files.push((file, name));
         if entry.get("error").is_some() {
-            let error_file = snapshot::error_file_name(name);
+            let error_file = schemas::error_file_name(name);
             if let Some((_, other)) = files.iter().find(|(f, _)| *f == error_file) {
                 problems.push(at(
                     &format!("{here}/error"),
@@ -596,7 +596,7 @@ mod tests {
         assert_eq!(read_shape.schema().name(), "task.error");
         // Objects stay open: an error answer may carry more than the shape names.
         assert!(read_shape.matches(&serde_json::json!({ "success": false, "error": "x", "code": 4 })));
-        let files = snapshot::render(&set).unwrap();
+        let files = schemas::render(&set).unwrap();
         assert!(files.contains_key("task.error.json"), "{:?}", files.keys());
 
         for (error, expected) in [

@@ -136,7 +136,7 @@ pub fn write(dir: &Path, suggestion: &Suggestion) -> Result<Vec<PathBuf>, String
         written.push(path);
         Ok(())
     };
-    put(contract_runtime::contract::MANIFEST_FILE, &suggestion.manifest)?;
+    put(contract_runtime::MANIFEST_FILE, &suggestion.manifest)?;
     for (relative, schema) in &suggestion.schemas {
         put(relative, schema)?;
     }

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use contract_runtime::{contracts, ToolOutput};
 use contract_tools::report::{self, Inventory, ReviewReport};
-use contract_tools::snapshot;
+use contract_tools::schemas;
 
 fn own_schemas() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("schemas")
@@ -22,9 +22,9 @@ fn checked_in_report_schemas_are_up_to_date() {
     let dir = own_schemas();
     let set = report::contracts();
     if std::env::var_os("CONTRACT_TOOLS_WRITE").is_some() {
-        snapshot::write(&dir, &set).unwrap_or_else(|err| panic!("{err}"));
+        schemas::write(&dir, &set).unwrap_or_else(|err| panic!("{err}"));
     }
-    snapshot::check(&dir, &set).unwrap_or_else(|err| {
+    schemas::check(&dir, &set).unwrap_or_else(|err| {
         panic!("{err}\n(here: CONTRACT_TOOLS_WRITE=1 cargo test -p contract-tools --test report_schemas)")
     });
 }
@@ -91,15 +91,15 @@ fn every_review_state_matches_the_review_schema() {
     let scratch = Scratch::new("review");
     let dir = &scratch.0;
 
-    let new = snapshot::review(dir, &contracts![v1::Weather]).unwrap();
+    let new = schemas::review(dir, &contracts![v1::Weather]).unwrap();
     let unchanged = {
         new.write(dir).unwrap();
-        snapshot::review(dir, &contracts![v1::Weather]).unwrap()
+        schemas::review(dir, &contracts![v1::Weather]).unwrap()
     };
-    let changed = snapshot::review(dir, &contracts![v1_breaking::Weather]).unwrap();
+    let changed = schemas::review(dir, &contracts![v1_breaking::Weather]).unwrap();
     std::fs::write(dir.join("stray.json"), "{}\n").unwrap();
     std::fs::write(dir.join("weather.json"), "{ not json").unwrap();
-    let unreadable = snapshot::review(dir, &contracts![v1_breaking::Weather]).unwrap();
+    let unreadable = schemas::review(dir, &contracts![v1_breaking::Weather]).unwrap();
 
     let reports = [new.report(), unchanged.report(), changed.report(), unreadable.report()];
     assert!(reports[1].ok, "an unchanged folder passes");
@@ -120,8 +120,8 @@ fn every_review_state_matches_the_review_schema() {
 
 #[test]
 fn the_inventory_file_matches_the_inventory_schema() {
-    let files = snapshot::render(&contracts![v1::Weather]).unwrap();
-    let value: serde_json::Value = serde_json::from_str(&files[snapshot::INVENTORY]).unwrap();
+    let files = schemas::render(&contracts![v1::Weather]).unwrap();
+    let value: serde_json::Value = serde_json::from_str(&files[schemas::INVENTORY]).unwrap();
     Inventory::contract().validate(&value).unwrap_or_else(|err| panic!("{err}"));
     let inventory: Inventory = serde_json::from_value(value.clone()).expect("typed inventory");
     assert_eq!(inventory.contracts[0].name, "weather");

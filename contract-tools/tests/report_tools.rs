@@ -5,8 +5,8 @@
 use std::path::PathBuf;
 
 use contract_tools::report::ReviewReport;
-use contract_tools::tools::{self, ToolListing};
-use contract_tools::{report, snapshot};
+use contract_tools::tool_list::{self, ToolListing};
+use contract_tools::{report, schemas};
 use serde_json::{json, Value};
 
 struct Scratch(PathBuf);
@@ -23,8 +23,8 @@ fn listing(version: &str, tools: &Value) -> ToolListing {
 
 fn report_of(dir: &std::path::Path, listing: &ToolListing) -> ReviewReport {
     let set = report::contracts();
-    let mut report = snapshot::review(dir, &set).unwrap().report();
-    report.tools = Some(tools::review(dir, listing, &set).unwrap().report());
+    let mut report = schemas::review(dir, &set).unwrap().report();
+    report.tools = Some(tool_list::review(dir, listing, &set).unwrap().report());
     report
 }
 
@@ -46,7 +46,7 @@ fn every_tool_state_matches_the_review_schema() {
     new.validate().unwrap_or_else(|e| panic!("new: {e}"));
     assert_eq!(new.tools.as_ref().unwrap().tools.len(), 3);
     let set = report::contracts();
-    tools::review(dir, &first, &set).unwrap().write(dir).unwrap();
+    tool_list::review(dir, &first, &set).unwrap().write(dir).unwrap();
     std::fs::write(dir.join("tools/annotations.json"), "{}\n").unwrap();
     let unchanged = report_of(dir, &first);
     unchanged.validate().unwrap_or_else(|e| panic!("unchanged: {e}"));

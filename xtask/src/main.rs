@@ -15,7 +15,8 @@ fn main() -> ExitCode {
     if std::env::args().nth(1).as_deref() == Some("references") {
         return references::main();
     }
-    let tools = contract_tools::tools::ToolListing::from_tools(qe_server::VERSION, qe_server::server::listed_tools());
+    let tools =
+        contract_tools::tool_list::ToolListing::from_tools(qe_server::VERSION, qe_server::server::listed_tools());
     contract_tools::cli::main_with(qe_server::all_contracts(), tools)
 }
 

@@ -19,7 +19,7 @@ const READ_CHARS: usize = 4 * crate::contract::redact::MAX_MESSAGE_CHARS;
 /// # Examples
 ///
 /// ```
-/// use contract_runtime::contract::{Declared, ErrorShape};
+/// use contract_runtime::{Declared, ErrorShape};
 /// use contract_runtime::{Compatibility, OutputContract};
 /// use serde_json::json;
 ///

@@ -114,7 +114,7 @@ impl std::error::Error for LoadProblem {}
 /// # Examples
 ///
 /// ```
-/// use contract_runtime::contract::Declared;
+/// use contract_runtime::Declared;
 /// use contract_runtime::{Compatibility, OutputContract};
 ///
 /// let schema = "{\n  \"properties\": {\n    \"celsius\": {\n      \"type\": \"number\"\n    }\n  },\n  \"required\": [\n    \"celsius\"\n  ],\n  \"type\": \"object\"\n}\n";
@@ -241,7 +241,7 @@ impl OutputContract {
     /// # Examples
     ///
     /// ```
-    /// use contract_runtime::contract::Declared;
+    /// use contract_runtime::Declared;
     /// use contract_runtime::{Compatibility, OutputContract};
     ///
     /// let schema = serde_json::json!({

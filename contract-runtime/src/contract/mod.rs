@@ -9,8 +9,8 @@
 //!   never from values.
 //! - `arguments` (feature `rmcp`): the `invalid_arguments` message, naming only declared
 //!   arguments.
-//! - [`fast`]: validation fused into the one serialization pass.
-//! - [`finite`]: the pass before conversion: NaN/±inf, depth and size limits.
+//! - [`fused`]: validation fused into the one serialization pass.
+//! - [`limits`]: the size and depth limits, and the pass that checks them and NaN/±inf before conversion.
 //! - [`redact`]: masking by structure and sanitizing of free text.
 //! - [`pointer`](mod@pointer): JSON pointers and the one local `$ref` resolver.
 //! - [`completeness`]: completeness metadata and its invariants.
@@ -21,7 +21,6 @@
 //!   for tools whose result type is not known at build time, in `load.rs`; a server's
 //!   declared error shape ([`ErrorShape`]) beside its contract, in `error_shape.rs`.
 //!
-#![doc = include_str!("../../docs/writing.md")]
 
 mod error_shape;
 mod load;
@@ -33,8 +32,8 @@ pub mod completeness;
 pub(crate) mod escape;
 #[cfg(feature = "evolution")]
 pub mod evolution;
-pub mod fast;
-pub mod finite;
+pub mod fused;
+pub mod limits;
 pub mod pointer;
 pub mod redact;
 pub mod schema;

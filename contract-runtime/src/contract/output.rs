@@ -31,6 +31,8 @@ use crate::contract::validate::{Report, Violation};
 /// assert!(contract.validate(&serde_json::json!({ "healthy": 3 })).is_ok());
 /// assert!(contract.validate(&serde_json::json!({ "healthy": "3" })).is_err());
 /// ```
+///
+#[doc = include_str!("../../docs/writing.md")]
 pub trait ToolOutput: Serialize + schemars::JsonSchema {
     /// The contract, built on first use and kept for the life of the process.
     ///
@@ -205,8 +207,8 @@ pub struct OutputContract {
     /// One value an outer layer derives from the contract and keeps for its life (the
     /// wire keeps the result `_meta` here); the core never looks inside.
     memo: OnceLock<Arc<dyn Any + Send + Sync>>,
-    /// The fast path's plan, compiled on first use (see [`crate::contract::fast`]).
-    fast: OnceLock<crate::contract::fast::Compiled>,
+    /// The fast path's plan, compiled on first use (see [`crate::fused`]).
+    fast: OnceLock<crate::contract::fused::Compiled>,
 }
 
 impl fmt::Debug for OutputContract {
@@ -358,14 +360,14 @@ impl OutputContract {
         &self.opaque
     }
 
-    /// JSON pointers of the [`crate::contract::completeness::Completeness`] values the result embeds; the
+    /// JSON pointers of the [`crate::completeness::Completeness`] values the result embeds; the
     /// pipeline checks their invariants beyond what JSON Schema can say.
     #[must_use]
     pub fn completeness_pointers(&self) -> &[String] {
         &self.completeness
     }
 
-    /// `(completeness pointer, array pointer)` for each [`crate::contract::completeness::Completeness`] field
+    /// `(completeness pointer, array pointer)` for each [`crate::completeness::Completeness`] field
     /// marked `#[tool_output(counts = "…")]`: the pipeline requires its `returned_count`
     /// to equal the number of items the array carries.
     #[must_use]
@@ -381,15 +383,15 @@ impl OutputContract {
         Arc::clone(slot).downcast::<T>().unwrap_or_else(|_| Arc::new(init(self)))
     }
 
-    /// Whether results of this contract are judged on the fast path ([`crate::contract::fast`]),
+    /// Whether results of this contract are judged on the fast path ([`crate::fused`]),
     /// and if not, why.
     #[must_use]
-    pub fn fast_path(&self) -> crate::contract::fast::Coverage {
-        crate::contract::fast::coverage(self)
+    pub fn fast_path(&self) -> crate::contract::fused::Coverage {
+        crate::contract::fused::coverage(self)
     }
 
-    pub(crate) fn fast_plan(&self) -> &crate::contract::fast::Compiled {
-        self.fast.get_or_init(|| crate::contract::fast::compile(self))
+    pub(crate) fn fast_plan(&self) -> &crate::contract::fused::Compiled {
+        self.fast.get_or_init(|| crate::contract::fused::compile(self))
     }
 
     /// The compiled validator, for callers that need the raw `jsonschema` API.
@@ -399,30 +401,30 @@ impl OutputContract {
     }
 
     /// Whether `value` satisfies the contract; the fast check with no report. A value
-    /// beyond the default [`crate::contract::finite::Limits`] is not valid (fail closed): the
+    /// beyond the default [`crate::limits::Limits`] is not valid (fail closed): the
     /// validator recurses, and a deeper value could overflow the stack.
     #[must_use]
     pub fn is_valid(&self, value: &Value) -> bool {
-        crate::contract::finite::measure_value(value, &crate::contract::finite::Limits::default()).is_ok()
+        crate::contract::limits::measure_value(value, &crate::contract::limits::Limits::default()).is_ok()
             && self.validator.is_valid(value)
     }
 
     /// Validates `value`, returning its violations. Messages never contain instance
     /// values or the names of unexpected keys; pointers are the real locations, except
     /// that tokens below a [sensitive](OutputContract::sensitive_pointers) location, or
-    /// equal to a sensitive value, are masked whole (see [`crate::contract::redact::Sensitive`]).
+    /// equal to a sensitive value, are masked whole (see [`crate::redact::Sensitive`]).
     ///
-    /// A value nested deeper than [`crate::contract::finite::DEFAULT_MAX_DEPTH`] is a violation
+    /// A value nested deeper than [`crate::limits::DEFAULT_MAX_DEPTH`] is a violation
     /// (keyword `maxDepth`) and is not walked further: the validator recurses, and a
     /// deeper value could overflow the stack.
     ///
     /// # Errors
     ///
     /// A [`Report`] with one [`Violation`] per failed keyword, the first
-    /// [`crate::contract::validate::MAX_REPORTED_VIOLATIONS`] of them listed.
+    /// [`crate::validate::MAX_REPORTED_VIOLATIONS`] of them listed.
     pub fn validate(&self, value: &Value) -> Result<(), Report> {
-        let limits = crate::contract::finite::Limits::default();
-        if let Err(err) = crate::contract::finite::measure_value(value, &limits) {
+        let limits = crate::contract::limits::Limits::default();
+        if let Err(err) = crate::contract::limits::measure_value(value, &limits) {
             let pointer = crate::contract::redact::Sensitive::locations(&self.sensitive).pointer(&err.pointer(), None);
             return Err(Report::new(self.id.clone(), vec![Violation::limit(&err, &pointer)]));
         }
@@ -457,13 +459,13 @@ impl OutputContract {
     /// # Errors
     ///
     /// A [`Report`] when serialization fails (reported as one violation at the root with
-    /// keyword `serialize`), when the value passes the default [`crate::contract::finite::Limits`]
+    /// keyword `serialize`), when the value passes the default [`crate::limits::Limits`]
     /// (keyword `maxDepth` or `maxBytes`), or when the serialized value breaks the
     /// contract.
     pub fn validate_output<T: Serialize + ?Sized>(&self, output: &T) -> Result<Value, Report> {
         // Measured first: converting a value nested deeper than the limit would overflow
         // the stack before the validator ever saw it.
-        if let Err(err) = crate::contract::finite::measure(output, &crate::contract::finite::Limits::default()) {
+        if let Err(err) = crate::contract::limits::measure(output, &crate::contract::limits::Limits::default()) {
             if err.is_limit() {
                 let pointer =
                     crate::contract::redact::Sensitive::locations(&self.sensitive).pointer(&err.pointer(), None);
@@ -569,7 +571,7 @@ impl ContractError {
     /// # Examples
     ///
     /// ```
-    /// use contract_runtime::{contract::ContractErrorKind, ToolOutput};
+    /// use contract_runtime::{ContractErrorKind, ToolOutput};
     ///
     /// /// Anything at all: the contract would check nothing.
     /// #[derive(serde::Serialize, schemars::JsonSchema, ToolOutput)]

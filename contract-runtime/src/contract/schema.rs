@@ -99,7 +99,7 @@ use type_lists::split_type_lists;
 const SENSITIVE_MARK: &str = "x-tool-contracts-sensitive";
 /// Private keyword that marks an opaque (pass-through) subschema while building.
 pub(crate) const OPAQUE_MARK: &str = "x-tool-contracts-opaque";
-/// Private keyword on the schema of [`crate::contract::completeness::Completeness`], so that the
+/// Private keyword on the schema of [`crate::completeness::Completeness`], so that the
 /// pipeline knows where a result carries completeness metadata to check.
 pub(crate) const COMPLETENESS_MARK: &str = "x-tool-contracts-completeness";
 
@@ -296,7 +296,7 @@ pub(crate) fn finish(spec: &ContractSpec, mut schema: Value) -> Result<Generated
     })
 }
 
-/// Escapes one JSON pointer token (RFC 6901); the same as [`crate::contract::pointer::escape`].
+/// Escapes one JSON pointer token (RFC 6901); the same as [`crate::pointer::escape`].
 #[must_use]
 pub fn escape_pointer_token(token: &str) -> String {
     crate::contract::pointer::escape(token)

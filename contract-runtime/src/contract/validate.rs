@@ -39,9 +39,9 @@ impl Violation {
     /// A limit of the walk before validation was passed (keyword `maxDepth` or
     /// `maxBytes`, which are not JSON Schema keywords: the contract did not say it, the
     /// server's limits did). `pointer` is the error's pointer, already masked.
-    pub(crate) fn limit(err: &crate::contract::finite::NonFinite, pointer: &str) -> Self {
+    pub(crate) fn limit(err: &crate::contract::limits::NonFinite, pointer: &str) -> Self {
         let keyword = match err.kind() {
-            crate::contract::finite::ProblemKind::TooLarge { .. } => "maxBytes",
+            crate::contract::limits::ProblemKind::TooLarge { .. } => "maxBytes",
             _ => "maxDepth",
         };
         Self { pointer: pointer.to_owned(), keyword: keyword.to_owned(), message: err.message_at(pointer) }

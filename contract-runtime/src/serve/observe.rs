@@ -229,7 +229,7 @@ fn violations(tool: &str, contract: Option<&OutputContract>, code: ErrorCode, en
 }
 
 /// What a pipeline (and the rmcp adapter serving through it) has counted since it was
-/// built: a snapshot, read with [`Pipeline::stats`](crate::serve::pipeline::Pipeline::stats)
+/// built: a snapshot, read with [`Pipeline::stats`](crate::pipeline::Pipeline::stats)
 /// or `ContractedServer::stats`. Clones of a pipeline share one set of counters. Each
 /// counter only grows; reading costs a few relaxed atomic loads.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

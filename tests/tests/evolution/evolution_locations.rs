@@ -4,7 +4,7 @@
 
 use contract_runtime::contracts;
 use contract_tools::evolution;
-use contract_tools::snapshot;
+use contract_tools::schemas;
 use serde_json::Value;
 
 use crate::support::evolution::{dereferenced, goals, TempDir, ETA, PROGRESS};
@@ -62,13 +62,13 @@ fn marked_line(root: &Value, pointer: &str) -> usize {
 fn review_pair(
     old: &contract_runtime::ContractSet,
     new: &contract_runtime::ContractSet,
-) -> (TempDir, snapshot::ContractReview, String, String) {
+) -> (TempDir, schemas::ContractReview, String, String) {
     let dir = TempDir::new("located");
-    snapshot::write(dir.path(), old).expect("the old contract is written");
-    let review = snapshot::review(dir.path(), new).unwrap();
+    schemas::write(dir.path(), old).expect("the old contract is written");
+    let review = schemas::review(dir.path(), new).unwrap();
     let contract = review.contracts()[0].clone();
     let old_text = std::fs::read_to_string(dir.path().join(contract.file())).unwrap();
-    let new_text = snapshot::render(new).unwrap()[contract.file()].clone();
+    let new_text = schemas::render(new).unwrap()[contract.file()].clone();
     (dir, contract, old_text, new_text)
 }
 
@@ -132,7 +132,7 @@ fn review_lines_name_the_file_pointer_and_line() {
             ),
         ]
     );
-    let review = snapshot::review(dir.path(), &contracts![search::v2::Search]).unwrap();
+    let review = schemas::review(dir.path(), &contracts![search::v2::Search]).unwrap();
     let report = review.to_json();
     let changes = &report["contracts"][0]["changes"];
     assert_eq!(changes[0]["pointer"], "/properties/packages/items/properties/category/anyOf/1");

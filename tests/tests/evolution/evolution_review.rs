@@ -6,7 +6,7 @@ use std::path::Path;
 
 use contract_runtime::contracts;
 use contract_tools::evolution::{self, Bump, Verdict, Version};
-use contract_tools::snapshot::{self, Status};
+use contract_tools::schemas::{self, Status};
 use serde_json::Value;
 
 use crate::support::evolution::{assert_evolution_snapshot, only_change, read_all, TempDir};
@@ -92,7 +92,7 @@ mod fleet {
 /// A schemas folder with `fleet` 1.2.0 (v1) checked in.
 fn checked_in_v1() -> TempDir {
     let dir = TempDir::new("schemas");
-    let summary = snapshot::write(dir.path(), &contracts![fleet::v1::Fleet]).expect("a new contract is written");
+    let summary = schemas::write(dir.path(), &contracts![fleet::v1::Fleet]).expect("a new contract is written");
     assert_eq!(summary.written, ["fleet.json", "inventory.json"]);
     dir
 }
@@ -121,7 +121,7 @@ fn redact(text: &str, dir: &Path) -> String {
 #[test]
 fn unchanged_folder_passes_check_and_write() {
     let dir = checked_in_v1();
-    let review = snapshot::review(dir.path(), &contracts![fleet::v1::Fleet]).unwrap();
+    let review = schemas::review(dir.path(), &contracts![fleet::v1::Fleet]).unwrap();
     assert!(review.is_up_to_date() && review.policy_ok());
     assert!(review.lines().is_empty());
     assert_eq!(review.contracts()[0].status(), Status::Unchanged);
@@ -135,7 +135,7 @@ fn write_refuses_a_bump_that_is_too_small_and_names_the_needed_version() {
     let dir = checked_in_v1();
     let before = read_all(dir.path());
 
-    let review = snapshot::review(dir.path(), &contracts![fleet::breaking_unbumped::Fleet]).unwrap();
+    let review = schemas::review(dir.path(), &contracts![fleet::breaking_unbumped::Fleet]).unwrap();
     assert!(!review.policy_ok());
     assert_eq!(
         redact(&review.lines().join("\n"), dir.path()),
@@ -147,15 +147,15 @@ fn write_refuses_a_bump_that_is_too_small_and_names_the_needed_version() {
     assert_eq!(read_all(dir.path()), before, "a refused write leaves the folder untouched");
 
     // A minor bump is still too small for a breaking change.
-    let err = snapshot::write(dir.path(), &contracts![fleet::breaking_minor::Fleet]).unwrap_err().to_string();
+    let err = schemas::write(dir.path(), &contracts![fleet::breaking_minor::Fleet]).unwrap_err().to_string();
     assert!(err.contains("fleet 1.2.0 → 1.3.0: - required /properties/degraded: BREAKING, needs 2.0.0"), "{err}");
     assert!(err.contains("fix: set `#[tool_output(version = \"2.0.0\")]` (or later) on `Fleet`"), "{err}");
     assert_eq!(read_all(dir.path()), before);
 
     // The control: the same change under a major bump is written, and then checks clean.
-    let summary = snapshot::write(dir.path(), &contracts![fleet::breaking_major::Fleet]).unwrap();
+    let summary = schemas::write(dir.path(), &contracts![fleet::breaking_major::Fleet]).unwrap();
     assert_eq!(summary.written, ["fleet.json", "inventory.json"]);
-    snapshot::check(dir.path(), &contracts![fleet::breaking_major::Fleet]).unwrap();
+    schemas::check(dir.path(), &contracts![fleet::breaking_major::Fleet]).unwrap();
     let inventory = std::fs::read_to_string(dir.path().join("inventory.json")).unwrap();
     assert!(inventory.contains("\"version\": \"2.0.0\""), "{inventory}");
 }
@@ -164,17 +164,17 @@ fn write_refuses_a_bump_that_is_too_small_and_names_the_needed_version() {
 fn check_prints_the_unified_diff_and_the_classified_list() {
     let dir = checked_in_v1();
     // Additive under a minor bump: drift (so check fails) but the policy is met.
-    let err = snapshot::check(dir.path(), &contracts![fleet::additive_minor::Fleet]).unwrap_err().to_string();
+    let err = schemas::check(dir.path(), &contracts![fleet::additive_minor::Fleet]).unwrap_err().to_string();
     assert!(err.contains("@@"), "a unified diff: {err}");
     assert!(err.contains("fleet 1.2.0 → 1.3.0: + /properties/region (optional, open object): additive, ok"), "{err}");
     assert!(!err.contains("fix:"), "{err}");
     assert_evolution_snapshot!("check_additive_bumped", &redact(&err, dir.path()));
     // ... and write accepts it; the control check then passes.
-    snapshot::write(dir.path(), &contracts![fleet::additive_minor::Fleet]).unwrap();
-    snapshot::check(dir.path(), &contracts![fleet::additive_minor::Fleet]).unwrap();
+    schemas::write(dir.path(), &contracts![fleet::additive_minor::Fleet]).unwrap();
+    schemas::check(dir.path(), &contracts![fleet::additive_minor::Fleet]).unwrap();
 
     let dir = checked_in_v1();
-    let err = snapshot::check(dir.path(), &contracts![fleet::breaking_unbumped::Fleet]).unwrap_err().to_string();
+    let err = schemas::check(dir.path(), &contracts![fleet::breaking_unbumped::Fleet]).unwrap_err().to_string();
     assert!(err.contains("fleet 1.2.0 (unchanged): - required /properties/degraded: BREAKING, needs 2.0.0"), "{err}");
     assert_evolution_snapshot!("check_breaking_unbumped", &redact(&err, dir.path()));
 }
@@ -182,7 +182,7 @@ fn check_prints_the_unified_diff_and_the_classified_list() {
 #[test]
 fn json_report_for_bots() {
     let dir = checked_in_v1();
-    let review = snapshot::review(dir.path(), &contracts![fleet::breaking_unbumped::Fleet]).unwrap();
+    let review = schemas::review(dir.path(), &contracts![fleet::breaking_unbumped::Fleet]).unwrap();
     let report = review.to_json();
     assert_eq!(report["ok"], false);
     assert_eq!(report["policy_ok"], false);
@@ -202,14 +202,14 @@ fn json_report_for_bots() {
     assert_evolution_snapshot!("json_report_breaking_unbumped", &redact(&text, dir.path()));
 
     // The control: an up-to-date folder reports ok.
-    let review = snapshot::review(dir.path(), &contracts![fleet::v1::Fleet]).unwrap();
+    let review = schemas::review(dir.path(), &contracts![fleet::v1::Fleet]).unwrap();
     assert_eq!(review.to_json()["ok"], true);
 }
 
 #[test]
 fn a_lower_version_is_refused_even_with_an_unchanged_schema() {
     let dir = checked_in_v1();
-    let review = snapshot::review(dir.path(), &contracts![fleet::decreased::Fleet]).unwrap();
+    let review = schemas::review(dir.path(), &contracts![fleet::decreased::Fleet]).unwrap();
     assert_eq!(review.contracts()[0].status(), Status::Unchanged);
     assert_eq!(review.lines(), ["fleet 1.2.0 → 1.1.0: version decreased; a version never decreases"]);
     let err = review.write(dir.path()).unwrap_err().to_string();
@@ -227,7 +227,7 @@ fn unreadable_checked_in_files_are_named_with_line_or_pointer() {
     let mut lines: Vec<&str> = text.lines().collect();
     lines.insert(3, "<<<<<<< HEAD");
     std::fs::write(&file, lines.join("\n")).unwrap();
-    let review = snapshot::review(dir.path(), &contracts![fleet::additive_minor::Fleet]).unwrap();
+    let review = schemas::review(dir.path(), &contracts![fleet::additive_minor::Fleet]).unwrap();
     let problem = review.contracts()[0].problem().expect("unreadable").to_owned();
     assert!(problem.contains("fleet.json: line 4 column 1: not valid JSON"), "{problem}");
     let err = review.write(dir.path()).unwrap_err().to_string();
@@ -240,7 +240,7 @@ fn unreadable_checked_in_files_are_named_with_line_or_pointer() {
     assert_ne!(broken, text);
     std::fs::write(&file, &broken).unwrap();
     let line = broken.lines().position(|l| l.contains("\"type\": 7")).unwrap() + 1;
-    let review = snapshot::review(dir.path(), &contracts![fleet::additive_minor::Fleet]).unwrap();
+    let review = schemas::review(dir.path(), &contracts![fleet::additive_minor::Fleet]).unwrap();
     let problem = review.contracts()[0].problem().expect("not a schema");
     assert!(
         problem.contains(&format!(
@@ -252,7 +252,7 @@ fn unreadable_checked_in_files_are_named_with_line_or_pointer() {
 
     // The control: the intact file classifies and is written.
     std::fs::write(&file, &text).unwrap();
-    let review = snapshot::review(dir.path(), &contracts![fleet::additive_minor::Fleet]).unwrap();
+    let review = schemas::review(dir.path(), &contracts![fleet::additive_minor::Fleet]).unwrap();
     assert!(review.contracts()[0].problem().is_none());
     review.write(dir.path()).unwrap();
 }
@@ -266,7 +266,7 @@ fn an_unreadable_inventory_blocks_a_change_it_must_version() {
     assert_ne!(bad, good);
     std::fs::write(&inventory, &bad).unwrap();
     let line = bad.lines().position(|l| l.contains("\"version\": \"1.2\"")).unwrap() + 1;
-    let review = snapshot::review(dir.path(), &contracts![fleet::additive_minor::Fleet]).unwrap();
+    let review = schemas::review(dir.path(), &contracts![fleet::additive_minor::Fleet]).unwrap();
     let problem = review.contracts()[0].problem().expect("bad inventory");
     assert!(
         problem.contains(&format!(
@@ -278,7 +278,7 @@ fn an_unreadable_inventory_blocks_a_change_it_must_version() {
 
     // The control: with the inventory intact the same change is written.
     std::fs::write(&inventory, &good).unwrap();
-    snapshot::write(dir.path(), &contracts![fleet::additive_minor::Fleet]).unwrap();
+    schemas::write(dir.path(), &contracts![fleet::additive_minor::Fleet]).unwrap();
 }
 
 // ------------------------------------------------------------------ removed contracts
@@ -301,15 +301,15 @@ mod retired {
 #[test]
 fn a_removed_contract_is_a_breaking_removal_with_a_fix() {
     let dir = TempDir::new("removed");
-    snapshot::write(dir.path(), &contracts![fleet::v1::Fleet, retired::LegacyReport]).unwrap();
+    schemas::write(dir.path(), &contracts![fleet::v1::Fleet, retired::LegacyReport]).unwrap();
 
     // Clean control: both contracts still produced.
-    let review = snapshot::review(dir.path(), &contracts![fleet::v1::Fleet, retired::LegacyReport]).unwrap();
+    let review = schemas::review(dir.path(), &contracts![fleet::v1::Fleet, retired::LegacyReport]).unwrap();
     assert!(!review.has_removals());
     review.check().expect("clean control");
 
     // `LegacyReport` dropped from the list.
-    let review = snapshot::review(dir.path(), &contracts![fleet::v1::Fleet]).unwrap();
+    let review = schemas::review(dir.path(), &contracts![fleet::v1::Fleet]).unwrap();
     assert!(review.has_removals());
     let removed = review.contracts().iter().find(|c| c.name() == "legacy/report").expect("reported");
     assert_eq!(removed.status(), Status::Removed);
@@ -340,7 +340,7 @@ fn a_removed_contract_is_a_breaking_removal_with_a_fix() {
     // The schema file deleted by hand as well: the inventory still names the contract,
     // so it is still a breaking removal, not a clean folder.
     std::fs::remove_file(dir.path().join("legacy__report.json")).unwrap();
-    let review = snapshot::review(dir.path(), &contracts![fleet::v1::Fleet]).unwrap();
+    let review = schemas::review(dir.path(), &contracts![fleet::v1::Fleet]).unwrap();
     assert!(review.has_removals());
     let err = review.check().expect_err("still a removal").to_string();
     assert!(err.contains("legacy/report 1.4.0 (removed)") && err.contains("BREAKING"), "{err}");
@@ -348,7 +348,7 @@ fn a_removed_contract_is_a_breaking_removal_with_a_fix() {
     // Regenerating is how a deliberate retirement is recorded; afterwards the folder is
     // clean and nothing is reported.
     review.write(dir.path()).expect("a retirement is written");
-    let after = snapshot::review(dir.path(), &contracts![fleet::v1::Fleet]).unwrap();
+    let after = schemas::review(dir.path(), &contracts![fleet::v1::Fleet]).unwrap();
     assert!(!after.has_removals());
     after.check().expect("clean after the retirement is written");
     assert!(!dir.path().join("legacy__report.json").exists());

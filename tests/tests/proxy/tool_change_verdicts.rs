@@ -1,5 +1,5 @@
 //! One change to a tool, one verdict, whoever judges it: the review of `schemas/tools/`
-//! (`contract_tools::tools::review` and `check`, what `cargo xtask schemas --check` runs),
+//! (`contract_tools::tool_list::review` and `check`, what `cargo xtask schemas --check` runs),
 //! `contract-audit --locked` against a lock written by `contract-audit pin`, and
 //! contract-proxy's `--lock` in front of the same server. Each tool of one listing carries
 //! one change: an added required argument, `readOnlyHint` flipped to false, an optional
@@ -17,7 +17,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use contract_runtime::ContractSet;
-use contract_tools::tools::{self, ToolListing};
+use contract_tools::tool_list::{self, ToolListing};
 use serde_json::{json, Value};
 
 use super::proxy::{answer, error_of, interop, names, proxied, scratch, tools_file, upstream, Session};
@@ -73,10 +73,13 @@ fn review_verdicts(dir: &Path) -> Verdicts {
     let schemas = dir.join("schemas");
     let contracts = ContractSet::new();
     let listing = |tools: Vec<Value>| ToolListing::from_json("1.0.0", &Value::Array(tools)).unwrap();
-    tools::review(&schemas, &listing(before()), &contracts).unwrap().write(&schemas).unwrap();
-    assert!(tools::check(&schemas, &listing(before()), &contracts).is_ok(), "control: the checked-in listing passes");
-    let review = tools::review(&schemas, &listing(after()), &contracts).unwrap();
-    let err = tools::check(&schemas, &listing(after()), &contracts).unwrap_err().to_string();
+    tool_list::review(&schemas, &listing(before()), &contracts).unwrap().write(&schemas).unwrap();
+    assert!(
+        tool_list::check(&schemas, &listing(before()), &contracts).is_ok(),
+        "control: the checked-in listing passes"
+    );
+    let review = tool_list::review(&schemas, &listing(after()), &contracts).unwrap();
+    let err = tool_list::check(&schemas, &listing(after()), &contracts).unwrap_err().to_string();
     assert!(err.contains("tool add_arg (server version): + /inputSchema/properties/tenant"), "{err}");
     assert!(err.contains("review: description of edit_text changed"), "{err}");
     let mut out = Verdicts::new();

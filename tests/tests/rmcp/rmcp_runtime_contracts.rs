@@ -284,8 +284,7 @@ fn a_contract_name_has_one_schema_at_a_time_across_tools() {
     // Another `weather` contract (another version) on a second tool is refused.
     let text = String::from_utf8_lossy(weather().canonical_bytes()).into_owned();
     let declared =
-        contract_runtime::contract::Declared::new("weather", "1.1.0", contract_runtime::Compatibility::Exact)
-            .opaque(["/raw"]);
+        contract_runtime::Declared::new("weather", "1.1.0", contract_runtime::Compatibility::Exact).opaque(["/raw"]);
     let newer = OutputContract::from_json(&declared, &text).expect("the same schema at 1.1.0");
     let err = server.bind("weather_eu", newer).unwrap_err();
     assert!(err.to_string().contains("tool `weather` is bound to another contract of that name"), "{err}");

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use contract_runtime::cache::{CacheKey, InMemoryCache, RedisCache, ResultCache};
-use contract_runtime::finite::Limits;
+use contract_runtime::limits::Limits;
 use contract_runtime::pipeline::{CallContext, Pipeline};
 use contract_runtime::wire::{ErrorCode, ToolError};
 use contract_runtime::ToolOutput;

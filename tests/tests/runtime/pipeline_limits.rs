@@ -7,7 +7,7 @@
 // Result types are declared next to the tests that use them.
 #![allow(unreachable_pub, dead_code, clippy::items_after_statements)]
 
-use contract_runtime::finite::{Limits, DEFAULT_MAX_BYTES, DEFAULT_MAX_DEPTH};
+use contract_runtime::limits::{Limits, DEFAULT_MAX_BYTES, DEFAULT_MAX_DEPTH};
 use contract_runtime::pipeline::{middleware_fn, CallContext, Pipeline};
 use contract_runtime::wire::{ErrorCode, ToolCallResult, ToolError};
 use contract_runtime::ToolOutput;

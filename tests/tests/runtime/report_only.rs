@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 
 use contract_runtime::cache::InMemoryCache;
-use contract_runtime::finite::Limits;
+use contract_runtime::limits::Limits;
 use contract_runtime::observe::Enforcement;
 use contract_runtime::pipeline::{middleware_fn, CallContext, Pipeline, PipelineBuilder};
 use contract_runtime::wire::{

@@ -11,8 +11,8 @@
 
 use std::collections::BTreeMap;
 
-use contract_runtime::fast::{Coverage, Miss};
-use contract_runtime::finite::Limits;
+use contract_runtime::fused::{Coverage, Miss};
+use contract_runtime::limits::Limits;
 use contract_runtime::pipeline::{middleware_fn, CallContext, Pipeline};
 use contract_runtime::wire::{ErrorCode, ProtocolVersion, ToolCallResult, ToolError};
 use contract_runtime::{Completeness, ToolOutput, Truncation};
@@ -105,7 +105,8 @@ fn a_valid_result_is_written_identically() {
     assert!(!r.is_error(), "{}", r.text());
     // The bytes are the typed result's own serde_json text, and the fast path wrote them.
     assert_eq!(r.text(), serde_json::to_string(&good()).unwrap());
-    let written = contract_runtime::fast::write(Report::contract(), &good(), &Limits::default()).expect("judged valid");
+    let written =
+        contract_runtime::fused::write(Report::contract(), &good(), &Limits::default()).expect("judged valid");
     assert_eq!(written, r.text().as_bytes());
     let none =
         Report { status: Status::Open, ratio: None, owner: None, tags: vec![], counts: BTreeMap::new(), ..good() };
@@ -131,7 +132,7 @@ fn every_invalid_result_gets_the_value_paths_report() {
         // The fast serializer alone refuses it too.
         assert!(
             matches!(
-                contract_runtime::fast::write(Report::contract(), &report, &Limits::default()),
+                contract_runtime::fused::write(Report::contract(), &report, &Limits::default()),
                 Err(Miss::Invalid(_))
             ),
             "{why}"
@@ -223,16 +224,16 @@ fn floats_against_integer_bounds_are_compared_exactly() {
     // tests found the plan comparing the two as floats.
     let above = json!({ "n": 18_446_744_073_709_551_616.0_f64 });
     assert!(!contract.is_valid(&above));
-    assert!(matches!(contract_runtime::fast::write(contract, &above, &limits), Err(Miss::Invalid(_))));
+    assert!(matches!(contract_runtime::fused::write(contract, &above, &limits), Err(Miss::Invalid(_))));
     // Controls: u64::MAX itself, and an integral float inside the range.
     for fine in [json!({ "n": u64::MAX }), json!({ "n": 4.0 })] {
         assert!(contract.is_valid(&fine), "{fine}");
-        let bytes = contract_runtime::fast::write(contract, &fine, &limits).expect("accepted");
+        let bytes = contract_runtime::fused::write(contract, &fine, &limits).expect("accepted");
         assert_eq!(bytes, serde_json::to_vec(&fine).unwrap());
     }
     let below = json!({ "n": -0.5 });
     assert!(!contract.is_valid(&below));
-    assert!(contract_runtime::fast::write(contract, &below, &limits).is_err());
+    assert!(contract_runtime::fused::write(contract, &below, &limits).is_err());
 }
 
 /// The text block's escaper against serde_json's, on generated strings: every control

@@ -95,7 +95,7 @@ fn each_instantiation_has_its_own_contract_named_after_its_tool() {
     assert!(std::ptr::eq(bound.get("set_goal").expect("bound"), goal));
 
     // Schema files are named after the tools.
-    let files = contract_tools::snapshot::render(&set).unwrap_or_else(|err| panic!("{err}"));
+    let files = contract_tools::schemas::render(&set).unwrap_or_else(|err| panic!("{err}"));
     let names: Vec<&str> = files.keys().map(String::as_str).collect();
     assert_eq!(names, ["fleet_status.json", "inventory.json", "make_plan.json", "set_goal.json"]);
     let inventory: Value = serde_json::from_str(&files["inventory.json"]).expect("JSON");
@@ -159,13 +159,13 @@ fn unbound_instantiations_are_reported_with_their_type_arguments_and_a_fix_that_
          `contracts![…]`, or `.bind::<ToolOutput<PlanData>>(\"…\")`"
     );
     // The schemas tooling prints that problem once, not a second time as a file clash.
-    let problems = contract_tools::snapshot::render(&set).unwrap_err().problems().to_vec();
+    let problems = contract_tools::schemas::render(&set).unwrap_err().problems().to_vec();
     assert_eq!(problems, [err.to_string()]);
 
     // The fix, applied to each: every instantiation bound to its tool.
     let fixed = contracts![FleetStatus, GoalOutput => "set_goal", PlanOutput => "make_plan"];
     fixed.check().unwrap_or_else(|err| panic!("{err}"));
-    contract_tools::snapshot::render(&fixed).unwrap_or_else(|err| panic!("{err}"));
+    contract_tools::schemas::render(&fixed).unwrap_or_else(|err| panic!("{err}"));
     // Only the second bound: the first keeps the wrapper's name, which is now unique.
     contracts![GoalOutput, PlanOutput => "make_plan"].check().unwrap_or_else(|err| panic!("{err}"));
 

@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 
 use contract_runtime::ToolOutput;
-use contract_tools::snapshot;
+use contract_tools::schemas;
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
@@ -31,8 +31,8 @@ fn fix_line_works<Bad: ToolOutput, Good: ToolOutput>(fix: &str, pointer: Option<
     let written = serde_json::to_value(good).expect("serializes");
     assert!(contract.validate_output(good).is_ok(), "the fixed type refuses {written}: {}", contract.schema());
     assert_eq!(contract.opaque_pointers(), opaque);
-    let files = snapshot::render(&contract_runtime::ContractSet::new().with::<Good>()).expect("renders");
-    let entry = snapshot::inventory_entry(&files, contract.name()).expect("listed in the inventory");
+    let files = schemas::render(&contract_runtime::ContractSet::new().with::<Good>()).expect("renders");
+    let entry = schemas::inventory_entry(&files, contract.name()).expect("listed in the inventory");
     assert_eq!(entry["opaque"], serde_json::json!(opaque));
 }
 

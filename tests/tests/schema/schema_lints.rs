@@ -7,7 +7,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use contract_runtime::{OutputContract, ToolOutput};
-use contract_tools::snapshot;
+use contract_tools::schemas;
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
@@ -52,11 +52,11 @@ fn a_declared_opaque_field_is_accepted_and_listed_in_the_inventory() {
     }
     assert!(contract.validate(&serde_json::json!({ "url": "u", "payload": 1, "extra": 1 })).is_err());
 
-    let files = snapshot::render(&contract_runtime::contracts![OpaquePayload, TypedPayload]).expect("renders");
-    let entry = snapshot::inventory_entry(&files, "opaque_payload").expect("listed in the inventory");
+    let files = schemas::render(&contract_runtime::contracts![OpaquePayload, TypedPayload]).expect("renders");
+    let entry = schemas::inventory_entry(&files, "opaque_payload").expect("listed in the inventory");
     assert_eq!(entry["opaque"], serde_json::json!(["/payload"]));
     // Clean control: a contract without opaque fields lists none.
-    let entry = snapshot::inventory_entry(&files, "typed_payload").expect("listed in the inventory");
+    let entry = schemas::inventory_entry(&files, "typed_payload").expect("listed in the inventory");
     assert_eq!(entry["opaque"], serde_json::json!([]));
 }
 
@@ -74,8 +74,8 @@ fn a_nested_value_field_needs_the_opaque_transform() {
     // Clean control: the transform declares it opaque, at every place the type is used.
     let contract = accepted::<OpaquePages>();
     assert_eq!(contract.opaque_pointers(), ["/by_key/*/metadata", "/pages/*/metadata"]);
-    let files = snapshot::render(&contract_runtime::contracts![OpaquePages]).expect("renders");
-    let entry = snapshot::inventory_entry(&files, "opaque_pages").expect("listed in the inventory");
+    let files = schemas::render(&contract_runtime::contracts![OpaquePages]).expect("renders");
+    let entry = schemas::inventory_entry(&files, "opaque_pages").expect("listed in the inventory");
     assert_eq!(entry["opaque"], serde_json::json!(["/by_key/*/metadata", "/pages/*/metadata"]));
 }
 

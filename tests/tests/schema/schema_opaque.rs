@@ -12,7 +12,7 @@
 #![allow(dead_code, reason = "types here exist for their schemas and their serde output")]
 
 use contract_runtime::ToolOutput;
-use contract_tools::snapshot;
+use contract_tools::schemas;
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
@@ -178,8 +178,8 @@ fn check<T: ToolOutput>(name: &str, build: impl Fn(Value) -> T, place: &Place, t
     let contract = T::try_contract().unwrap_or_else(|err| panic!("{name}: must build: {err}"));
     let exact = contract.compatibility() == contract_runtime::Compatibility::Exact;
     assert_eq!(contract.opaque_pointers(), place.opaque, "{name}: opaque pointers");
-    let files = snapshot::render(&contract_runtime::ContractSet::new().with::<T>()).expect("renders");
-    let entry = snapshot::inventory_entry(&files, contract.name()).expect("listed in the inventory");
+    let files = schemas::render(&contract_runtime::ContractSet::new().with::<T>()).expect("renders");
+    let entry = schemas::inventory_entry(&files, contract.name()).expect("listed in the inventory");
     assert_eq!(entry["opaque"], json!(place.opaque), "{name}: inventory");
 
     for value in values() {

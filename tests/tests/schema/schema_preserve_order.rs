@@ -13,7 +13,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use contract_tools::snapshot::{self, INVENTORY};
+use contract_tools::schemas::{self, INVENTORY};
 use serde_json::Value;
 
 fn workspace() -> PathBuf {
@@ -136,9 +136,9 @@ fn canonical_bytes_do_not_depend_on_serde_json_preserve_order() {
     contracts.check().unwrap_or_else(|err| panic!("{err}"));
     for contract in contracts.contracts() {
         let text = std::str::from_utf8(contract.canonical_bytes()).expect("UTF-8").to_owned();
-        expected.insert(snapshot::file_name(contract.name()), text);
+        expected.insert(schemas::file_name(contract.name()), text);
     }
-    let rendered = snapshot::render(&contracts).unwrap_or_else(|err| panic!("{err}"));
+    let rendered = schemas::render(&contracts).unwrap_or_else(|err| panic!("{err}"));
     expected.insert(INVENTORY.to_owned(), rendered[INVENTORY].clone());
 
     assert_eq!(
@@ -159,7 +159,7 @@ fn canonical_bytes_do_not_depend_on_serde_json_preserve_order() {
         assert!(
             bytes.as_bytes() == on_disk.as_slice(),
             "schemas/{file} differs from the bytes built with preserve_order on:\n{}",
-            snapshot::unified_diff(&String::from_utf8_lossy(&on_disk), bytes, &format!("schemas/{file}"))
+            schemas::unified_diff(&String::from_utf8_lossy(&on_disk), bytes, &format!("schemas/{file}"))
         );
         assert_eq!(bytes, &expected[file], "{file}: bytes with and without preserve_order");
     }

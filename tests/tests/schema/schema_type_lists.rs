@@ -6,7 +6,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use contract_runtime::fast::Coverage;
+use contract_runtime::fused::Coverage;
 use contract_runtime::schema::{make_portable, split_type_list};
 use contract_runtime::ToolOutput;
 use proptest::prelude::*;

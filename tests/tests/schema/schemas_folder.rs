@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use contract_runtime::OutputContract;
-use contract_tools::snapshot::{self, INVENTORY};
+use contract_tools::schemas::{self, INVENTORY};
 use serde_json::Value;
 
 fn contracts() -> Vec<&'static OutputContract> {
@@ -41,7 +41,7 @@ fn checked_in_schema_bytes_and_inventory_hashes() {
     let contracts = contracts();
 
     for contract in &contracts {
-        let file = snapshot::file_name(contract.name());
+        let file = schemas::file_name(contract.name());
         let bytes = read(&file);
         assert!(
             bytes == contract.canonical_bytes(),
@@ -61,7 +61,7 @@ fn checked_in_schema_bytes_and_inventory_hashes() {
         let name = entry["name"].as_str().expect("a name");
         let contract = contracts.iter().find(|c| c.name() == name).expect("listed contracts are declared");
         let file = entry["file"].as_str().expect("a file");
-        assert_eq!(file, snapshot::file_name(name), "{name}: file name");
+        assert_eq!(file, schemas::file_name(name), "{name}: file name");
         assert!(!file.contains('/') && !file.contains('\\'), "{name}: `{file}` is not a portable file name");
         let sha256 = entry["sha256"].as_str().expect("a sha256");
         assert_eq!(sha256, contract_runtime::schema::sha256_hex(&read(file)), "{name}: sha256 of schemas/{file}");

@@ -5,7 +5,7 @@ use std::path::Path;
 #[test]
 fn checked_in_schemas_match_the_types() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../schemas");
-    if let Err(err) = contract_tools::snapshot::check(&dir, &qe_server::all_contracts()) {
+    if let Err(err) = contract_tools::schemas::check(&dir, &qe_server::all_contracts()) {
         panic!("{err}");
     }
 }

@@ -85,17 +85,17 @@ pub(crate) fn case<T: ToolOutput>(name: &'static str, values: Vec<T>, open: &'st
     if let Ok(contract) = T::try_contract() {
         for (value, instance) in values.iter().zip(&instances) {
             let (valid, _) = fast_path::compare(contract, instance);
-            let written = contract_runtime::fast::write(contract, value, &contract_runtime::finite::Limits::default());
+            let written = contract_runtime::fused::write(contract, value, &contract_runtime::limits::Limits::default());
             match written {
                 Ok(bytes) if !valid || bytes != serde_json::to_vec(value).expect("serializes") => {
                     typed_disagreements
                         .push(format!("{name}: typed value written as {}", String::from_utf8_lossy(&bytes)));
                 }
-                Err(contract_runtime::fast::Miss::Invalid(why)) if valid => {
+                Err(contract_runtime::fused::Miss::Invalid(why)) if valid => {
                     typed_disagreements.push(format!("{name}: typed value {instance} rejected ({why})"));
                 }
-                Ok(_) | Err(contract_runtime::fast::Miss::Invalid(_)) => {}
-                Err(_) if contract.fast_path() == contract_runtime::fast::Coverage::Covered => typed_handed_back += 1,
+                Ok(_) | Err(contract_runtime::fused::Miss::Invalid(_)) => {}
+                Err(_) if contract.fast_path() == contract_runtime::fused::Coverage::Covered => typed_handed_back += 1,
                 Err(_) => {}
             }
         }
@@ -226,8 +226,8 @@ pub(crate) fn check(exact: Vec<Case>, additive: Vec<Case>, floor: Floor) {
             assert_eq!(contract.compatibility(), compatibility, "{}", case.name);
             counts.disagreements.extend(case.typed_disagreements.iter().cloned());
             counts.typed_handed_back += case.typed_handed_back;
-            counts.fast_covered += usize::from(contract.fast_path() == contract_runtime::fast::Coverage::Covered);
-            if let contract_runtime::fast::Coverage::Fallback(why) = contract.fast_path() {
+            counts.fast_covered += usize::from(contract.fast_path() == contract_runtime::fused::Coverage::Covered);
+            if let contract_runtime::fused::Coverage::Fallback(why) = contract.fast_path() {
                 if std::env::var_os("FAST_VERBOSE").is_some() {
                     println!("  not covered: {} ({compatibility}): {why}", case.name);
                 }

@@ -5,13 +5,13 @@
 //! value one of them validates with `jsonschema` is also run through the fast path's
 //! validating serializer; the two must agree, and on a value both accept the fast path's
 //! bytes must be the bytes serde_json writes for it. The same serializer building the
-//! tree of what it writes (`fast::write_value`) must give the same verdict and bytes,
+//! tree of what it writes (`fused::write_value`) must give the same verdict and bytes,
 //! and a tree equal to the value it was given.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use contract_runtime::fast::{self, Coverage, Miss};
-use contract_runtime::finite::Limits;
+use contract_runtime::fused::{self, Coverage, Miss};
+use contract_runtime::limits::Limits;
 use contract_runtime::OutputContract;
 use serde_json::Value;
 
@@ -29,7 +29,7 @@ pub(crate) fn compare(contract: &OutputContract, value: &Value) -> (bool, Option
     }
     COMPARED.fetch_add(1, Ordering::Relaxed);
     let name = contract.name();
-    let disagreement = match (fast::write(contract, value, &Limits::default()), expected) {
+    let disagreement = match (fused::write(contract, value, &Limits::default()), expected) {
         (Ok(bytes), true) => {
             let reference = serde_json::to_vec(value).expect("a Value serializes");
             (bytes != reference).then(|| format!("{name}: bytes differ from serde_json's for {value}"))
@@ -45,11 +45,11 @@ pub(crate) fn compare(contract: &OutputContract, value: &Value) -> (bool, Option
     (expected, disagreement)
 }
 
-/// How `fast::write_value` disagrees with `fast::write` on `value`, or with `value`
+/// How `fused::write_value` disagrees with `fused::write` on `value`, or with `value`
 /// itself: a tree built while writing a `Value` must be that `Value`.
 fn tree_disagreement(contract: &OutputContract, value: &Value) -> Option<String> {
     let name = contract.name();
-    match (fast::write(contract, value, &Limits::default()), fast::write_value(contract, value, &Limits::default())) {
+    match (fused::write(contract, value, &Limits::default()), fused::write_value(contract, value, &Limits::default())) {
         (Ok(bytes), Ok((built_bytes, tree))) => {
             if bytes != built_bytes {
                 Some(format!("{name}: write_value writes other bytes than write for {value}"))

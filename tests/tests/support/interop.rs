@@ -466,7 +466,7 @@ pub(crate) fn essence(result: &Value) -> Value {
 }
 
 pub(crate) fn checked_in_schema(tool: &str) -> Value {
-    let file = bins::root().join("schemas").join(contract_tools::snapshot::file_name(tool));
+    let file = bins::root().join("schemas").join(contract_tools::schemas::file_name(tool));
     serde_json::from_str(&std::fs::read_to_string(&file).expect("checked-in schema")).expect("schema is JSON")
 }
 

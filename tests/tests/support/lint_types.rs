@@ -6,7 +6,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use contract_runtime::{ContractError, OutputContract, ToolOutput};
-use contract_tools::snapshot;
+use contract_tools::schemas;
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;

@@ -487,7 +487,8 @@ pub(crate) fn run(sets: &[(&OutputContract, Vec<Value>)]) -> Outcome {
                 let (fast_valid, disagreement) = fast_path::compare(contract, &case.value);
                 assert_eq!(fast_valid, verdict.is_ok(), "is_valid and validate agree");
                 outcome.fast_disagreements.extend(disagreement);
-                outcome.fast_compared += usize::from(contract.fast_path() == contract_runtime::fast::Coverage::Covered);
+                outcome.fast_compared +=
+                    usize::from(contract.fast_path() == contract_runtime::fused::Coverage::Covered);
                 if verbose {
                     let got = if verdict.is_ok() { "accepted" } else { "rejected" };
                     outln!("    {name} {:?} {} `{}`: {got}", case.expect, case.kind, case.at);

@@ -125,7 +125,7 @@ fn a_tool_name_bound_twice_is_reported_with_both_types() {
     assert_eq!(err.to_string(), "tool `fleet_status` is bound twice to `FleetStatus`: list it once");
     assert!(contracts![FleetStatus].check().is_ok());
     // The schemas tooling refuses such a set, naming the same problem.
-    let err = contract_tools::snapshot::render(&set).unwrap_err().to_string();
+    let err = contract_tools::schemas::render(&set).unwrap_err().to_string();
     assert!(err.contains("tool `fleet_status` is bound twice"), "{err}");
 }
 
@@ -168,7 +168,7 @@ fn two_types_of_one_contract_name_are_reported_with_a_fix_that_applies() {
     );
     let fixed = contracts![LegacyReply => "legacy", Reply<u32> => "count"];
     fixed.check().unwrap_or_else(|err| panic!("{err}"));
-    contract_tools::snapshot::render(&fixed).unwrap_or_else(|err| panic!("{err}"));
+    contract_tools::schemas::render(&fixed).unwrap_or_else(|err| panic!("{err}"));
 }
 
 #[derive(serde::Serialize, schemars::JsonSchema, ToolOutput)]
@@ -191,7 +191,7 @@ struct RenamedScan {
 
 #[test]
 fn two_contract_names_of_one_schema_file_are_reported_with_a_fix_that_applies() {
-    let render = |set: &ContractSet| contract_tools::snapshot::render(set).map(|_| ()).map_err(|e| e.to_string());
+    let render = |set: &ContractSet| contract_tools::schemas::render(set).map(|_| ()).map_err(|e| e.to_string());
     let err = render(&contracts![SlashScan, UnderscoreScan]).unwrap_err();
     assert_eq!(
         err,

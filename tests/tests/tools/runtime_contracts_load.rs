@@ -11,7 +11,7 @@ use std::process::ExitCode;
 
 use contract_runtime::schema::{canonical_string, sha256_hex};
 use contract_runtime::{ContractSet, OutputContract};
-use contract_tools::snapshot;
+use contract_tools::schemas;
 use serde_json::{json, Value};
 
 fn workspace() -> PathBuf {
@@ -266,7 +266,7 @@ fn cargo_xtask_schemas_checks_a_runtime_folder_when_asked_and_never_writes_it() 
     let schemas = Path::new(env!("CARGO_TARGET_TMPDIR")).join("runtime-contracts").join("schemas");
     let _ = std::fs::remove_dir_all(&schemas);
     let set = qe_server::contracts::all_contracts();
-    snapshot::write(&schemas, &set).expect("the derived folder");
+    schemas::write(&schemas, &set).expect("the derived folder");
     let run = |runtime: &Path, check: bool| {
         let (schemas, runtime) = (schemas.display().to_string(), runtime.display().to_string());
         let mut args = vec!["xtask", "schemas", "--dir", schemas.as_str(), "--runtime-dir", runtime.as_str()];
@@ -276,14 +276,14 @@ fn cargo_xtask_schemas_checks_a_runtime_folder_when_asked_and_never_writes_it() 
         contract_tools::cli::run(args, &set)
     };
     // Control: the fixture folder passes, in both modes.
-    assert_eq!(snapshot::check_runtime_dir(&fixtures()), Ok(1));
+    assert_eq!(schemas::check_runtime_dir(&fixtures()), Ok(1));
     assert_eq!(run(&fixtures(), true), ExitCode::SUCCESS);
     assert_eq!(run(&fixtures(), false), ExitCode::SUCCESS);
 
     let dir = copy_of_fixtures("xtask");
     edit_entry(&dir, |entry| entry["opaque"] = json!([]));
     let before = std::fs::read(dir.join("weather.json")).expect("read");
-    let err = snapshot::check_runtime_dir(&dir).unwrap_err();
+    let err = schemas::check_runtime_dir(&dir).unwrap_err();
     assert!(err.to_string().contains("weather.json: at `/properties/raw`"), "{err}");
     assert_eq!(run(&dir, true), ExitCode::FAILURE);
     assert_eq!(run(&dir, false), ExitCode::FAILURE, "writing checks it too");

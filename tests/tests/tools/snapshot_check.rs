@@ -1,28 +1,28 @@
-//! `snapshot::check` (what `cargo xtask schemas --check` runs) fails on a stale or
+//! `schemas::check` (what `cargo xtask schemas --check` runs) fails on a stale or
 //! hand-edited file, a missing file and an orphan file, naming the file and saying how
 //! to fix it; a freshly written folder passes.
 
 use std::path::{Path, PathBuf};
 
-use contract_tools::snapshot;
+use contract_tools::schemas;
 
 /// A fresh folder under the target directory, written from the demo contracts.
 fn fresh(name: &str) -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("snapshot-check").join(name);
     let _ = std::fs::remove_dir_all(&dir);
-    snapshot::write(&dir, &qe_server::all_contracts()).expect("writes");
+    schemas::write(&dir, &qe_server::all_contracts()).expect("writes");
     dir
 }
 
 fn check(dir: &Path) -> Result<(), String> {
-    snapshot::check(dir, &qe_server::all_contracts()).map_err(|e| e.to_string())
+    schemas::check(dir, &qe_server::all_contracts()).map_err(|e| e.to_string())
 }
 
 #[test]
 fn a_freshly_written_folder_passes_and_rewriting_changes_nothing() {
     let dir = fresh("clean");
     check(&dir).expect("clean control");
-    let summary = snapshot::write(&dir, &qe_server::all_contracts()).expect("writes");
+    let summary = schemas::write(&dir, &qe_server::all_contracts()).expect("writes");
     assert!(summary.written.is_empty() && summary.removed.is_empty(), "{summary:?}");
     assert_eq!(summary.unchanged.len(), qe_server::all_contracts().len() + 1);
 }
@@ -40,7 +40,7 @@ fn a_hand_edited_file_fails_with_a_diff() {
     assert!(err.contains("cargo xtask schemas"), "{err}");
     // `write` treats the checked-in file as the reviewed contract, so it refuses to
     // overwrite the edit without a version bump; restoring the file repairs it.
-    assert!(snapshot::write(&dir, &qe_server::all_contracts()).is_err());
+    assert!(schemas::write(&dir, &qe_server::all_contracts()).is_err());
     std::fs::write(&path, text).unwrap();
     check(&dir).expect("repaired");
 }
@@ -75,7 +75,7 @@ fn an_orphan_file_fails_and_write_removes_it() {
         err.contains("BREAKING") && err.lines().any(|l| l.starts_with("fix: ") && l.contains("retired_tool")),
         "{err}"
     );
-    let summary = snapshot::write(&dir, &qe_server::all_contracts()).unwrap();
+    let summary = schemas::write(&dir, &qe_server::all_contracts()).unwrap();
     assert_eq!(summary.removed, ["retired_tool.json"]);
     check(&dir).expect("clean after write");
     // Files that are not JSON are not ours to judge.
@@ -125,7 +125,7 @@ struct LabelBadKeyword {
 /// `cargo xtask schemas --check` as "up to date".
 #[test]
 fn a_contract_whose_schema_does_not_compile_is_refused_by_the_check() {
-    use contract_runtime::contract::ContractErrorKind;
+    use contract_runtime::ContractErrorKind;
     use contract_runtime::{contracts, ToolOutput};
 
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("snapshot-check").join("uncompilable");
@@ -143,8 +143,8 @@ fn a_contract_whose_schema_does_not_compile_is_refused_by_the_check() {
     let good = contracts![LabelOk];
     assert!(LabelOk::try_contract().is_ok());
     good.check().expect("a compilable contract passes the set check");
-    snapshot::write(&dir, &good).expect("writes the control");
-    snapshot::check(&dir, &good).expect("the control is up to date");
+    schemas::write(&dir, &good).expect("writes the control");
+    schemas::check(&dir, &good).expect("the control is up to date");
     assert_eq!(run(&good, true), std::process::ExitCode::SUCCESS);
 
     for (name, err, set) in [
@@ -155,13 +155,13 @@ fn a_contract_whose_schema_does_not_compile_is_refused_by_the_check() {
         assert!(err.to_string().contains(&format!("contract `{name}`")), "{err}");
         let problems = set.check().expect_err("the set check refuses it").to_string();
         assert!(problems.contains("does not compile") && problems.contains(name), "{problems}");
-        let checked = snapshot::check(&dir, &set).expect_err("the snapshot check refuses it").to_string();
+        let checked = schemas::check(&dir, &set).expect_err("the snapshot check refuses it").to_string();
         assert!(checked.contains("does not compile") && checked.contains(name), "{checked}");
-        assert!(snapshot::write(&dir, &set).is_err(), "{name}: nothing is written");
+        assert!(schemas::write(&dir, &set).is_err(), "{name}: nothing is written");
         assert!(!dir.join(format!("{name}.json")).exists(), "{name}: no schema file was written");
         assert_eq!(run(&set, true), std::process::ExitCode::FAILURE, "{name}: --check fails");
         assert_eq!(run(&set, false), std::process::ExitCode::FAILURE, "{name}: writing fails");
     }
     // The folder the refused runs saw is still the control's, untouched.
-    snapshot::check(&dir, &good).expect("the control is still up to date");
+    schemas::check(&dir, &good).expect("the control is still up to date");
 }

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use contract_runtime::{contracts, ContractSet, ToolOutput};
-use contract_tools::tools::{self, ToolListing};
+use contract_tools::tool_list::{self, ToolListing};
 use serde_json::{json, Value};
 
 #[derive(serde::Serialize, schemars::JsonSchema, ToolOutput)]
@@ -34,11 +34,11 @@ fn fresh(name: &str) -> PathBuf {
 }
 
 fn write(dir: &Path, listing: &ToolListing) -> Result<(), String> {
-    tools::review(dir, listing, &set()).map_err(|e| e.to_string())?.write(dir).map(drop).map_err(|e| e.to_string())
+    tool_list::review(dir, listing, &set()).map_err(|e| e.to_string())?.write(dir).map(drop).map_err(|e| e.to_string())
 }
 
 fn check(dir: &Path, listing: &ToolListing) -> Result<(), String> {
-    tools::check(dir, listing, &set()).map_err(|e| e.to_string())
+    tool_list::check(dir, listing, &set()).map_err(|e| e.to_string())
 }
 
 /// The `fix:` line's quoted version: what applying the fix writes.
@@ -194,7 +194,7 @@ fn a_description_carrying_instructions_is_listed_for_review_after_regeneration()
     );
     write(&head, &injected).unwrap();
     check(&head, &injected).expect("regenerated: the check is green");
-    let against = tools::review(&base, &injected, &set()).unwrap();
+    let against = tool_list::review(&base, &injected, &set()).unwrap();
     assert!(against.policy_ok(), "text needs no bump");
     let lines = against.text_lines();
     assert_eq!(lines[0], "review: description of ping changed", "{lines:?}");
@@ -216,5 +216,5 @@ fn a_description_carrying_instructions_is_listed_for_review_after_regeneration()
         text.signals
     );
     // The control: the same listing against itself lists nothing.
-    assert!(tools::review(&head, &injected, &set()).unwrap().text_lines().is_empty());
+    assert!(tool_list::review(&head, &injected, &set()).unwrap().text_lines().is_empty());
 }

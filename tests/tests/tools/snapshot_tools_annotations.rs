@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use contract_runtime::{contracts, ContractSet, ToolOutput};
 use contract_tools::evolution::tool::{classify_annotations, ToolVerdict};
-use contract_tools::tools::{self, ToolListing};
+use contract_tools::tool_list::{self, ToolListing};
 use serde_json::{json, Map, Value};
 
 #[derive(serde::Serialize, schemars::JsonSchema, ToolOutput)]
@@ -72,13 +72,13 @@ fn listing(version: &str, annotations: &Value) -> ToolListing {
 fn fresh(name: &str, first: &ToolListing, set: &ContractSet) -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("snapshot-tools-annotations").join(name);
     let _ = std::fs::remove_dir_all(&dir);
-    tools::review(&dir, first, set).unwrap().write(&dir).unwrap();
-    tools::check(&dir, first, set).expect("clean control");
+    tool_list::review(&dir, first, set).unwrap().write(&dir).unwrap();
+    tool_list::check(&dir, first, set).expect("clean control");
     dir
 }
 
 fn write(dir: &Path, listing: &ToolListing, set: &ContractSet) -> Result<(), String> {
-    tools::review(dir, listing, set).map_err(|e| e.to_string())?.write(dir).map(drop).map_err(|e| e.to_string())
+    tool_list::review(dir, listing, set).map_err(|e| e.to_string())?.write(dir).map(drop).map_err(|e| e.to_string())
 }
 
 #[test]
@@ -86,7 +86,7 @@ fn a_read_only_tool_that_stops_being_read_only_needs_the_contract_major_bump() {
     let set = contracts![Wipe];
     let dir = fresh("read-only", &listing("1.0.0", &json!({ "readOnlyHint": true })), &set);
     let flipped = listing("1.0.0", &json!({ "readOnlyHint": false }));
-    let err = tools::check(&dir, &flipped, &set).expect_err("stale").to_string();
+    let err = tool_list::check(&dir, &flipped, &set).expect_err("stale").to_string();
     assert!(
         err.contains("~ /annotations/readOnlyHint (true → false, less safe: a client that auto-approved the tool must ask again): BREAKING, needs 2.0.0"),
         "{err}"
@@ -94,10 +94,10 @@ fn a_read_only_tool_that_stops_being_read_only_needs_the_contract_major_bump() {
     assert!(err.contains("fix: set `#[tool_output(version = \"2.0.0\")]` (or later) on `Wipe`"), "{err}");
     assert!(write(&dir, &flipped, &set).is_err(), "refused without the bump");
     write(&dir, &flipped, &contracts![WipeBumped]).expect("the fix applied");
-    tools::check(&dir, &flipped, &contracts![WipeBumped]).expect("passes after the fix");
+    tool_list::check(&dir, &flipped, &contracts![WipeBumped]).expect("passes after the fix");
     // The other direction is additive: a minor bump, not a major one.
     let back = listing("2.0.0", &json!({ "readOnlyHint": true }));
-    let err = tools::check(&dir, &back, &contracts![WipeBumped]).expect_err("stale").to_string();
+    let err = tool_list::check(&dir, &back, &contracts![WipeBumped]).expect_err("stale").to_string();
     assert!(err.contains("(false → true, safer: clients may ask less): additive, needs 2.1.0"), "{err}");
 }
 
@@ -109,10 +109,10 @@ fn the_annotations_manifest_is_opt_in_and_checked_against_the_live_hints() {
     let manifest = dir.join("tools/annotations.json");
     assert!(!manifest.exists(), "not written unless the project opts in");
     std::fs::write(&manifest, "{}\n").unwrap();
-    let err = tools::check(&dir, &first, &set).expect_err("the opted-in manifest is empty").to_string();
+    let err = tool_list::check(&dir, &first, &set).expect_err("the opted-in manifest is empty").to_string();
     assert!(err.contains("tools/annotations.json: tool wipe is listed but not in the manifest"), "{err}");
     write(&dir, &first, &set).expect("fills the manifest");
-    tools::check(&dir, &first, &set).expect("up to date");
+    tool_list::check(&dir, &first, &set).expect("up to date");
     let written: Value = serde_json::from_str(&std::fs::read_to_string(&manifest).unwrap()).unwrap();
     assert_eq!(
         written,
@@ -123,9 +123,9 @@ fn the_annotations_manifest_is_opt_in_and_checked_against_the_live_hints() {
     );
     // The server stops promising a closed world: the manifest no longer holds.
     let open = listing("2.0.0", &json!({ "readOnlyHint": true }));
-    let err = tools::check(&dir, &open, &set).expect_err("stale manifest").to_string();
+    let err = tool_list::check(&dir, &open, &set).expect_err("stale manifest").to_string();
     assert!(err.contains("tools/annotations.json is not up to date with the live tool list"), "{err}");
     assert!(err.contains("tool wipe: ~ /annotations/openWorldHint (false → true, less safe"), "{err}");
     write(&dir, &open, &set).expect("a major server bump covers it");
-    tools::check(&dir, &open, &set).expect("up to date again");
+    tool_list::check(&dir, &open, &set).expect("up to date again");
 }

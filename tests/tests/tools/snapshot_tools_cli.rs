@@ -28,7 +28,7 @@ fn cli_child() {
     let (Ok(args), Ok(listing)) = (std::env::var(ARGS), std::env::var(LISTING)) else { return };
     let listing: Value = serde_json::from_str(&listing).unwrap();
     let version = listing["version"].as_str().unwrap().to_owned();
-    let listing = contract_tools::tools::ToolListing::from_json(&version, &listing["tools"]).unwrap();
+    let listing = contract_tools::tool_list::ToolListing::from_json(&version, &listing["tools"]).unwrap();
     let args = std::iter::once("cargo-xtask").chain(args.split('\u{1f}'));
     let code = contract_tools::cli::run_with(args, &contracts![Ping], Some(&listing));
     std::process::exit(i32::from(code != std::process::ExitCode::SUCCESS));

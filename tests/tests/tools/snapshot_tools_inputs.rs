@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 
 use contract_runtime::{contracts, ContractSet, ToolOutput};
-use contract_tools::tools::{self, ToolListing};
+use contract_tools::tool_list::{self, ToolListing};
 use serde_json::{json, Value};
 
 #[derive(serde::Serialize, schemars::JsonSchema, ToolOutput)]
@@ -49,13 +49,13 @@ fn listing(version: &str, name: &str, input: Value) -> ToolListing {
 fn fresh(name: &str, first: &ToolListing, set: &ContractSet) -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("snapshot-tools-inputs").join(name);
     let _ = std::fs::remove_dir_all(&dir);
-    tools::review(&dir, first, set).unwrap().write(&dir).unwrap();
-    tools::check(&dir, first, set).expect("clean control");
+    tool_list::review(&dir, first, set).unwrap().write(&dir).unwrap();
+    tool_list::check(&dir, first, set).expect("clean control");
     dir
 }
 
 fn write(dir: &Path, listing: &ToolListing, set: &ContractSet) -> Result<(), String> {
-    tools::review(dir, listing, set).map_err(|e| e.to_string())?.write(dir).map(drop).map_err(|e| e.to_string())
+    tool_list::review(dir, listing, set).map_err(|e| e.to_string())?.write(dir).map(drop).map_err(|e| e.to_string())
 }
 
 /// The 1-based line of the first line of `text` that contains `needle`: an oracle apart
@@ -69,8 +69,8 @@ fn a_new_required_argument_of_a_contracted_tool_needs_a_major_contract_bump() {
     let set = contracts![Search];
     let dir = fresh("required", &listing("1.0.0", "search", input(&["query"], &json!({}))), &set);
     let changed = listing("1.0.0", "search", input(&["query", "limit"], &json!({ "limit": { "type": "integer" } })));
-    let err = tools::check(&dir, &changed, &set).expect_err("stale").to_string();
-    let generated = contract_tools::tools::render(&changed, &set).unwrap()["search.tool.json"].clone();
+    let err = tool_list::check(&dir, &changed, &set).expect_err("stale").to_string();
+    let generated = contract_tools::tool_list::render(&changed, &set).unwrap()["search.tool.json"].clone();
     let line = line_with(&generated, "\"limit\": {");
     let expected = format!(
         "tool search (contract search 1.0.0): + /inputSchema/properties/limit (required argument added: calls without it are refused): BREAKING, \
@@ -90,7 +90,7 @@ fn a_new_required_argument_of_a_contracted_tool_needs_a_major_contract_bump() {
     assert!(write(&dir, &changed, &contracts![SearchMinor]).is_err());
     let bumped = contracts![SearchBumped];
     write(&dir, &changed, &bumped).expect("the fix applied");
-    tools::check(&dir, &changed, &bumped).expect("passes after the fix");
+    tool_list::check(&dir, &changed, &bumped).expect("passes after the fix");
 }
 
 #[test]
@@ -100,14 +100,14 @@ fn a_new_bound_on_an_argument_is_breaking_and_a_required_argument_made_optional_
     let dir = fresh("bounds", &first, &set);
     let mut bounded = input(&["query"], &json!({}));
     bounded["properties"]["query"]["maxLength"] = json!(64);
-    let err = tools::check(&dir, &listing("1.0.0", "search", bounded), &set).expect_err("stale").to_string();
+    let err = tool_list::check(&dir, &listing("1.0.0", "search", bounded), &set).expect_err("stale").to_string();
     assert!(
         err.contains("+ /inputSchema/properties/query/maxLength (64 added, tightened): BREAKING, needs 2.0.0"),
         "{err}"
     );
 
     let optional = listing("1.0.0", "search", input(&[], &json!({})));
-    let err = tools::check(&dir, &optional, &set).expect_err("stale").to_string();
+    let err = tool_list::check(&dir, &optional, &set).expect_err("stale").to_string();
     assert!(err.contains("~ /inputSchema/properties/query (required → optional): additive, needs 1.1.0"), "{err}");
     write(&dir, &optional, &contracts![SearchMinor]).expect("a minor bump covers an additive input change");
 }
@@ -117,7 +117,7 @@ fn a_new_required_argument_of_an_uncontracted_tool_needs_a_major_server_bump() {
     let set = contracts![];
     let dir = fresh("uncontracted", &listing("1.2.0", "lookup", input(&["query"], &json!({}))), &set);
     let changed = listing("1.2.0", "lookup", input(&["query", "limit"], &json!({ "limit": { "type": "integer" } })));
-    let err = tools::check(&dir, &changed, &set).expect_err("stale").to_string();
+    let err = tool_list::check(&dir, &changed, &set).expect_err("stale").to_string();
     assert!(
         err.contains("tool lookup (server version): + /inputSchema/properties/limit (required argument added: calls without it are refused): BREAKING, needs server version 2.0.0"),
         "{err}"
@@ -127,7 +127,7 @@ fn a_new_required_argument_of_an_uncontracted_tool_needs_a_major_server_bump() {
     assert!(write(&dir, &changed, &set).is_err(), "refused at 1.2.0");
     let fixed = listing("2.0.0", "lookup", input(&["query", "limit"], &json!({ "limit": { "type": "integer" } })));
     write(&dir, &fixed, &set).expect("the fix applied");
-    tools::check(&dir, &fixed, &set).expect("passes after the fix");
+    tool_list::check(&dir, &fixed, &set).expect("passes after the fix");
 }
 
 #[test]
@@ -137,10 +137,10 @@ fn an_argument_description_is_text_and_needs_no_bump() {
     let mut edited = input(&["query"], &json!({}));
     edited["properties"]["query"]["description"] = json!("What to look for, in plain words.");
     let edited = listing("1.0.0", "search", edited);
-    let err = tools::check(&dir, &edited, &set).expect_err("stale").to_string();
+    let err = tool_list::check(&dir, &edited, &set).expect_err("stale").to_string();
     assert!(err.contains("review: description of search argument `query` changed"), "{err}");
     assert!(err.contains("What to look [-for.-]{+for, in plain words.+}"), "{err}");
     assert!(!err.contains("fix:"), "no version is involved: {err}");
     write(&dir, &edited, &set).expect("a text change needs no bump");
-    tools::check(&dir, &edited, &set).expect("regenerated");
+    tool_list::check(&dir, &edited, &set).expect("regenerated");
 }

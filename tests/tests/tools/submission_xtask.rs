@@ -29,7 +29,7 @@ fn xtask_child() {
     let (Ok(args), Ok(listing)) = (std::env::var(ARGS), std::env::var(LISTING)) else { return };
     let listing: Value = serde_json::from_str(&listing).unwrap();
     let listing =
-        (!listing.is_null()).then(|| contract_tools::tools::ToolListing::from_json("1.0.0", &listing).unwrap());
+        (!listing.is_null()).then(|| contract_tools::tool_list::ToolListing::from_json("1.0.0", &listing).unwrap());
     let args = std::iter::once("cargo-xtask").chain(args.split('\u{1f}'));
     let code = contract_tools::cli::run_with(args, &contracts![Ping], listing.as_ref());
     std::process::exit(i32::from(code != std::process::ExitCode::SUCCESS));

@@ -27,7 +27,7 @@ pub(crate) fn text() -> impl Strategy<Value = String> + Clone {
 
 /// Every finite `f64` serde_json can write: both zeros, both extremes, the smallest
 /// normal and subnormal, ordinary values and the whole finite range. NaN and infinities
-/// serialize as `null` and are the pipeline's business (finite.rs), not a shape.
+/// serialize as `null` and are the pipeline's business (`contract_runtime::limits`), not a shape.
 pub(crate) fn float() -> impl Strategy<Value = f64> + Clone {
     use proptest::num::f64 as f;
     prop_oneof![

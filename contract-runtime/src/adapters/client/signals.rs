@@ -13,7 +13,7 @@
 //!   client and a model that trust `isError` take it for a success.
 //!
 //! Nothing here quotes a value the server sent, except an error message, which is
-//! sanitized ([`crate::contract::redact::sanitize`]) and bounded. Key names are server-chosen text:
+//! sanitized ([`crate::redact::sanitize`]) and bounded. Key names are server-chosen text:
 //! they appear only as escaped, bounded pointer tokens, and only so many of them.
 
 use std::sync::OnceLock;

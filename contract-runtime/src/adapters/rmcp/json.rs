@@ -13,7 +13,7 @@ use rmcp::ErrorData;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
-use crate::contract::finite::Limits;
+use crate::contract::limits::Limits;
 use crate::serve::wire::{ErrorCode, ToolCallResult, ToolError};
 
 /// `_meta` key our [`Json`] sets on a success: the value was checked for NaN and
@@ -37,7 +37,7 @@ pub(crate) const ERROR_KEY: &str = "tool-contracts.dev/error";
 /// tree. A contracted tool that returns rmcp's `Json` is refused by
 /// [`ContractedServer`](super::ContractedServer) rather than trusted (see its docs).
 ///
-/// [`Pipeline`]: crate::serve::pipeline::Pipeline
+/// [`Pipeline`]: crate::pipeline::Pipeline
 ///
 /// # Examples
 ///
@@ -82,12 +82,12 @@ fn checked_result<T: Serialize + ?Sized>(output: &T) -> CallToolResult {
     // becomes 0.800000011920929) where the text has the `f32`'s own digits. When that pass
     // gives the value back, the separate check names the pointer (or the `Serialize`
     // failure) exactly as the pipeline does.
-    let fused = crate::contract::fast::write_any_value(output, &Limits::default())
+    let fused = crate::contract::fused::write_any_value(output, &Limits::default())
         .map(|(bytes, value)| (String::from_utf8(bytes), value));
     if let Ok((Ok(text), value)) = fused {
         return success(text, value);
     }
-    if let Err(err) = crate::contract::finite::check_finite(output) {
+    if let Err(err) = crate::contract::limits::check_finite(output) {
         return error_result(&crate::serve::pipeline::serialization_error(&err.to_string()));
     }
     let text = match serde_json::to_string(output) {

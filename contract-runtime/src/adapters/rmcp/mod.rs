@@ -3,7 +3,7 @@
 //! Wrap your [`ServerHandler`] in a [`ContractedServer`] and list the contracts of its
 //! tools. Tools stay `#[tool]` methods; return this module's [`Json<T>`](Json) (a
 //! drop-in for rmcp's `Json<T>` that catches NaN and infinity before they turn into
-//! `null`) and [`ToolError`](crate::serve::wire::ToolError) for typed failures.
+//! `null`) and [`ToolError`](crate::wire::ToolError) for typed failures.
 //!
 //! [`ContractedServer`] is itself a [`ServerHandler`]: rmcp's dispatch makes its
 //! protocol checks around it as for any handler, it enforces the methods whose results
@@ -33,7 +33,7 @@
 //!   answered that tool with a task; a tool the handler answers completely is served
 //!   complete, whatever the client declared: the adapter never turns a complete answer
 //!   into a task.
-//! - Errors are classified by type: [`ToolError`](crate::serve::wire::ToolError) travels as a `_meta`
+//! - Errors are classified by type: [`ToolError`](crate::wire::ToolError) travels as a `_meta`
 //!   marker (code, message, retryable) that the adapter reads and strips, because a
 //!   marker survives every path — a task's result is stored as JSON in rmcp's
 //!   `TaskManager`, where no task-local of the request exists. An rmcp `invalid_params`
@@ -97,9 +97,9 @@
 //!
 #![doc = include_str!("../../../docs/rmcp.md")]
 
+mod bind;
 mod enforce;
 mod json;
-mod runtime;
 mod server_info;
 #[cfg(feature = "stdio")]
 mod stdio;
@@ -162,7 +162,7 @@ impl std::error::Error for AdapterError {}
 /// `StreamableHttpService::new(move || Ok(server.clone()), …)`).
 ///
 /// A contracted tool must return this module's [`Json<T>`](Json) (or
-/// [`ToolError`](crate::serve::wire::ToolError) on failure): a structured result made any other way
+/// [`ToolError`](crate::wire::ToolError) on failure): a structured result made any other way
 /// — rmcp's own `Json<T>`, a hand-built `CallToolResult` — has passed through a
 /// conversion that turns NaN into `null`, so it is refused as `serialization_error`
 /// naming the fix instead of being trusted. That happens at the call, not here: rmcp
@@ -286,7 +286,7 @@ impl<H: ServerHandler> ContractedServer<H> {
     }
 
     /// Makes every contracted tool report-only
-    /// ([`Enforcement::Report`](crate::serve::observe::Enforcement)): a result that
+    /// ([`Enforcement::Report`](crate::observe::Enforcement)): a result that
     /// breaks its contract is sent unchanged — complete, as a task's result, never
     /// cached — with `"enforced": false` beside the contract identity in its `_meta`,
     /// and reported as a `warn` event and in [`ContractedServer::stats`]. Serialization
@@ -331,7 +331,7 @@ impl<H: ServerHandler> ContractedServer<H> {
     }
 
     /// What the server has counted so far: calls, error results by code, report-only
-    /// findings, cache hits and misses ([`Stats`](crate::serve::observe::Stats)). Shared
+    /// findings, cache hits and misses ([`Stats`](crate::observe::Stats)). Shared
     /// by every clone of the server (each streamable HTTP session's).
     #[must_use]
     pub fn stats(&self) -> crate::serve::observe::Stats {

@@ -48,7 +48,7 @@
 //! | only the text changed (`$defs` renamed or reordered, a `type` array written as `anyOf` with one single-`type` branch per type, `{}` members of an object written `true`) | cosmetic | cosmetic |
 //! | any other keyword added, removed or changed | breaking (not classified, so assumed unsafe) | breaking |
 //! | a difference the walk cannot judge: nested deeper than 256 levels, behind a `$ref` chain longer than 64 or a `$ref` that does not resolve, more than 16 property levels inside an unclassified keyword, a classified keyword of the wrong JSON type | breaking (`unclassified`, naming the pointer and the limit) | breaking |
-//! | a contract removed (checked in, no longer produced; see `contract_tools::snapshot`) | breaking (`contract_removed`) | — |
+//! | a contract removed (checked in, no longer produced; see `contract_tools::schemas`) | breaking (`contract_removed`) | — |
 //!
 //! An optional argument added to an open object is additive for requests although a
 //! strict reading calls it unsafe: an old caller might have sent that name (an open
@@ -188,23 +188,23 @@ const CLASSIFIED: &[&str] = &[
 
 static TRUE: Value = Value::Bool(true);
 
+mod bump;
 mod change;
 pub mod hints;
 mod node;
-mod policy;
 mod rules;
 mod shape;
 pub mod text;
 pub mod tool;
 mod walk;
 
+pub use bump::{decreased, minimum_version, satisfies, version_policy, Policy};
 pub use change::{Bump, Change, ChangeKind, Op, Side, Verdict};
 use node::{
     accepts, as_map, closing_keyword, compare_numbers, constrains_nothing, escape, ill_typed, indexed, inline,
     is_null_schema, lookup, only_union, own_annotations, physical_pointer, plainly_equal, ref_of, required_set,
     schema_list, strip_annotations, try_resolve, type_set, union_keyword, Shape,
 };
-pub use policy::{decreased, minimum_version, satisfies, version_policy, Policy};
 use shape::kind_of;
 pub use shape::{check_schema, SchemaProblem};
 use walk::{Closed, Effect, Walker};

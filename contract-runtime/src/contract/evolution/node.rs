@@ -462,7 +462,7 @@ fn describe(map: &Map<String, Value>, types: Option<&BTreeSet<String>>, properti
 /// array as `anyOf` with one single-`type` branch per type (schemas checked in before
 /// that have the array): when one side has a `type` array and the other a union
 /// (`anyOf`/`oneOf`) and no `type` array, the array is written as the canonical form
-/// writes it ([`crate::contract::schema::split_type_list`], the values accepted are the
+/// writes it ([`crate::schema::split_type_list`], the values accepted are the
 /// same), so the walk compares branch with branch. Two `type` arrays, or an array and a
 /// node without a union, are compared as they are (the type rules read arrays).
 pub(super) fn same_spelling<'o, 'n>(old: Cow<'o, Value>, new: Cow<'n, Value>) -> (Cow<'o, Value>, Cow<'n, Value>) {

@@ -49,7 +49,7 @@ const HELPER_ERROR_MARK: &str = "x-tool-contracts-helper-error";
 /// values are listed in the inventory as opaque (`/*` for the root object, `/pages/*/*`
 /// below); they are never closed, while the fields beside the map stay checked. On a map
 /// field that is not flattened it declares the map's values opaque (`/field/*`). See the
-/// table of spellings in [`crate::contract::schema`].
+/// table of spellings in [`crate::schema`].
 ///
 /// # Examples
 ///

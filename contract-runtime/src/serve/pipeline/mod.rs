@@ -16,7 +16,7 @@ use bytes::Bytes;
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use crate::contract::finite::Limits;
+use crate::contract::limits::Limits;
 use crate::contract::redact::{sanitize, Sensitive};
 use crate::contract::{OutputContract, ToolOutput};
 use crate::serve::cache::{CacheKey, CachedResult, PreparedResult, ResultCache};
@@ -232,7 +232,7 @@ impl PipelineBuilder {
     /// # Examples
     ///
     /// ```
-    /// use contract_runtime::finite::Limits;
+    /// use contract_runtime::limits::Limits;
     /// use contract_runtime::pipeline::{CallContext, Pipeline};
     /// use contract_runtime::wire::{ErrorCode, ToolError};
     /// use contract_runtime::ToolOutput;
@@ -252,7 +252,7 @@ impl PipelineBuilder {
     }
 
     /// Whether results of covered contracts are judged on the fast path when no
-    /// middleware is set (default: yes; see [`crate::contract::fast`]). Off, every result takes
+    /// middleware is set (default: yes; see [`crate::fused`]). Off, every result takes
     /// the `Value` path, as for comparisons.
     pub fn fast_path(mut self, on: bool) -> Self {
         self.pipeline.value_path_only = !on;
@@ -416,7 +416,7 @@ impl Pipeline {
             // The fast path: checked while written. Anything it does not call valid
             // (invalid, over a limit, not judged) continues below, where the `Value`
             // path decides and writes the report, so reports do not depend on it.
-            if let Ok(text) = crate::contract::fast::write(contract, output, &self.limits).map(String::from_utf8) {
+            if let Ok(text) = crate::contract::fused::write(contract, output, &self.limits).map(String::from_utf8) {
                 let Ok(text) = text else { return serialization_failure(contract, "the result is not UTF-8") };
                 if contract.completeness_pointers().is_empty() && contract.completeness_counts().is_empty() {
                     // Nothing left reads the tree: `structuredContent` is parsed from
@@ -432,7 +432,7 @@ impl Pipeline {
                 }
             }
         }
-        if let Err(err) = crate::contract::finite::measure(output, &self.limits) {
+        if let Err(err) = crate::contract::limits::measure(output, &self.limits) {
             return unfit(contract, &err);
         }
         let value = match serde_json::to_value(output) {
@@ -479,7 +479,7 @@ impl Pipeline {
     fn judge_value(&self, ctx: &CallContext, contract: &OutputContract, value: Value) -> ToolCallResult {
         // Measured before any middleware walks it, and again after them: a middleware
         // may grow the value past the limits.
-        if let Err(err) = crate::contract::finite::measure_value(&value, &self.limits) {
+        if let Err(err) = crate::contract::limits::measure_value(&value, &self.limits) {
             return unfit(contract, &err);
         }
         self.run_middleware(ctx, contract, value)
@@ -499,7 +499,7 @@ impl Pipeline {
             return ToolCallResult::failure(error, Vec::new(), Some(meta(contract)));
         }
         if !self.middleware.is_empty() {
-            if let Err(err) = crate::contract::finite::measure_value(&value, &self.limits) {
+            if let Err(err) = crate::contract::limits::measure_value(&value, &self.limits) {
                 return unfit(contract, &err);
             }
         }
@@ -652,7 +652,7 @@ impl Pipeline {
         // revalidation. Otherwise the text is only checked to be JSON (without building
         // anything), and `structuredContent` is parsed from it if someone asks.
         let needs_tree =
-            cache.revalidate_hits() || self.limits.max_depth() < crate::contract::finite::DEFAULT_MAX_DEPTH;
+            cache.revalidate_hits() || self.limits.max_depth() < crate::contract::limits::DEFAULT_MAX_DEPTH;
         if entry.text.len() > self.limits.max_bytes() {
             // Too big for this pipeline, but valid: another pipeline may serve it.
             return None;
@@ -681,8 +681,8 @@ impl Pipeline {
         // An entry admitted under other limits must fit these too. serde_json parses at
         // most 128 levels, so only a tighter depth limit needs the walk.
         let fits = value.as_ref().is_none_or(|value| {
-            self.limits.max_depth() >= crate::contract::finite::DEFAULT_MAX_DEPTH
-                || crate::contract::finite::measure_value(value, &self.limits).is_ok()
+            self.limits.max_depth() >= crate::contract::limits::DEFAULT_MAX_DEPTH
+                || crate::contract::limits::measure_value(value, &self.limits).is_ok()
         });
         if !fits {
             return None;

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use crate::contract::completeness::Refusal;
-use crate::contract::finite::NonFinite;
+use crate::contract::limits::NonFinite;
 use crate::contract::redact::{sanitize, Sensitive};
 use crate::contract::OutputContract;
 use crate::serve::wire::{ErrorCode, ResultMeta, ToolCallResult, ToolError, WireViolation};

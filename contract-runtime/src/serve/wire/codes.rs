@@ -25,7 +25,7 @@ pub enum ErrorCode {
     /// The arguments broke the tool's `inputSchema` (SEP-1303).
     InvalidArguments,
     /// The result passed the pipeline's depth or size limit, so it was neither judged
-    /// nor sent (fail closed; see [`crate::contract::finite::Limits`]).
+    /// nor sent (fail closed; see [`crate::limits::Limits`]).
     OutputLimitExceeded,
     /// The tool changed since it was pinned in a tools lock and is held back until it is
     /// reviewed and pinned again: the call was refused before it was sent.

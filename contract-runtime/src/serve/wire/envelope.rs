@@ -145,7 +145,7 @@ const CLOSE: &[u8] = b"}";
 /// Each form is written the first time a peer of its era asks for it.
 ///
 /// Made by the pipeline from the text it validated, and bound to that text: a cache
-/// keeps it beside the entry it was made from ([`crate::serve::cache::ResultCache::keep_prepared`]).
+/// keeps it beside the entry it was made from ([`crate::cache::ResultCache::keep_prepared`]).
 #[derive(Clone, Debug)]
 pub struct PreparedResult {
     text: Arc<str>,

@@ -200,10 +200,10 @@ pub(super) fn validation_path() -> Result<String, String> {
     // judges the `structuredContent` it will send); the text block and the NaN check are
     // one pass in our `Json`.
     Ok(match TicketPage::try_contract().map(contract_runtime::OutputContract::fast_path) {
-        Ok(contract_runtime::fast::Coverage::Covered) => {
+        Ok(contract_runtime::fused::Coverage::Covered) => {
             "Value + jsonschema path of the rmcp adapter (in-process, the Pipeline would take the fast path)".to_owned()
         }
-        Ok(contract_runtime::fast::Coverage::Fallback(why)) => format!("Value + jsonschema path ({why})"),
+        Ok(contract_runtime::fused::Coverage::Fallback(why)) => format!("Value + jsonschema path ({why})"),
         Ok(other) => format!("{other:?}"),
         Err(err) => return Err(err.to_string()),
     })

@@ -17,7 +17,7 @@ pub const DIGEST_FORM: &str = "sha256-canonical-json";
 
 /// The tools of one or more MCP servers, pinned: what `contract-audit pin` writes and
 /// `contract-audit --locked` and the client harness check a live server against.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema, contract_runtime::ToolOutput)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema, contract_derive::ToolOutput)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[tool_output(name = "tools_lock", version = "2.0.0", compatibility = "exact")]
 pub struct Lock {
@@ -93,7 +93,7 @@ pub struct LockedTool {
     pub content_hash: Option<String>,
     /// The definition as listed: `name`, `title`, `description`, `inputSchema`,
     /// `outputSchema`, `annotations`, and `contract` (the identity from its `_meta`).
-    #[schemars(transform = contract_runtime::opaque)]
+    #[schemars(transform = crate::contract::schema::opaque)]
     pub definition: Map<String, Value>,
 }
 

@@ -55,16 +55,16 @@
 //! assert_eq!(LockPolicy::default().judge(&drift[0]), Action::Quarantine);
 //! ```
 
+mod allow;
 mod digest;
 mod drift;
 mod file;
-mod policy;
 mod published;
 
+pub use allow::{Action, LockPolicy};
 pub use digest::{content_hash, digests, jcs, pinned_definition, Digests};
 pub use drift::{drift_of_server, drift_of_tool, DriftStatus, ToolDrift};
 pub use file::{Lock, LockError, LockedServer, LockedTool, PinnedServerInfo, ServerSource, DIGEST_FORM, LOCK_FILE};
-pub use policy::{Action, LockPolicy};
 pub use published::{published_hash, sep3140_hash, PublishedHash, MAX_SHOWN_HASH_CHARS, PUBLISHED_HASH_KEY};
 
 #[allow(unused_imports)] // The module documentation links it.

@@ -22,7 +22,7 @@ pub const INVENTORY: &str = "inventory.json";
 
 /// The source manifest of a contract folder written by `tool-contracts schemas` (see
 /// [`crate::manifest`]): never a schema of its own, never an orphan.
-pub const MANIFEST: &str = contract_runtime::contract::MANIFEST_FILE;
+pub const MANIFEST: &str = contract_runtime::MANIFEST_FILE;
 
 /// The file name a contract's schema is stored under: the tool name with every `/`
 /// written as `__`, so slash-named tools stay portable file names.
@@ -30,7 +30,7 @@ pub const MANIFEST: &str = contract_runtime::contract::MANIFEST_FILE;
 /// # Examples
 ///
 /// ```
-/// assert_eq!(contract_tools::snapshot::file_name("qe/coverage_gaps"), "qe__coverage_gaps.json");
+/// assert_eq!(contract_tools::schemas::file_name("qe/coverage_gaps"), "qe__coverage_gaps.json");
 /// ```
 #[must_use]
 pub fn file_name(tool: &str) -> String {
@@ -43,7 +43,7 @@ pub fn file_name(tool: &str) -> String {
 /// # Examples
 ///
 /// ```
-/// assert_eq!(contract_tools::snapshot::error_file_name("qe/task_status"), "qe__task_status.error.json");
+/// assert_eq!(contract_tools::schemas::error_file_name("qe/task_status"), "qe__task_status.error.json");
 /// ```
 #[must_use]
 pub fn error_file_name(tool: &str) -> String {
@@ -165,7 +165,7 @@ pub fn check(dir: &Path, contracts: &ContractSet) -> Result<(), SnapshotError> {
 ///
 /// ```
 /// use contract_runtime::{contracts, ToolOutput};
-/// use contract_tools::snapshot;
+/// use contract_tools::schemas;
 ///
 /// #[derive(serde::Serialize, schemars::JsonSchema, ToolOutput)]
 /// #[tool_output(version = "1.0.0", compatibility = "exact")]
@@ -173,11 +173,11 @@ pub fn check(dir: &Path, contracts: &ContractSet) -> Result<(), SnapshotError> {
 ///
 /// let dir = std::env::temp_dir().join(format!("review-doc-{}", std::process::id()));
 /// let all = contracts![Ping];
-/// let review = snapshot::review(&dir, &all).unwrap();
+/// let review = schemas::review(&dir, &all).unwrap();
 /// assert!(!review.is_up_to_date()); // nothing is checked in yet
 /// assert!(review.policy_ok());      // a new contract needs no bump
 /// review.write(&dir).unwrap();
-/// assert!(snapshot::review(&dir, &all).unwrap().is_up_to_date());
+/// assert!(schemas::review(&dir, &all).unwrap().is_up_to_date());
 /// # std::fs::remove_dir_all(&dir).unwrap();
 /// ```
 pub fn review(dir: &Path, contracts: &ContractSet) -> Result<Review, SnapshotError> {

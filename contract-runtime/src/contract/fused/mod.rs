@@ -15,8 +15,8 @@
 //! # Examples
 //!
 //! ```
-//! use contract_runtime::fast::{coverage, write, Coverage};
-//! use contract_runtime::finite::Limits;
+//! use contract_runtime::fused::{coverage, write, Coverage};
+//! use contract_runtime::limits::Limits;
 //! use contract_runtime::ToolOutput;
 //!
 //! #[derive(serde::Serialize, schemars::JsonSchema, ToolOutput)]
@@ -39,7 +39,7 @@ use serde::Serialize;
 
 pub use ser::Miss;
 
-use crate::contract::finite::Limits;
+use crate::contract::limits::Limits;
 use crate::contract::OutputContract;
 use plan::Plan;
 
@@ -96,8 +96,8 @@ pub fn write<T: Serialize + ?Sized>(contract: &OutputContract, output: &T, limit
 /// # Examples
 ///
 /// ```
-/// use contract_runtime::fast::write_value;
-/// use contract_runtime::finite::Limits;
+/// use contract_runtime::fused::write_value;
+/// use contract_runtime::limits::Limits;
 /// use contract_runtime::ToolOutput;
 ///
 /// #[derive(serde::Serialize, schemars::JsonSchema, ToolOutput)]
@@ -147,7 +147,7 @@ mod tests {
     use serde::Serialize;
 
     use super::write_any_value;
-    use crate::contract::finite::Limits;
+    use crate::contract::limits::Limits;
 
     #[derive(Serialize)]
     enum Shape {

@@ -20,7 +20,7 @@ const CONTEXT_WORDS: usize = 8;
 /// # Examples
 ///
 /// ```
-/// use contract_tools::tools::text::word_diff;
+/// use contract_tools::tool_list::text::word_diff;
 /// assert_eq!(word_diff("Health of the fleet.", "State of the fleet."), "[-Health-]{+State+} of the fleet.");
 /// assert!(word_diff(&"a ".repeat(1 << 20), "b").contains("too long to diff word by word"));
 /// ```

@@ -16,7 +16,7 @@ use serde_json::{Map, Number, Value};
 
 use super::plan::{Extra, Node, Plan, Typed, ANY, ARRAY, BOOL, INTEGER, NEVER, NULL, NUMBER, OBJECT, STRING};
 use super::scalar::{check_number, check_scalar, check_str, Num};
-use crate::contract::finite::Limits;
+use crate::contract::limits::Limits;
 
 /// Why the fast path gave the result back to the `Value` path.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use contract_runtime::client::submission::{compare, parse_manifest, Finding, Severity, MANIFEST_FILE};
 
-use crate::tools::ToolListing;
+use crate::tool_list::ToolListing;
 
 /// The manifest `schemas` reads for the folder `dir`: `chatgpt-app-submission.json` in
 /// the folder's parent.

@@ -15,7 +15,7 @@ use super::review::{Cover, FileState, ManifestReview, PackageReview, ToolReview,
 use super::{render, ToolListing, SERVER_FILE, TOOLS_DIR, TOOL_SUFFIX};
 use crate::evolution::tool::{classify_annotations, classify_tool, ToolChange, ToolVerdict};
 use crate::evolution::{self, Bump, Policy, Side};
-use crate::snapshot::{display_dir, line_of, normalize, unified_diff, Location, SnapshotError, Status};
+use crate::schemas::{display_dir, line_of, normalize, unified_diff, Location, SnapshotError, Status};
 
 /// Generated files larger than this (either side) get no unified diff in `--check`: the
 /// classified changes say what changed, each text as a bounded word diff.
@@ -121,7 +121,7 @@ fn read_server(tools_dir: &Path, shown: &str) -> Result<Option<Server>, String> 
             "{shown_file}: line {} column {}: not valid JSON ({})",
             e.line(),
             e.column(),
-            crate::snapshot::strip_position(&e.to_string())
+            crate::schemas::strip_position(&e.to_string())
         )
     })?;
     let bad = |pointer: &str, what: &str| {
@@ -248,7 +248,7 @@ fn review_tool(
                 review.shown_file,
                 err.line(),
                 err.column(),
-                crate::snapshot::strip_position(&err.to_string())
+                crate::schemas::strip_position(&err.to_string())
             ));
             return review;
         }

@@ -19,7 +19,7 @@ impl<H: ServerHandler> ContractedServer<H> {
     /// replaced.
     ///
     /// The contract usually comes from a checked-in file
-    /// ([`ContractSet::load_dir`](crate::serve::set::ContractSet::load_dir),
+    /// ([`ContractSet::load_dir`](crate::set::ContractSet::load_dir),
     /// [`OutputContract::from_file`]); a derived one binds as well. Register the tool
     /// before binding it, bind it before telling the client
     /// ([`ContractedServer::notify_tool_list_changed`]).

@@ -12,7 +12,7 @@ use super::text::word_diff;
 use super::TOOLS_DIR;
 use crate::evolution::tool::{TextChange, ToolChange, ToolVerdict};
 use crate::evolution::{self, Bump, Policy, Side};
-use crate::snapshot::{normalize, Location, SnapshotError, Status};
+use crate::schemas::{normalize, Location, SnapshotError, Status};
 
 /// `review: description of fleet_status changed`, `review: description of task_status
 /// argument `task_id` changed`: the heading of a text change of `tool`.
@@ -391,7 +391,7 @@ impl ToolsReview {
     ///
     /// The policy breach (every change with the version it needs, and what to change;
     /// nothing is written), or an I/O error naming the file.
-    pub fn write(&self, dir: &Path) -> Result<crate::snapshot::WriteSummary, SnapshotError> {
+    pub fn write(&self, dir: &Path) -> Result<crate::schemas::WriteSummary, SnapshotError> {
         if !self.policy_ok() {
             let mut problems =
                 vec![format!("refusing to write {}: a version does not cover the tool list's change", self.shown)];
@@ -403,7 +403,7 @@ impl ToolsReview {
         let dir = dir.join(TOOLS_DIR);
         let io = |path: &Path, err: std::io::Error| SnapshotError::new(vec![format!("{}: {err}", path.display())]);
         std::fs::create_dir_all(&dir).map_err(|e| io(&dir, e))?;
-        let mut summary = crate::snapshot::WriteSummary::default();
+        let mut summary = crate::schemas::WriteSummary::default();
         let mut expected: Vec<(String, &str)> = self.expected.iter().map(|(k, v)| (k.clone(), v.as_str())).collect();
         if let Some(manifest) = &self.manifest {
             expected.push((MANIFEST.to_owned(), manifest.expected.as_str()));

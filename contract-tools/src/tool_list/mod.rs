@@ -30,7 +30,7 @@ use serde_json::{json, Map, Value};
 use contract_runtime::schema::canonical_string;
 use contract_runtime::ContractSet;
 
-use crate::snapshot::SnapshotError;
+use crate::schemas::SnapshotError;
 
 mod annotations;
 mod classify;
@@ -56,7 +56,7 @@ pub const MAX_TOOL_NAME: usize = 128;
 /// # Examples
 ///
 /// ```
-/// use contract_tools::tools::ToolListing;
+/// use contract_tools::tool_list::ToolListing;
 /// use serde_json::json;
 ///
 /// // A `tools/list` result, as any MCP server answers it.
@@ -139,7 +139,7 @@ impl ToolListing {
 /// # Examples
 ///
 /// ```
-/// use contract_tools::tools::tool_file_name;
+/// use contract_tools::tool_list::tool_file_name;
 /// assert_eq!(tool_file_name("fleet_status").unwrap(), "fleet_status.tool.json");
 /// assert_eq!(tool_file_name("qe/coverage_gaps").unwrap(), "qe%2Fcoverage_gaps.tool.json");
 /// assert_eq!(tool_file_name("..").unwrap(), "%2E%2E.tool.json");
@@ -286,9 +286,9 @@ pub fn review(dir: &Path, listing: &ToolListing, contracts: &ContractSet) -> Res
 /// # fn contracts() -> contract_runtime::ContractSet { contract_runtime::ContractSet::new() }
 /// #[test]
 /// fn the_tool_list_is_checked_in() {
-///     let listing = contract_tools::tools::ToolListing::from_tools(env!("CARGO_PKG_VERSION"), my_tools()).unwrap();
+///     let listing = contract_tools::tool_list::ToolListing::from_tools(env!("CARGO_PKG_VERSION"), my_tools()).unwrap();
 ///     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../schemas");
-///     contract_tools::tools::check(&dir, &listing, &contracts()).unwrap_or_else(|e| panic!("{e}"));
+///     contract_tools::tool_list::check(&dir, &listing, &contracts()).unwrap_or_else(|e| panic!("{e}"));
 /// }
 /// ```
 ///

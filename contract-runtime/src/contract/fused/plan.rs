@@ -451,7 +451,7 @@ impl Compiler<'_> {
 }
 
 /// The canonical form writes a `type` array as `anyOf` with one single-`type` branch per
-/// type, each holding the keywords of its type ([`crate::contract::schema::split_type_list`]).
+/// type, each holding the keywords of its type ([`crate::schema::split_type_list`]).
 /// Such a node is read back as the one node it was: the keywords of the merged node are
 /// those of its branches, each about the one type its branch has, so checking each only
 /// on values of its type (as [`Typed`] does) is what the branches say. Returns `None`
