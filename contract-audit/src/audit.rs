@@ -212,7 +212,7 @@ async fn audit(
                     continue;
                 }
             }
-            progress.set_message(crate::report::clean(&tool.name));
+            progress.set_message(crate::shown::clean(&tool.name));
             let report = call_one(&harness, &tool.name, given, limit).await;
             tool.findings.extend(call_findings(&report));
             tool.call = Some(report);

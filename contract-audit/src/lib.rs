@@ -23,6 +23,7 @@ mod lock;
 mod published;
 mod report;
 mod sarif;
+mod shown;
 mod stderr;
 mod submission;
 mod synth;
@@ -322,9 +323,14 @@ pub fn run_pin(pin: &PinArgs) -> ExitCode {
 #[must_use]
 pub fn run_audit(args: &AuditArgs) -> ExitCode {
     let outcome = runtime().and_then(|runtime| match &args.locked {
-        Some(file) => runtime
-            .block_on(lock::compare(&args.target, file, args.allow_lost_output))
-            .map(|c| (lock::render(&c, args.format), c.worst())),
+        Some(file) => runtime.block_on(lock::compare(&args.target, file, args.allow_lost_output)).map(|c| {
+            let text = match args.format {
+                Format::Table => lock::table(&c),
+                Format::Json => lock::json(&c) + "\n",
+                Format::Sarif => sarif::locked(&c) + "\n",
+            };
+            (text, c.worst())
+        }),
         None => match &args.submission {
             Some(file) => runtime
                 .block_on(submission::check(&args.target, file))

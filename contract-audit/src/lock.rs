@@ -13,8 +13,8 @@ use serde_json::{json, Value};
 
 use crate::audit::{self, Audit, Calls};
 use crate::lint::{Finding, Level};
-use crate::report::clean;
-use crate::{sarif, Format, PinArgs, Target};
+use crate::shown::clean;
+use crate::{PinArgs, Target};
 
 /// The level a verdict reaches for `--deny`: a breaking change, a changed text (what a
 /// model reads) or a lost output property (what the harness and the proxy quarantine by
@@ -495,15 +495,6 @@ pub(crate) fn json(c: &Comparison) -> String {
         "summary": summary(c),
     });
     serde_json::to_string_pretty(&document).unwrap_or_default()
-}
-
-/// The report of a comparison in `format`.
-pub(crate) fn render(c: &Comparison, format: Format) -> String {
-    match format {
-        Format::Table => table(c),
-        Format::Json => json(c) + "\n",
-        Format::Sarif => sarif::locked(c) + "\n",
-    }
 }
 
 #[cfg(test)]

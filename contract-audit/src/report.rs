@@ -7,12 +7,7 @@ use serde_json::json;
 
 use crate::audit::{Audit, CallReport, ToolReport};
 use crate::lint::{Finding, Level};
-
-/// Server-chosen text with control characters replaced: a tool name or an error message
-/// must not be able to drive the terminal (ANSI escapes, carriage returns).
-pub(crate) fn clean(text: &str) -> String {
-    text.chars().map(|c| if c.is_control() { '\u{fffd}' } else { c }).collect()
-}
+use crate::shown::clean;
 
 /// The human report: one row per tool, then every finding.
 pub(crate) fn table(audit: &Audit) -> String {

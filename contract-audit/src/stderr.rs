@@ -11,6 +11,8 @@ use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::task::JoinHandle;
 
+use crate::shown::escape;
+
 /// The most bytes of stderr kept: older bytes are dropped as newer ones arrive.
 pub(crate) const MAX_BYTES: usize = 8 * 1024;
 /// The most lines shown under a failure.
@@ -79,20 +81,6 @@ fn render(text: &str, dropped: u64, finished: bool) -> String {
     for line in shown {
         out.push_str("\n  | ");
         out.push_str(&escape(line.strip_suffix('\r').unwrap_or(line)));
-    }
-    out
-}
-
-/// `line` with every control character written as an escape (`\u{1b}`): server text
-/// must not be able to drive the terminal.
-pub(crate) fn escape(line: &str) -> String {
-    let mut out = String::with_capacity(line.len());
-    for c in line.chars() {
-        if c.is_control() {
-            out.extend(c.escape_default());
-        } else {
-            out.push(c);
-        }
     }
     out
 }

@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 
 use crate::audit::{self, Audit, Calls};
 use crate::lint::Level;
-use crate::report::clean;
+use crate::shown::clean;
 use crate::{Format, Target};
 
 pub(crate) use contract_runtime::client::submission::KINDS;

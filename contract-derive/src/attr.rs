@@ -8,6 +8,7 @@ use syn::spanned::Spanned as _;
 use syn::{Attribute, LitStr, Token};
 
 use crate::case::RenameRule;
+use crate::ctxt::Ctxt;
 
 const TOOL_OUTPUT: &str = "tool_output";
 const VERSION: &str = "version";
@@ -16,41 +17,6 @@ const NAME: &str = "name";
 const SENSITIVE: &str = "sensitive";
 const OPAQUE: &str = "opaque";
 const COUNTS: &str = "counts";
-
-/// Collects every error of one derive input; they are reported together.
-#[derive(Default)]
-pub(crate) struct Ctxt {
-    errors: Vec<syn::Error>,
-}
-
-impl Ctxt {
-    pub(crate) fn error(&mut self, span: Span, msg: impl std::fmt::Display) {
-        self.errors.push(syn::Error::new(span, msg));
-    }
-
-    /// An error spanned on every token of `tokens` (a whole attribute, a whole
-    /// expression), not only the first one.
-    pub(crate) fn error_spanned_by(&mut self, tokens: impl quote::ToTokens, msg: impl std::fmt::Display) {
-        self.errors.push(syn::Error::new_spanned(tokens, msg));
-    }
-
-    pub(crate) fn push(&mut self, err: syn::Error) {
-        self.errors.push(err);
-    }
-
-    pub(crate) fn finish(self) -> Result<(), syn::Error> {
-        let mut iter = self.errors.into_iter();
-        match iter.next() {
-            None => Ok(()),
-            Some(mut first) => {
-                for err in iter {
-                    first.combine(err);
-                }
-                Err(first)
-            }
-        }
-    }
-}
 
 /// A value together with the token that set it, so duplicates can point at both.
 pub(crate) struct WithSpan<T> {

@@ -1,13 +1,18 @@
 //! The `#[derive(ToolOutput)]` macro. Depend on `contract-runtime`, which re-exports it.
 //!
-//! The macro only reads attributes and writes a small `impl`; schema generation,
+//! The macro reads its input in stages, each in its own file: `attr` parses the
+//! attributes, `valid` checks the input as a whole into an `ast::Contract` (every error
+//! collected in one `ctxt::Ctxt`), and `expand` writes a small `impl` (or, on errors, the
+//! errors beside a stub). It only reads attributes and writes that `impl`; schema generation,
 //! closing, linting and hashing happen in `contract-runtime` on first use, so that the
 //! xtask and the server see exactly the same bytes.
 
+mod ast;
 mod attr;
 mod case;
+mod ctxt;
 mod expand;
-mod fallback;
+mod valid;
 
 use proc_macro::TokenStream;
 use syn::{parse_macro_input, DeriveInput};

@@ -109,8 +109,8 @@ fn extern_name_path(line: &str) -> Option<usize> {
         let at = from + found;
         from = at + 1;
         let before = &line[..at];
-        let quotes = before.matches('"').count() - before.matches("\\\"").count();
-        let quoted = before.ends_with('`') || before.ends_with("\\\"") || quotes % 2 == 1;
+        let unescaped_quotes = before.matches('"').count() - before.matches("\\\"").count();
+        let quoted = before.ends_with('`') || before.ends_with("\\\"") || unescaped_quotes % 2 == 1;
         let part_of_name = before.ends_with(|c: char| c.is_alphanumeric() || c == '_');
         if !quoted && !part_of_name {
             return Some(at);

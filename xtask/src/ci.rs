@@ -29,6 +29,11 @@ fn run() -> Result<(), String> {
         0 => {}
         found => return Err(format!("{found} line(s) cite documents outside the repository; write the fact instead")),
     }
+    eprintln!("$ cargo xtask circles");
+    match crate::circles::run()? {
+        0 => {}
+        found => return Err(format!("{found} module circle(s); move the shared piece into a module of its own")),
+    }
     run_cmd("cargo", &["xtask", "schemas", "--check"])?;
     run_cmd("cargo", &["clippy", "--workspace", "--all-targets", "--all-features", "--", "-D", "warnings"])?;
     // Broken intra-doc links and other rustdoc warnings fail the build too.

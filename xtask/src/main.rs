@@ -1,11 +1,13 @@
 //! Project automation: `cargo xtask schemas [--check] [--against REV] [--format json]`
 //! (the one-line CLI every user workspace gets from contract-tools), `cargo xtask references`
-//! (no line cites a document outside the repository) and `cargo xtask ci`.
+//! (no line cites a document outside the repository), `cargo xtask circles` (no module
+//! circle in any crate) and `cargo xtask ci`.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
 mod ci;
+mod circles;
 mod references;
 
 fn main() -> ExitCode {
@@ -14,6 +16,9 @@ fn main() -> ExitCode {
     }
     if std::env::args().nth(1).as_deref() == Some("references") {
         return references::main();
+    }
+    if std::env::args().nth(1).as_deref() == Some("circles") {
+        return circles::main();
     }
     let tools =
         contract_tools::tool_list::ToolListing::from_tools(qe_server::VERSION, qe_server::server::listed_tools());

@@ -209,7 +209,7 @@ pub fn review(dir: &Path, contracts: &ContractSet) -> Result<Review, SnapshotErr
         };
         files.push((name.clone(), state));
     }
-    match json_files(dir) {
+    match generated_files(dir) {
         Ok(names) => {
             for name in names.into_iter().filter(|n| !expected.contains_key(n)) {
                 files.push((name, FileState::Orphan));
@@ -280,7 +280,8 @@ pub(crate) fn display_dir(dir: &Path) -> String {
     dir.strip_prefix(&cwd).map_or_else(|_| dir.display().to_string(), |p| p.display().to_string())
 }
 
-fn json_files(dir: &Path) -> std::io::Result<Vec<String>> {
+/// The names of the `.json` files in `dir`, sorted; none when it does not exist.
+pub(crate) fn json_files(dir: &Path) -> std::io::Result<Vec<String>> {
     let mut names = Vec::new();
     let entries = match std::fs::read_dir(dir) {
         Ok(entries) => entries,
@@ -290,14 +291,19 @@ fn json_files(dir: &Path) -> std::io::Result<Vec<String>> {
     for entry in entries {
         let path: PathBuf = entry?.path();
         if path.extension().is_some_and(|e| e == "json") {
-            // The source manifest `tool-contracts schemas` writes the folder from.
-            if let Some(name) = path.file_name().and_then(|n| n.to_str()).filter(|n| *n != MANIFEST) {
+            if let Some(name) = path.file_name().and_then(|n| n.to_str()) {
                 names.push(name.to_owned());
             }
         }
     }
     names.sort();
     Ok(names)
+}
+
+/// The folder's generated files: its `.json` files but the source manifest `tool-contracts
+/// schemas` writes the folder from.
+fn generated_files(dir: &Path) -> std::io::Result<Vec<String>> {
+    Ok(json_files(dir)?.into_iter().filter(|name| name != MANIFEST).collect())
 }
 
 /// Why the schemas folder could not be written or is not up to date.

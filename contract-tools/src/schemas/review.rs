@@ -544,7 +544,7 @@ impl Review {
                 summary.written.push(name.clone());
             }
         }
-        for name in json_files(dir).map_err(|e| io(dir, e))? {
+        for name in generated_files(dir).map_err(|e| io(dir, e))? {
             if !self.expected.contains_key(&name) {
                 let path = dir.join(&name);
                 std::fs::remove_file(&path).map_err(|e| io(&path, e))?;

@@ -15,7 +15,7 @@ use super::review::{Cover, FileState, ManifestReview, PackageReview, ToolReview,
 use super::{render, ToolListing, SERVER_FILE, TOOLS_DIR, TOOL_SUFFIX};
 use crate::evolution::tool::{classify_annotations, classify_tool, ToolChange, ToolVerdict};
 use crate::evolution::{self, Bump, Policy, Side};
-use crate::schemas::{display_dir, line_of, normalize, unified_diff, Location, SnapshotError, Status};
+use crate::schemas::{display_dir, json_files, line_of, normalize, unified_diff, Location, SnapshotError, Status};
 
 /// Generated files larger than this (either side) get no unified diff in `--check`: the
 /// classified changes say what changed, each text as a bounded word diff.
@@ -141,25 +141,6 @@ fn read_server(tools_dir: &Path, shown: &str) -> Result<Option<Server>, String> 
         tools.insert(name.to_owned(), file.to_owned());
     }
     Ok(Some(Server { version, tools }))
-}
-
-pub(super) fn json_files(dir: &Path) -> std::io::Result<Vec<String>> {
-    let mut names = Vec::new();
-    let entries = match std::fs::read_dir(dir) {
-        Ok(entries) => entries,
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(names),
-        Err(err) => return Err(err),
-    };
-    for entry in entries {
-        let path = entry?.path();
-        if path.extension().is_some_and(|e| e == "json") {
-            if let Some(name) = path.file_name().and_then(|n| n.to_str()) {
-                names.push(name.to_owned());
-            }
-        }
-    }
-    names.sort();
-    Ok(names)
 }
 
 fn removed_tool(shown: &str, file: &str, name: &str, old_text: &str) -> ToolReview {

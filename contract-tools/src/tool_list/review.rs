@@ -417,7 +417,7 @@ impl ToolsReview {
                 summary.written.push(format!("{TOOLS_DIR}/{name}"));
             }
         }
-        for name in super::classify::json_files(&dir).map_err(|e| io(&dir, e))? {
+        for name in crate::schemas::json_files(&dir).map_err(|e| io(&dir, e))? {
             if !self.expected.contains_key(&name) && name != MANIFEST {
                 let path = dir.join(&name);
                 std::fs::remove_file(&path).map_err(|e| io(&path, e))?;

@@ -53,6 +53,7 @@
 #![doc = include_str!("../../../docs/client.md")]
 
 mod catalog;
+mod contract_meta;
 pub mod lock;
 mod notice;
 mod outcome;
@@ -61,10 +62,11 @@ pub mod rmcp;
 mod signals;
 pub mod submission;
 
-pub use catalog::{Catalog, ContractInfo, RefreshReport, ToolEntry, MAX_UNDECLARED_NAMED};
+pub use catalog::{Catalog, RefreshReport, ToolEntry, MAX_UNDECLARED_NAMED};
+pub use contract_meta::ContractInfo;
 pub use notice::Notice;
-pub use outcome::{CallOutcome, ContractFailure, DeclaredError, FailureKind, Success};
+pub use outcome::{self_refusal, CallOutcome, ContractFailure, DeclaredError, FailureKind, Success};
 pub use signals::{
-    false_success, self_refusal, structured_text_mismatch, FalseSuccess, KeyMismatch, RefusalPattern, SelfRefusal,
+    false_success, structured_text_mismatch, FalseSuccess, KeyMismatch, RefusalPattern, SelfRefusal,
     MAX_FALSE_SUCCESS_MESSAGE_CHARS, MAX_KEY_CHARS, MAX_MISMATCHED_KEYS, SELF_REFUSALS,
 };

@@ -5,9 +5,9 @@ use std::fmt;
 
 use serde_json::{json, Value};
 
-use super::catalog::ContractInfo;
+use super::contract_meta::ContractInfo;
 use super::lock::{DriftStatus, ToolDrift};
-use super::signals::{self_refusal, FalseSuccess, KeyMismatch, SelfRefusal};
+use super::signals::{refusal_of, FalseSuccess, KeyMismatch, SelfRefusal};
 use crate::contract::validate::Violation;
 use crate::serve::wire::{EnvelopeChange, ErrorCode, ErrorEnvelope, ToolError, WireViolation};
 
@@ -77,6 +77,30 @@ pub struct Success {
     pub false_success: Option<Box<FalseSuccess>>,
 }
 
+/// Whether a declared error is the server's SDK refusing the tool's own output, and
+/// whose ([`SELF_REFUSALS`](super::SELF_REFUSALS)): by its envelope's code when it has one, else by its text.
+/// [`DeclaredError::from_text`] fills [`DeclaredError::refused_by`] with it.
+///
+/// # Examples
+///
+/// ```
+/// use contract_runtime::client::{self_refusal, DeclaredError};
+///
+/// let refused = DeclaredError::from_text(
+///     "firecrawl_scrape",
+///     &["Tool 'firecrawl_scrape' structured output validation failed: markdown: expected string".to_owned()],
+/// );
+/// assert_eq!(self_refusal(&refused).map(|r| r.sdk), Some("fastmcp 4.x"));
+///
+/// // The tool's own error is not a refusal.
+/// let own = DeclaredError::from_text("firecrawl_scrape", &["Unauthorized".to_owned()]);
+/// assert_eq!(self_refusal(&own), None);
+/// ```
+#[must_use]
+pub fn self_refusal(error: &DeclaredError) -> Option<SelfRefusal> {
+    refusal_of(error.code.as_deref(), &error.message)
+}
+
 /// An error the server declared with `isError: true`.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct DeclaredError {
@@ -89,7 +113,7 @@ pub struct DeclaredError {
     /// The envelope's `retryable`, when present.
     pub retryable: Option<bool>,
     /// Set when the error is the server's SDK refusing the tool's own output, not the
-    /// tool's error ([`self_refusal`](super::self_refusal)).
+    /// tool's error ([`self_refusal`](self_refusal)).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub refused_by: Option<SelfRefusal>,
 }
@@ -308,4 +332,26 @@ fn bounded(message: &str) -> String {
 /// An envelope as the JSON value a model's context takes.
 fn envelope_value(envelope: &ErrorEnvelope) -> Value {
     serde_json::to_value(envelope).unwrap_or(Value::Null)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{self_refusal, DeclaredError};
+
+    #[test]
+    fn refusals_are_recognized_by_sdk_and_ordinary_errors_are_not() {
+        let sdk = |text: &str| self_refusal(&DeclaredError::from_text("t", &[text.to_owned()])).map(|r| r.sdk);
+        assert_eq!(sdk("Tool 'scrape' structured output validation failed: x: bad"), Some("fastmcp 4.x"));
+        assert_eq!(
+            sdk("MCP error -32602: Output validation error: Invalid structured content for tool t: x"),
+            Some("TypeScript SDK v1")
+        );
+        assert_eq!(sdk("Output validation error: Invalid structured content for tool t: x"), Some("TypeScript SDK v2"));
+        assert_eq!(sdk(r#"{"error":{"code":"output_contract_violation","message":"broke"}}"#), Some("tool-contracts"));
+        // Clean controls: a tool's own errors, and the words in the middle of one.
+        assert_eq!(sdk("Task not found: x"), None);
+        assert_eq!(sdk("Error executing tool t"), None);
+        assert_eq!(sdk("upstream said: Output validation error: x"), None);
+        assert_eq!(sdk(r#"{"error":{"code":"tool_execution_error","message":"Output validation error: x"}}"#), None);
+    }
 }

@@ -5,7 +5,7 @@
 //!   from `structuredContent` (fastmcp parses it with zod, which drops every key the
 //!   output schema does not name) still sends them in the text: a client reading
 //!   `structuredContent` never sees them, a model reading the text does.
-//! - [`self_refusal`]: an `isError` result that is the server's SDK refusing the tool's
+//! - [`self_refusal`](super::self_refusal): an `isError` result that is the server's SDK refusing the tool's
 //!   own output (its output validation failed), not the tool reporting an error. The
 //!   recognizers are one table, [`SELF_REFUSALS`], each with the SDK it belongs to.
 //! - [`false_success`]: a result without `isError` whose value says it failed
@@ -20,8 +20,6 @@ use std::sync::OnceLock;
 
 use regex::Regex;
 use serde_json::{Map, Value};
-
-use super::outcome::DeclaredError;
 
 /// The most keys a [`KeyMismatch`] lists (both sides together); the rest are counted in
 /// [`KeyMismatch::more`].
@@ -253,36 +251,16 @@ fn refusal_regexes() -> &'static [(usize, Regex)] {
     })
 }
 
-/// Whether a declared error is the server's SDK refusing the tool's own output, and
-/// whose ([`SELF_REFUSALS`]): by its envelope's code when it has one, else by its text.
-/// [`DeclaredError::from_text`] fills [`DeclaredError::refused_by`] with it.
-///
-/// # Examples
-///
-/// ```
-/// use contract_runtime::client::{self_refusal, DeclaredError};
-///
-/// let refused = DeclaredError::from_text(
-///     "firecrawl_scrape",
-///     &["Tool 'firecrawl_scrape' structured output validation failed: markdown: expected string".to_owned()],
-/// );
-/// assert_eq!(self_refusal(&refused).map(|r| r.sdk), Some("fastmcp 4.x"));
-///
-/// // The tool's own error is not a refusal.
-/// let own = DeclaredError::from_text("firecrawl_scrape", &["Unauthorized".to_owned()]);
-/// assert_eq!(self_refusal(&own), None);
-/// ```
-#[must_use]
-pub fn self_refusal(error: &DeclaredError) -> Option<SelfRefusal> {
+/// The SDK whose refusal of a tool's own output a declared error is, from its envelope's
+/// code when it has one, else from its message ([`SELF_REFUSALS`]); see
+/// [`self_refusal`](super::self_refusal).
+pub(super) fn refusal_of(code: Option<&str>, message: &str) -> Option<SelfRefusal> {
     // An envelope's code is the whole answer: its message is the tool's own text.
-    if let Some(code) = error.code.as_deref() {
+    if let Some(code) = code {
         let by_code = SELF_REFUSALS.iter().find(|(_, p)| matches!(p, RefusalPattern::Code(c) if *c == code));
         return by_code.map(|(sdk, _)| SelfRefusal { sdk });
     }
-    refusal_regexes()
-        .iter()
-        .find(|(_, re)| re.is_match(&error.message))
-        .map(|(i, _)| SelfRefusal { sdk: SELF_REFUSALS[*i].0 })
+    refusal_regexes().iter().find(|(_, re)| re.is_match(message)).map(|(i, _)| SelfRefusal { sdk: SELF_REFUSALS[*i].0 })
 }
 
 /// A result without `isError` whose value says the call failed.
@@ -424,23 +402,6 @@ mod tests {
         // A deep text cannot exhaust the stack.
         let deep = "[".repeat(10_000) + &"]".repeat(10_000);
         assert!(structured_text_mismatch(&with_text(Some(json!([])), &deep)).is_none());
-    }
-
-    #[test]
-    fn refusals_are_recognized_by_sdk_and_ordinary_errors_are_not() {
-        let sdk = |text: &str| self_refusal(&DeclaredError::from_text("t", &[text.to_owned()])).map(|r| r.sdk);
-        assert_eq!(sdk("Tool 'scrape' structured output validation failed: x: bad"), Some("fastmcp 4.x"));
-        assert_eq!(
-            sdk("MCP error -32602: Output validation error: Invalid structured content for tool t: x"),
-            Some("TypeScript SDK v1")
-        );
-        assert_eq!(sdk("Output validation error: Invalid structured content for tool t: x"), Some("TypeScript SDK v2"));
-        assert_eq!(sdk(r#"{"error":{"code":"output_contract_violation","message":"broke"}}"#), Some("tool-contracts"));
-        // Clean controls: a tool's own errors, and the words in the middle of one.
-        assert_eq!(sdk("Task not found: x"), None);
-        assert_eq!(sdk("Error executing tool t"), None);
-        assert_eq!(sdk("upstream said: Output validation error: x"), None);
-        assert_eq!(sdk(r#"{"error":{"code":"tool_execution_error","message":"Output validation error: x"}}"#), None);
     }
 
     #[test]

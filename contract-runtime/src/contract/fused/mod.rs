@@ -31,13 +31,14 @@
 //! assert!(write(contract, &serde_json::json!({ "healthy": -1 }), &Limits::default()).is_err());
 //! ```
 
+mod miss;
 mod plan;
 mod scalar;
 mod ser;
 
 use serde::Serialize;
 
-pub use ser::Miss;
+pub use miss::Miss;
 
 use crate::contract::limits::Limits;
 use crate::contract::OutputContract;

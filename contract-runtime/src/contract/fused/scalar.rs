@@ -6,8 +6,8 @@ use std::cmp::Ordering;
 
 use serde_json::{Number, Value};
 
+use super::miss::{Miss, R};
 use super::plan::Typed;
-use super::ser::{Miss, R};
 
 #[derive(Clone, Copy)]
 pub(super) enum Num {

@@ -9,47 +9,13 @@
 //! the widened `f32`, so the tree writes the digits the text has). With `B = false` every
 //! serializer returns `Value::Null` and builds nothing.
 
-use std::fmt;
-
 use serde::ser::{self, Impossible, Serialize};
 use serde_json::{Map, Number, Value};
 
+use super::miss::{Miss, R};
 use super::plan::{Extra, Node, Plan, Typed, ANY, ARRAY, BOOL, INTEGER, NEVER, NULL, NUMBER, OBJECT, STRING};
 use super::scalar::{check_number, check_scalar, check_str, Num};
 use crate::contract::limits::Limits;
-
-/// Why the fast path gave the result back to the `Value` path.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Miss {
-    /// The result breaks the contract; the `Value` path writes the report.
-    Invalid(&'static str),
-    /// Something the fast path does not judge (a limit, a non-finite float, a serde
-    /// shape it does not write); the `Value` path decides.
-    Unsupported(&'static str),
-    /// The value's own `Serialize` impl failed.
-    Custom(String),
-}
-
-impl fmt::Display for Miss {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Invalid(why) => write!(f, "invalid: {why}"),
-            Self::Unsupported(why) => write!(f, "not judged on the fast path: {why}"),
-            Self::Custom(msg) => write!(f, "serialize failed: {msg}"),
-        }
-    }
-}
-
-impl std::error::Error for Miss {}
-
-impl ser::Error for Miss {
-    fn custom<T: fmt::Display>(msg: T) -> Self {
-        Self::Custom(msg.to_string())
-    }
-}
-
-pub(super) type R<T = ()> = Result<T, Miss>;
 
 /// Writes `value` as JSON while checking it against `plan`.
 pub(crate) fn write<T: Serialize + ?Sized>(plan: &Plan, value: &T, limits: &Limits) -> R<Vec<u8>> {
