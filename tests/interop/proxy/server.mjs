@@ -17,6 +17,10 @@
 //              notifications/message saying so
 //   "request_id" answers with the JSON-RPC id the call reached this server under
 //   "echo_after" answers with the call's arguments after `arguments.ms` milliseconds
+// or an object `{"write": <text>, "after_ms"?: <n>, "then": <answer> | "hang" | "exit"}`:
+// writes <text> to stdout as it is (`{id}` in it replaced by the call's JSON-RPC id, no
+// newline added), waits `after_ms`, then answers with <answer>, never, or ends the
+// process: a server that writes what is no answer, or a request, before it answers or dies.
 
 import { readFileSync } from 'node:fs';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -50,6 +54,14 @@ server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
   const entry = entries.find((e) => e.tool.name === request.params.name);
   if (!entry) {
     return { isError: true, content: [{ type: 'text', text: `no tool ${request.params.name}` }] };
+  }
+  if (typeof entry.answer === 'object' && entry.answer !== null && 'write' in entry.answer) {
+    const { write, after_ms: afterMs = 0, then } = entry.answer;
+    await new Promise((resolve) => process.stdout.write(write.replaceAll('{id}', JSON.stringify(extra.requestId)), resolve));
+    await new Promise((resolve) => setTimeout(resolve, afterMs));
+    if (then === 'exit') process.exit(3);
+    if (then === 'hang') return new Promise(() => {});
+    return then;
   }
   switch (entry.answer) {
     case 'hang':
