@@ -52,6 +52,31 @@ impl Wire {
         self.settled.notify_waiters();
     }
 
+    /// The client of request `id` went away before its answer (an HTTP client that
+    /// disconnected): its late answer is dropped, and the server gets
+    /// `notifications/cancelled` (but for `initialize`, which is never cancelled). Whether
+    /// the request was still in flight.
+    pub(super) fn abandoned(&self, id: &str) -> bool {
+        let pending = {
+            let mut book = self.book();
+            let pending = book.take(id);
+            if pending.is_some() {
+                book.drop_answer(id.to_owned());
+            }
+            pending
+        };
+        let Some(pending) = pending else { return false };
+        self.notify_settled();
+        tracing::info!(method = %pending.method, "the client went away before the answer");
+        if pending.method != "initialize" {
+            let cancel = format!(
+                r#"{{"jsonrpc":"2.0","method":"notifications/cancelled","params":{{"requestId":{id},"reason":"the client disconnected"}}}}"#
+            );
+            let _ = self.up.push(cancel.into_bytes());
+        }
+        true
+    }
+
     /// Answers the requests the server did not answer in time, and cancels them upstream.
     pub(super) async fn expire(self: Arc<Self>) {
         loop {

@@ -8,6 +8,7 @@ mod support;
 
 pub mod proxy;
 pub mod proxy_clients;
+pub mod proxy_disconnect;
 pub mod proxy_error_shape;
 pub mod proxy_faults;
 pub mod proxy_inspector;
