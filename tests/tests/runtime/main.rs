@@ -15,5 +15,6 @@ pub mod pipeline;
 pub mod pipeline_limits;
 pub mod redact;
 pub mod redis_cache;
+pub mod redis_outage;
 pub mod report_only;
 pub mod stdio_pipes;
