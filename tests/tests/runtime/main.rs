@@ -8,6 +8,7 @@
 mod support;
 
 pub mod cache;
+pub mod http_disconnect;
 pub mod http_front;
 pub mod http_hostile;
 pub mod observe_events;
