@@ -172,3 +172,79 @@ fn lines_that_are_no_answer_are_dropped_and_a_call_they_replaced_times_out_sayin
     let unread: Vec<&Value> = s.seen.iter().filter(|m| m.get("jsonrpc").is_none()).collect();
     assert!(unread.is_empty(), "lines that are no JSON-RPC message: {unread:#?}");
 }
+
+// ------------------------------------------------------------------ an HTTP upstream
+
+/// A streamable HTTP upstream on a loopback port, written by hand so its faults are exact:
+/// it answers `initialize` and `tools/list` (tools `cut` and `fine`, with the report
+/// contract), `fine` with a clean result, and `cut` with an SSE stream that breaks off in
+/// the middle of its answer. One request per connection. Returns its URL.
+fn cutting_upstream() -> String {
+    use std::io::{BufRead, BufReader, Read, Write};
+
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            std::thread::spawn(move || {
+                let mut reader = BufReader::new(stream.try_clone().unwrap());
+                let (mut head, mut line) = (String::new(), String::new());
+                while reader.read_line(&mut line).is_ok_and(|n| n > 0) && line != "\r\n" {
+                    head.push_str(&line);
+                    line.clear();
+                }
+                let length = head
+                    .lines()
+                    .find_map(|l| l.to_ascii_lowercase().strip_prefix("content-length:").map(|v| v.trim().to_owned()))
+                    .and_then(|v| v.parse().ok())
+                    .unwrap_or(0);
+                let mut body = vec![0; length];
+                let _ = reader.read_exact(&mut body);
+                let message: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+                let id = message["id"].to_string();
+                let json = |result: &str| {
+                    let body = format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{result}}}"#);
+                    format!(
+                        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nMcp-Session-Id: s-1\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                        body.len()
+                    )
+                };
+                let reply = match (head.split(' ').next(), message["method"].as_str(), message["params"]["name"].as_str()) {
+                    (Some("POST"), Some("initialize"), _) => json(
+                        r#"{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"cutting","version":"1"}}"#,
+                    ),
+                    (Some("POST"), Some("tools/list"), _) => {
+                        let tool = |name: &str| json!({ "name": name, "inputSchema": { "type": "object" }, "outputSchema": report_schema() });
+                        json(&json!({ "tools": [tool("cut"), tool("fine")] }).to_string())
+                    }
+                    (Some("POST"), Some("tools/call"), Some("fine")) => json(&good().to_string()),
+                    (Some("POST"), Some("tools/call"), Some("cut")) => format!(
+                        "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\ndata: {{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{{\"content\":[],\"structuredContent\":{{\"count\":1,\"sta"
+                    ),
+                    (Some("POST"), _, _) => "HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".to_owned(),
+                    _ => "HTTP/1.1 405 Method Not Allowed\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".to_owned(),
+                };
+                let _ = stream.write_all(reply.as_bytes());
+                let _ = stream.flush();
+            });
+        }
+    });
+    url
+}
+
+#[test]
+fn an_http_upstreams_stream_cut_off_before_the_answer_fails_the_call_at_once() {
+    let url = cutting_upstream();
+    let argv = vec![crate::support::bins::contract_proxy().display().to_string(), "--upstream-url".to_owned(), url];
+    let mut s = Session::initialized(&argv, &json!({}));
+    // Control: a call the upstream answers whole.
+    assert_eq!(s.call(&json!(1), "fine", &json!({}))["result"], good());
+    // The stream breaks off mid-answer: the error comes at once, not at the 60 s timeout.
+    let started = Instant::now();
+    let message = error_message(&s.call(&json!(2), "cut", &json!({})));
+    assert!(message.contains("the upstream server's response stream ended without an answer"), "{message}");
+    assert!(started.elapsed() < Duration::from_secs(30), "answered after {:?}", started.elapsed());
+    // The client goes on: the next call is served.
+    assert_eq!(s.call(&json!(3), "fine", &json!({}))["result"], good());
+}
