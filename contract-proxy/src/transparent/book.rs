@@ -15,6 +15,10 @@ use crate::policy::Listing;
 /// How many ids of requests whose answers are dropped (cancelled, timed out) are kept.
 pub(super) const DROPPED_MEMORY: usize = 4096;
 
+/// How many of the server's requests the client has not answered yet are kept (to be
+/// cancelled when the server goes away).
+pub(super) const ASKED_MEMORY: usize = 4096;
+
 /// What the proxy does with the answer to a request of the client's.
 #[derive(Debug)]
 pub(super) enum Judge {
@@ -38,6 +42,8 @@ pub(super) struct Pending {
     pub(super) judge: Judge,
     /// Which deadline is its own (a client may use an id again).
     pub(super) seq: u64,
+    /// How many of the server's lines had been dropped when it was sent.
+    pub(super) unread_at: u64,
 }
 
 #[derive(Debug, Default)]
@@ -50,6 +56,9 @@ pub(super) struct Book {
     /// Ids of requests whose late answers are dropped, oldest first.
     pub(super) dropped: HashSet<String>,
     pub(super) dropped_order: VecDeque<String>,
+    /// The server's requests forwarded to the client and not answered yet: their id's JSON
+    /// text, oldest first (at most [`ASKED_MEMORY`]).
+    pub(super) asked: VecDeque<String>,
     /// The proxy's own requests in flight, by id.
     pub(super) own: HashMap<String, oneshot::Sender<Result<Box<RawValue>, String>>>,
     /// The tools of the pages of the client's current `tools/list`, in order.
@@ -63,6 +72,21 @@ impl Book {
             self.deadlines.pop_front();
         }
         Some(pending)
+    }
+
+    /// A request of the server's, forwarded to the client.
+    pub(super) fn asked(&mut self, id: &str) {
+        if self.asked.len() >= ASKED_MEMORY {
+            self.asked.pop_front();
+        }
+        self.asked.push_back(id.to_owned());
+    }
+
+    /// The client answered the server's request `id`.
+    pub(super) fn answered(&mut self, id: &str) {
+        if let Some(at) = self.asked.iter().position(|asked| asked == id) {
+            self.asked.remove(at);
+        }
     }
 
     pub(super) fn drop_answer(&mut self, id: String) {

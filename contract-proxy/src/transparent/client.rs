@@ -38,6 +38,9 @@ impl Wire {
             if peek.method.as_deref() == Some("notifications/cancelled") {
                 self.cancelled(peek.params);
             }
+            if let (None, Some(id)) = (peek.method.as_deref(), peek.id) {
+                self.book().answered(id.get());
+            }
             self.forward_up(line);
             return;
         };

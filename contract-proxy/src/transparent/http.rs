@@ -107,6 +107,29 @@ impl Drop for InFlight {
     }
 }
 
+/// A POSTed request whose answer the client still waits for: when its response goes
+/// before the answer came (the client disconnected), the request is cancelled upstream
+/// and its answer dropped; an `initialize` that opened a session ends that session, whose
+/// id the client never read.
+struct Waiting {
+    session: Arc<HttpSession>,
+    id: String,
+    /// The front and the key of the session this request opened.
+    opened: Option<(Arc<Front>, String)>,
+}
+
+impl Drop for Waiting {
+    fn drop(&mut self) {
+        self.session.routes.forget(&self.id);
+        if self.session.wire.abandoned(&self.id) {
+            if let Some((front, key)) = self.opened.take() {
+                front.sessions().remove(&key);
+                self.session.end();
+            }
+        }
+    }
+}
+
 impl Front {
     fn sessions(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<HttpSession>>> {
         self.sessions.lock().unwrap_or_else(PoisonError::into_inner)
@@ -255,7 +278,7 @@ fn with_session(mut response: Response, id: &str) -> Response {
     response
 }
 
-fn sse(first: Option<Vec<u8>>, rest: mpsc::UnboundedReceiver<Vec<u8>>, guard: Option<InFlight>) -> Response {
+fn sse(first: Option<Vec<u8>>, rest: mpsc::UnboundedReceiver<Vec<u8>>, guard: impl Send + 'static) -> Response {
     let event = |line: Vec<u8>| {
         let mut event = Vec::with_capacity(line.len() + 22);
         event.extend_from_slice(b"event: message\ndata: ");
@@ -324,13 +347,15 @@ async fn stateless(front: &Arc<Front>, body: &Bytes, id: Option<&RawValue>, para
     let in_flight = front.claim(&id).await;
     let token = progress_token(params);
     let answers = session.routes.wait_for(&id, token);
+    // Dropped before `in_flight`: the id is released once its request is settled.
+    let waiting = Waiting { session: Arc::clone(&session), id: id.clone(), opened: None };
     session.wire.client_line(body).await;
-    respond(&id, answers, Some(in_flight)).await
+    respond(&id, answers, (waiting, in_flight)).await
 }
 
 /// The response to the POSTed request `id`: its answer alone as JSON when it comes first,
 /// else an SSE stream of everything until its answer. `guard` lives as long as the response.
-async fn respond(id: &str, mut answers: mpsc::UnboundedReceiver<Vec<u8>>, guard: Option<InFlight>) -> Response {
+async fn respond(id: &str, mut answers: mpsc::UnboundedReceiver<Vec<u8>>, guard: impl Send + 'static) -> Response {
     let first = answers.recv().await;
     let is_answer = first.as_deref().is_some_and(|line| {
         serde_json::from_slice::<Top<'_>>(line)
@@ -407,8 +432,10 @@ async fn post(State(front): State<Arc<Front>>, headers: HeaderMap, body: Bytes) 
         return accepted;
     };
     let answers = session.routes.wait_for(&request_id, None);
+    let opened = new.then(|| (Arc::clone(&front), session_id.clone()));
+    let waiting = Waiting { session: Arc::clone(&session), id: request_id.clone(), opened };
     session.wire.client_line(&body).await;
-    let response = respond(&request_id, answers, None).await;
+    let response = respond(&request_id, answers, waiting).await;
     if new {
         with_session(response, &session_id)
     } else {
@@ -428,7 +455,7 @@ async fn get(State(front): State<Arc<Front>>, headers: HeaderMap) -> Response {
     session.touch();
     let (tx, rx) = mpsc::unbounded_channel();
     session.routes.state().get = Some(tx);
-    sse(None, rx, None)
+    sse(None, rx, ())
 }
 
 async fn delete(State(front): State<Arc<Front>>, headers: HeaderMap) -> Response {

@@ -5,24 +5,31 @@
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
+use rmcp::model::ErrorData;
 use serde::de::IgnoredAny;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::book::Judge;
-use super::message::{line_str, modern, splice, Fields, Peek, TaskPeek};
+use super::message::{line_str, modern, splice, Cancelled, Fields, Peek, TaskPeek};
 use super::wire::Wire;
 use crate::policy::{Judged, Listing};
 
 impl Wire {
     pub(super) async fn server_line(&self, line: &[u8]) {
         let Ok(peek) = serde_json::from_slice::<Peek<'_>>(line) else {
-            tracing::warn!("a line from the upstream that is no JSON-RPC message is dropped");
+            let what = if serde_json::from_slice::<IgnoredAny>(line).is_ok() {
+                "a JSON line from the upstream that is no JSON-RPC message"
+            } else {
+                "a line from the upstream that is not JSON"
+            };
+            self.unread_line(what, line);
             return;
         };
         match (peek.method.as_deref(), peek.id) {
             (None, Some(id)) => self.answer(line, id, peek.result, peek.error).await,
+            (None, None) => self.unread_line("a JSON object from the upstream with neither a method nor an id", line),
             (Some("notifications/tools/list_changed"), None) => {
                 self.stale.store(true, Ordering::Release);
                 self.forward_down(line);
@@ -40,9 +47,29 @@ impl Wire {
                 },
                 None => self.forward_down(line),
             },
-            // The server's requests and other notifications, as they came.
-            _ => self.forward_down(line),
+            // The server's requests and other notifications, as they came; a request is
+            // remembered until the client answers it.
+            (Some(method), id) => {
+                if let Some(id) = id {
+                    self.book().asked(id.get());
+                } else if method == "notifications/cancelled" {
+                    // The server withdrew a request of its own.
+                    if let Some(cancelled) =
+                        peek.params.and_then(|p| serde_json::from_str::<Cancelled<'_>>(p.get()).ok())
+                    {
+                        self.book().answered(cancelled.request_id.get());
+                    }
+                }
+                self.forward_down(line);
+            }
         }
+    }
+
+    /// A line of the server's that is dropped: logged (its length, not its bytes) and
+    /// counted, so that a request it may have been meant to answer times out saying so.
+    pub(super) fn unread_line(&self, what: &str, line: &[u8]) {
+        self.unread.fetch_add(1, Ordering::AcqRel);
+        tracing::warn!(bytes = line.len(), "{what} is dropped");
     }
 
     /// The server's answer to a request.
@@ -70,9 +97,22 @@ impl Wire {
             let _ = own.send(answer);
             return;
         }
+        let Some(pending) = pending else {
+            // No request in flight has this id: the client never sent it, or it was
+            // answered already (by the proxy, or by an earlier answer). It never reaches
+            // the client.
+            self.unread_line("an answer from the upstream to no request in flight", line);
+            return;
+        };
         self.notify_settled();
-        let (Some(pending), Some(result)) = (pending, result) else {
-            self.forward_down(line);
+        let Some(result) = result else {
+            if error.is_some() {
+                self.forward_down(line);
+            } else {
+                let message =
+                    format!("the upstream server's answer to {} holds neither a result nor an error", pending.method);
+                self.send_down_error(key, &ErrorData::internal_error(message, None));
+            }
             return;
         };
         let judged = match pending.judge {

@@ -20,10 +20,18 @@ pub(super) struct Peek<'a> {
     pub(super) method: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     pub(super) params: Option<&'a RawValue>,
-    #[serde(borrow, default)]
+    /// Present when the message has the member, `null` too (an answer whose result is
+    /// `null` is judged like any other).
+    #[serde(borrow, default, deserialize_with = "present")]
     pub(super) result: Option<&'a RawValue>,
     #[serde(borrow, default)]
     pub(super) error: Option<&'a RawValue>,
+}
+
+/// A member that is there, whatever its value (`Option`'s own reading takes `null` for
+/// absent).
+fn present<'de: 'a, 'a, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<&'a RawValue>, D::Error> {
+    <&'a RawValue>::deserialize(deserializer).map(Some)
 }
 
 /// The parameters of a `tools/call`, as far as the gate reads them.
@@ -234,7 +242,18 @@ pub(super) fn line_str(line: &[u8]) -> &str {
 
 #[cfg(test)]
 mod tests {
-    use super::splice;
+    use serde_json::value::RawValue;
+
+    use super::{splice, Peek};
+
+    #[test]
+    fn a_null_result_is_a_result_and_an_absent_one_is_none() {
+        let null = serde_json::from_str::<Peek<'_>>(r#"{"jsonrpc":"2.0","id":1,"result":null}"#).unwrap();
+        assert_eq!(null.result.map(RawValue::get), Some("null"));
+        // Control: no `result` member at all.
+        let absent = serde_json::from_str::<Peek<'_>>(r#"{"jsonrpc":"2.0","id":1,"error":{"code":1}}"#).unwrap();
+        assert!(absent.result.is_none() && absent.error.is_some());
+    }
 
     #[test]
     fn a_splice_keeps_every_other_member_as_written() {

@@ -118,6 +118,9 @@ impl<R: AsyncRead + Unpin> Lines<R> {
                     }
                 };
                 if available.is_empty() {
+                    if !self.line.is_empty() && !self.discarding {
+                        tracing::warn!(bytes = self.line.len(), "a line cut off by the end of the stream is dropped");
+                    }
                     return false;
                 }
                 let newline = available.iter().position(|b| *b == b'\n');

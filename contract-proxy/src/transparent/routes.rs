@@ -108,6 +108,11 @@ impl Routes {
         }
     }
 
+    /// Forgets the POST of request `id`, whose client went away.
+    pub(super) fn forget(&self, id: &str) {
+        self.state().posts.retain(|post| post.id != id);
+    }
+
     /// The answer to the POSTed request `id` (whose request named `token`), and what
     /// comes before it.
     pub(super) fn wait_for(&self, id: &str, token: Option<String>) -> mpsc::UnboundedReceiver<Vec<u8>> {

@@ -156,7 +156,16 @@ impl State {
             .and_then(|v| v.to_str().ok())
             .is_some_and(|v| v.starts_with("text/event-stream"));
         if sse {
-            self.read_events(response, initialize).await;
+            let answered = self.read_events(response, initialize, id.as_deref()).await;
+            if !answered && id.is_some() {
+                // The stream ended (closed, cut off) before the answer: it is not resumed,
+                // so the request is answered here rather than left to time out.
+                self.failed(
+                    id.as_deref(),
+                    method.as_deref(),
+                    "the upstream server's response stream ended without an answer",
+                );
+            }
             return;
         }
         match response.bytes().await {
@@ -190,27 +199,31 @@ impl State {
         let _ = self.to_relay.send(line.to_vec());
     }
 
-    /// An SSE stream's messages, in order.
-    async fn read_events(&self, response: reqwest::Response, initialize: bool) {
+    /// An SSE stream's messages, in order; whether one was the answer to request `id`
+    /// (JSON text).
+    async fn read_events(&self, response: reqwest::Response, initialize: bool, id: Option<&str>) -> bool {
         let mut stream = response.bytes_stream();
         let mut buffer: Vec<u8> = Vec::new();
+        let mut answered = false;
         while let Some(Ok(chunk)) = stream.next().await {
             buffer.extend_from_slice(&chunk);
             while let Some(end) = find_event_end(&buffer) {
                 let event: Vec<u8> = buffer.drain(..end.0 + end.1).collect();
                 let data = event_data(&event[..end.0]);
                 if !data.is_empty() {
+                    answered |= id.is_some_and(|id| answers(&data, id));
                     self.deliver(&data, initialize);
                 }
             }
         }
+        answered
     }
 
     /// The session's GET stream: what the server sends outside a request.
     async fn listen(self: Arc<Self>) {
         let Ok(response) = self.request(self.client.get(&self.url)).send().await else { return };
         if response.status().is_success() {
-            self.read_events(response, false).await;
+            self.read_events(response, false, None).await;
         }
     }
 
@@ -223,6 +236,12 @@ impl State {
         );
         let _ = self.to_relay.send(body.into_bytes());
     }
+}
+
+/// Whether `message` is the answer to request `id` (JSON text).
+fn answers(message: &[u8], id: &str) -> bool {
+    serde_json::from_slice::<Top<'_>>(message)
+        .is_ok_and(|top| top.method.is_none() && top.id.is_some_and(|at| at.get() == id))
 }
 
 /// Where the first event in `buffer` ends: (its length, the blank line's length).

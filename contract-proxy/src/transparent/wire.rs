@@ -44,6 +44,9 @@ pub(crate) struct Wire {
     /// Whether the session is of the 2026-07-28 revision or newer: the results the proxy
     /// writes say `"resultType": "complete"`, as that revision's results do.
     pub(super) modern: AtomicBool,
+    /// The server's lines dropped so far: not JSON, no JSON-RPC message, or an answer to
+    /// no request in flight.
+    pub(super) unread: AtomicU64,
     pub(super) wake: Notify,
     pub(super) settled: Notify,
 }
@@ -63,6 +66,7 @@ impl Wire {
             envelope: Mutex::new(Map::new()),
             legacy_only,
             modern: AtomicBool::new(false),
+            unread: AtomicU64::new(0),
             wake: Notify::new(),
             settled: Notify::new(),
         }
@@ -115,7 +119,8 @@ impl Wire {
         let seq = book.seq;
         book.deadlines.insert(at, (deadline, key.clone(), seq));
         book.dropped.remove(&key);
-        book.pending.insert(key, Pending { method: method.to_owned(), judge, seq });
+        let unread_at = self.unread.load(Ordering::Acquire);
+        book.pending.insert(key, Pending { method: method.to_owned(), judge, seq, unread_at });
         if first {
             self.wake.notify_one();
         }

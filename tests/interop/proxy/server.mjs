@@ -17,6 +17,11 @@
 //              notifications/message saying so
 //   "request_id" answers with the JSON-RPC id the call reached this server under
 //   "echo_after" answers with the call's arguments after `arguments.ms` milliseconds
+// or an object `{"write": <text>, "after_ms"?: <n>, "then": <answer>}`:
+// writes <text> to stdout as it is (`{id}` in it replaced by the call's JSON-RPC id, no
+// newline added), waits `after_ms`, then answers as <answer> says (a result, or one of the
+// specials above): a server that writes what is no answer, or a request, before it
+// answers or dies.
 
 import { readFileSync } from 'node:fs';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -51,7 +56,14 @@ server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
   if (!entry) {
     return { isError: true, content: [{ type: 'text', text: `no tool ${request.params.name}` }] };
   }
-  switch (entry.answer) {
+  let answer = entry.answer;
+  if (typeof answer === 'object' && answer !== null && 'write' in answer) {
+    const { write, after_ms: afterMs = 0, then } = answer;
+    await new Promise((resolve) => process.stdout.write(write.replaceAll('{id}', JSON.stringify(extra.requestId)), resolve));
+    await new Promise((resolve) => setTimeout(resolve, afterMs));
+    answer = then;
+  }
+  switch (answer) {
     case 'hang':
       return new Promise(() => {});
     case 'exit':
@@ -75,10 +87,13 @@ server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
       return asJson({ logged: true });
     case 'cancellable':
       return new Promise((resolve) => {
-        extra.signal.addEventListener('abort', () => {
+        const cancelled = () => {
           void server.sendLoggingMessage({ level: 'notice', logger: 'fixture', data: `cancelled ${request.params.name}` });
           resolve({ content: [] });
-        });
+        };
+        // A `write` before it may have let the cancellation come first.
+        if (extra.signal.aborted) cancelled();
+        else extra.signal.addEventListener('abort', cancelled);
       });
     case 'request_id':
       return asJson({ id: extra.requestId });
@@ -102,7 +117,7 @@ server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
       return asJson({ hadProgressToken: progressToken !== undefined });
     }
     default:
-      return entry.answer;
+      return answer;
   }
 });
 server.setRequestHandler(ListResourcesRequestSchema, async () => ({

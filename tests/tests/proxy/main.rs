@@ -8,7 +8,9 @@ mod support;
 
 pub mod proxy;
 pub mod proxy_clients;
+pub mod proxy_disconnect;
 pub mod proxy_error_shape;
+pub mod proxy_faults;
 pub mod proxy_inspector;
 pub mod proxy_lane;
 pub mod proxy_listen;

@@ -20,31 +20,31 @@ use contract_runtime::client::lock::{Lock, LockedServer, ServerSource};
 use contract_runtime::wire::META_KEY;
 use serde_json::{json, Value};
 
-const DEADLINE: Duration = Duration::from_secs(60);
+pub(crate) const DEADLINE: Duration = Duration::from_secs(60);
 
-fn scratch(name: &str) -> PathBuf {
+pub(crate) fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("contract-proxy-lane-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
 
-fn interop(path: &str) -> PathBuf {
+pub(crate) fn interop(path: &str) -> PathBuf {
     bins::root().join("tests/interop").join(path)
 }
 
-fn tools_file(dir: &Path, entries: &Value) -> PathBuf {
+pub(crate) fn tools_file(dir: &Path, entries: &Value) -> PathBuf {
     let path = dir.join("tools.json");
     std::fs::write(&path, entries.to_string()).unwrap();
     path
 }
 
 /// A result whose `structuredContent` is `value`, with the same JSON as its text.
-fn answer(value: &Value) -> Value {
+pub(crate) fn answer(value: &Value) -> Value {
     json!({ "content": [{ "type": "text", "text": value.to_string() }], "structuredContent": value })
 }
 
-fn report_schema() -> Value {
+pub(crate) fn report_schema() -> Value {
     json!({
         "type": "object",
         "properties": { "count": { "type": "integer" }, "status": { "type": "string" } },
@@ -53,18 +53,18 @@ fn report_schema() -> Value {
 }
 
 /// The error object in an `isError` result's one text block.
-fn error_of(result: &Value) -> Value {
+pub(crate) fn error_of(result: &Value) -> Value {
     assert_eq!(result["isError"], true, "an error result: {result:#}");
     let text = result["content"][0]["text"].as_str().unwrap_or_else(|| panic!("a text block: {result:#}"));
     serde_json::from_str::<Value>(text).unwrap_or_else(|e| panic!("the text is JSON ({e}): {text}"))["error"].clone()
 }
 
-fn upstream(server: &str, tools: &Path) -> Vec<String> {
+pub(crate) fn upstream(server: &str, tools: &Path) -> Vec<String> {
     vec!["node".to_owned(), interop(server).display().to_string(), tools.display().to_string()]
 }
 
 /// The proxy's command line with `options` in front of `server` (a fixture) with `tools`.
-fn proxied(options: &[&str], server: &str, tools: &Path) -> Vec<String> {
+pub(crate) fn proxied(options: &[&str], server: &str, tools: &Path) -> Vec<String> {
     let mut argv = vec![bins::contract_proxy().display().to_string()];
     argv.extend(options.iter().map(|s| (*s).to_owned()));
     argv.push("--".to_owned());
@@ -73,17 +73,17 @@ fn proxied(options: &[&str], server: &str, tools: &Path) -> Vec<String> {
 }
 
 /// A process on raw pipes: JSON-RPC lines in, lines out.
-struct Session {
+pub(crate) struct Session {
     child: Child,
     stdin: Option<ChildStdin>,
     lines: mpsc::Receiver<Value>,
     stderr: Option<thread::JoinHandle<String>>,
     /// Messages read while waiting for another, in arrival order.
-    seen: Vec<Value>,
+    pub(crate) seen: Vec<Value>,
 }
 
 impl Session {
-    fn start(argv: &[String]) -> Self {
+    pub(crate) fn start(argv: &[String]) -> Self {
         bins::server_everything(); // installs the pinned SDK the fixtures run on
         let mut child = Command::new(&argv[0])
             .args(&argv[1..])
@@ -112,7 +112,7 @@ impl Session {
     }
 
     /// Started and initialized on 2025-11-25 with `capabilities`.
-    fn initialized(argv: &[String], capabilities: &Value) -> Self {
+    pub(crate) fn initialized(argv: &[String], capabilities: &Value) -> Self {
         let mut s = Self::start(argv);
         s.send(&json!({ "jsonrpc": "2.0", "id": "init", "method": "initialize", "params": {
             "protocolVersion": "2025-11-25", "capabilities": capabilities,
@@ -123,18 +123,18 @@ impl Session {
         s
     }
 
-    fn send(&mut self, message: &Value) {
+    pub(crate) fn send(&mut self, message: &Value) {
         let stdin = self.stdin.as_mut().expect("stdin open");
         writeln!(stdin, "{message}").expect("write");
         stdin.flush().unwrap();
     }
 
-    fn send_call(&mut self, id: &Value, tool: &str, arguments: &Value) {
+    pub(crate) fn send_call(&mut self, id: &Value, tool: &str, arguments: &Value) {
         self.send(&json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call",
             "params": { "name": tool, "arguments": arguments } }));
     }
 
-    fn next_message(&mut self, deadline: Instant) -> Value {
+    pub(crate) fn next_message(&mut self, deadline: Instant) -> Value {
         let left = deadline.checked_duration_since(Instant::now()).unwrap_or_else(|| panic!("no message in time"));
         match self.lines.recv_timeout(left) {
             Ok(message) => message,
@@ -144,7 +144,7 @@ impl Session {
     }
 
     /// The response to `id` (a whole JSON-RPC message); other messages are kept in `seen`.
-    fn response(&mut self, id: &Value) -> Value {
+    pub(crate) fn response(&mut self, id: &Value) -> Value {
         if let Some(at) = self.seen.iter().position(|m| m.get("id") == Some(id) && m.get("method").is_none()) {
             return self.seen.remove(at);
         }
@@ -158,13 +158,13 @@ impl Session {
         }
     }
 
-    fn call(&mut self, id: &Value, tool: &str, arguments: &Value) -> Value {
+    pub(crate) fn call(&mut self, id: &Value, tool: &str, arguments: &Value) -> Value {
         self.send_call(id, tool, arguments);
         self.response(id)
     }
 
     /// Waits for a notification of `method` and returns it (with what came before it in `seen`).
-    fn notification(&mut self, method: &str) -> Value {
+    pub(crate) fn notification(&mut self, method: &str) -> Value {
         if let Some(at) = self.seen.iter().position(|m| m["method"] == method) {
             return self.seen.remove(at);
         }
@@ -178,8 +178,23 @@ impl Session {
         }
     }
 
+    /// Every message not taken yet (`seen`, then what comes) until the process closes its
+    /// stdout.
+    pub(crate) fn until_closed(&mut self) -> Vec<Value> {
+        let mut messages = std::mem::take(&mut self.seen);
+        let deadline = Instant::now() + DEADLINE;
+        loop {
+            let left = deadline.checked_duration_since(Instant::now()).unwrap_or_else(|| panic!("stdout still open"));
+            match self.lines.recv_timeout(left) {
+                Ok(message) => messages.push(message),
+                Err(mpsc::RecvTimeoutError::Disconnected) => return messages,
+                Err(mpsc::RecvTimeoutError::Timeout) => panic!("stdout still open; read {messages:#?}"),
+            }
+        }
+    }
+
     /// Waits for the process to exit (stdin still open): its status code and stderr.
-    fn exited(mut self) -> (Option<i32>, String) {
+    pub(crate) fn exited(mut self) -> (Option<i32>, String) {
         let start = Instant::now();
         let status = loop {
             if let Some(status) = self.child.try_wait().unwrap() {

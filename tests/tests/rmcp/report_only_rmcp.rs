@@ -210,7 +210,7 @@ fn report_only_for_a_tool_without_a_contract_is_refused_naming_the_contracted_to
     let err = contracted(probe(), None).report_only_for("ratoi").expect_err("a misspelt tool");
     let text = err.to_string();
     assert!(text.contains("no contract is bound to tool `ratoi`"), "{text}");
-    assert!(text.contains("the contracted tools are `ratio`, `ratio_down`, `ratio_task`"), "{text}");
+    assert!(text.contains("the contracted tools are `ratio`, `ratio_down`, `ratio_slow`, `ratio_task`"), "{text}");
     // The fix the message points to: one of the names it lists.
     let fixed = contracted(probe(), None).report_only_for("ratio").expect("a contracted tool");
     assert_eq!(fixed.enforcement("ratio"), Enforcement::Report);

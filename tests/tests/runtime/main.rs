@@ -8,6 +8,7 @@
 mod support;
 
 pub mod cache;
+pub mod http_disconnect;
 pub mod http_front;
 pub mod http_hostile;
 pub mod observe_events;
@@ -15,5 +16,6 @@ pub mod pipeline;
 pub mod pipeline_limits;
 pub mod redact;
 pub mod redis_cache;
+pub mod redis_outage;
 pub mod report_only;
 pub mod stdio_pipes;

@@ -35,25 +35,25 @@ use serde_json::{json, Value};
 // ------------------------------------------------------------------ the Redis server
 
 /// A `redis-server` child on a loopback port, killed on drop.
-struct RedisServer {
+pub(crate) struct RedisServer {
     port: u16,
     child: Option<Child>,
 }
 
 impl RedisServer {
-    fn start() -> Self {
+    pub(crate) fn start() -> Self {
         let port = TcpListener::bind("127.0.0.1:0").expect("a free port").local_addr().unwrap().port();
         let mut server = Self { port, child: None };
         server.restart();
         server
     }
 
-    fn url(&self) -> String {
+    pub(crate) fn url(&self) -> String {
         format!("redis://127.0.0.1:{}/", self.port)
     }
 
     /// Starts the server (again) on the same port; its data starts empty.
-    fn restart(&mut self) {
+    pub(crate) fn restart(&mut self) {
         assert!(self.child.is_none(), "the server is running");
         let child = Command::new("redis-server")
             .args(["--port", &self.port.to_string(), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
@@ -80,7 +80,7 @@ impl RedisServer {
     }
 
     /// Kills the server and waits until its port refuses connections.
-    fn stop(&mut self) {
+    pub(crate) fn stop(&mut self) {
         if let Some(mut child) = self.child.take() {
             let _ = child.kill();
             let _ = child.wait();
@@ -92,27 +92,27 @@ impl RedisServer {
         }
     }
 
-    fn client(&self) -> redis::Client {
+    pub(crate) fn client(&self) -> redis::Client {
         redis::Client::open(self.url()).expect("a Redis URL")
     }
 
-    fn conn(&self) -> redis::Connection {
+    pub(crate) fn conn(&self) -> redis::Connection {
         self.client().get_connection_with_timeout(Duration::from_secs(5)).expect("connect to the test Redis")
     }
 
-    fn raw_get(&self, key: &str) -> Option<Vec<u8>> {
+    pub(crate) fn raw_get(&self, key: &str) -> Option<Vec<u8>> {
         redis::cmd("GET").arg(key).query(&mut self.conn()).expect("GET")
     }
 
-    fn raw_set(&self, key: &str, value: &[u8]) {
+    pub(crate) fn raw_set(&self, key: &str, value: &[u8]) {
         redis::cmd("SET").arg(key).arg(value).query::<()>(&mut self.conn()).expect("SET");
     }
 
-    fn exists(&self, key: &str) -> bool {
+    pub(crate) fn exists(&self, key: &str) -> bool {
         redis::cmd("EXISTS").arg(key).query::<u64>(&mut self.conn()).expect("EXISTS") == 1
     }
 
-    fn keys(&self, pattern: &str) -> Vec<String> {
+    pub(crate) fn keys(&self, pattern: &str) -> Vec<String> {
         let mut keys: Vec<String> = redis::cmd("KEYS").arg(pattern).query(&mut self.conn()).expect("KEYS");
         keys.sort();
         keys
@@ -130,10 +130,10 @@ impl Drop for RedisServer {
 
 /// The deadline of the caches whose tests expect Redis to answer: generous, so that a
 /// loaded machine does not look like an outage.
-const PATIENT: Duration = Duration::from_secs(2);
+pub(crate) const PATIENT: Duration = Duration::from_secs(2);
 
 /// A key prefix no other test shares.
-fn prefix(test: &str) -> String {
+pub(crate) fn prefix(test: &str) -> String {
     static N: AtomicU32 = AtomicU32::new(0);
     format!("t{}-{test}-{}", std::process::id(), N.fetch_add(1, Ordering::Relaxed))
 }
@@ -142,7 +142,7 @@ fn id(name: &str, version: &str) -> ContractId {
     ContractId::new(name, version.parse().unwrap(), "cd".repeat(32))
 }
 
-fn entry(contract: &ContractId, text: &str) -> CachedResult {
+pub(crate) fn entry(contract: &ContractId, text: &str) -> CachedResult {
     CachedResult { contract: contract.clone(), text: Arc::from(text) }
 }
 

@@ -1,8 +1,8 @@
-//! An in-process rmcp server for the report-only and operator tests
-//! (report_only_rmcp.rs, observe_events.rs): tools whose results break their contract
-//! on request, one of them answered with a task for a client that declared the tasks
-//! extension, with a count of handler runs; and a raw JSON-RPC client over an in-memory
-//! duplex.
+//! An in-process rmcp server for the report-only, operator and HTTP disconnect tests
+//! (report_only_rmcp.rs, observe_events.rs, http_disconnect.rs): tools whose results
+//! break their contract on request, one of them answered with a task for a client that
+//! declared the tasks extension, a slow one that counts its cancellations, with a count of
+//! handler runs; and a raw JSON-RPC client over an in-memory duplex.
 
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
@@ -15,8 +15,8 @@ use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::tool::ToolCallContext;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CreateTaskResult, GetTaskParams, GetTaskResult, ServerCapabilities,
-    ServerConfig,
+    CallToolRequestParams, CallToolResponse, CreateTaskResult, GetTaskParams, GetTaskResult, ProgressNotificationParam,
+    ServerCapabilities, ServerConfig,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::task_manager::{TaskExit, TaskManager, TaskOptions};
@@ -47,6 +47,12 @@ pub(crate) struct RatioArgs {
     pub(crate) token: String,
 }
 
+#[derive(Deserialize, JsonSchema)]
+pub(crate) struct SlowArgs {
+    /// How long the tool works before it answers, unless it is cancelled first.
+    pub(crate) ms: u64,
+}
+
 /// The tool answered with a task for a client that declared the tasks extension.
 pub(crate) const TASK_TOOL: &str = "ratio_task";
 
@@ -56,6 +62,8 @@ pub(crate) struct RolloutProbe {
     tasks: TaskManager,
     /// Handler runs, every tool together.
     pub(crate) runs: Arc<AtomicU32>,
+    /// Runs of `ratio_slow` whose cancellation token fired before they answered.
+    pub(crate) cancelled: Arc<AtomicU32>,
 }
 
 #[tool_router]
@@ -70,6 +78,28 @@ impl RolloutProbe {
     async fn ratio_task(&self, Parameters(args): Parameters<RatioArgs>) -> Result<Json<Ratio>, ToolError> {
         self.runs.fetch_add(1, Ordering::SeqCst);
         Ok(Json(Ratio { ratio: args.ratio, token: args.token }))
+    }
+
+    #[tool(description = "A ratio after `ms` milliseconds, unless cancelled first; one progress \
+                          notification first when the call names a progress token.")]
+    async fn ratio_slow(
+        &self,
+        Parameters(args): Parameters<SlowArgs>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<Json<Ratio>, ToolError> {
+        self.runs.fetch_add(1, Ordering::SeqCst);
+        if let Some(token) = context.meta.get_progress_token() {
+            let _ = context.peer.notify_progress(ProgressNotificationParam::new(token, 0.0)).await;
+        }
+        tokio::select! {
+            () = tokio::time::sleep(Duration::from_millis(args.ms)) => {
+                Ok(Json(Ratio { ratio: 0.5, token: "slow".to_owned() }))
+            }
+            () = context.ct.cancelled() => {
+                self.cancelled.fetch_add(1, Ordering::SeqCst);
+                Err(ToolError::unavailable("cancelled"))
+            }
+        }
     }
 
     #[tool(description = "Fails with a typed error.")]
@@ -120,12 +150,13 @@ pub(crate) fn probe() -> RolloutProbe {
         tool_router: RolloutProbe::tool_router(),
         tasks: TaskManager::new(),
         runs: Arc::new(AtomicU32::new(0)),
+        cancelled: Arc::new(AtomicU32::new(0)),
     }
 }
 
 /// The probe with every tool contracted, on `pipeline` when one is given.
 pub(crate) fn contracted(probe: RolloutProbe, pipeline: Option<Pipeline>) -> ContractedServer<RolloutProbe> {
-    let set = contracts![Ratio, Ratio => "ratio_task", Ratio => "ratio_down"];
+    let set = contracts![Ratio, Ratio => "ratio_task", Ratio => "ratio_down", Ratio => "ratio_slow"];
     let server = ContractedServer::new(probe, set).expect("bindings");
     match pipeline {
         Some(pipeline) => server.with_pipeline(pipeline),

@@ -142,6 +142,103 @@ where
     }
 }
 
+/// Whether a response is an SSE stream still to be read.
+fn is_stream(response: &Response<Body>) -> bool {
+    response.status() == StatusCode::OK
+        && response
+            .headers()
+            .get(CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.starts_with("text/event-stream"))
+}
+
+/// A request of a session whose answer has not reached the client yet. Dropped armed
+/// (the client closed the connection while its handler ran, before or during the
+/// response's stream), it tells rmcp the request is cancelled, as the client would have
+/// with `notifications/cancelled`: the handler's cancellation token fires and its late
+/// answer goes nowhere.
+struct Abandon<H: ServerHandler + Send + 'static> {
+    shared: Arc<Shared<H>>,
+    uri: http::Uri,
+    headers: http::HeaderMap,
+    id: Value,
+    armed: bool,
+}
+
+impl<H: ServerHandler + Send + 'static> Abandon<H> {
+    /// For a request (but `initialize`, which is never cancelled) in a session.
+    fn of(shared: &Arc<Shared<H>>, parts: &http::request::Parts, message: &Value) -> Option<Self> {
+        let method = message.get("method").and_then(Value::as_str)?;
+        let id = message.get("id")?;
+        if method == "initialize" || !parts.headers.contains_key("mcp-session-id") {
+            return None;
+        }
+        Some(Self {
+            shared: shared.clone(),
+            uri: parts.uri.clone(),
+            headers: parts.headers.clone(),
+            id: id.clone(),
+            armed: true,
+        })
+    }
+}
+
+impl<H: ServerHandler + Send + 'static> Drop for Abandon<H> {
+    fn drop(&mut self) {
+        if !self.armed {
+            return;
+        }
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else { return };
+        let notification = json!({
+            "jsonrpc": "2.0",
+            "method": "notifications/cancelled",
+            "params": { "requestId": self.id, "reason": "the client disconnected" },
+        });
+        let mut request = Request::new(full(Bytes::from(notification.to_string())));
+        *request.method_mut() = Method::POST;
+        *request.uri_mut() = self.uri.clone();
+        *request.headers_mut() = std::mem::take(&mut self.headers);
+        request.headers_mut().remove(CONTENT_LENGTH);
+        let shared = self.shared.clone();
+        runtime.spawn(async move {
+            let _ = shared.service.handle(request).await;
+        });
+    }
+}
+
+/// A response's stream, which disarms its [`Abandon`] once read to its end.
+struct Watched<H: ServerHandler + Send + 'static> {
+    body: Body,
+    abandon: Option<Abandon<H>>,
+}
+
+impl<H: ServerHandler + Send + 'static> http_body::Body for Watched<H> {
+    type Data = Bytes;
+    type Error = std::convert::Infallible;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<http_body::Frame<Bytes>, Self::Error>>> {
+        let this = self.get_mut();
+        let polled = Pin::new(&mut this.body).poll_frame(cx);
+        if let Poll::Ready(None) = polled {
+            if let Some(mut abandon) = this.abandon.take() {
+                abandon.armed = false;
+            }
+        }
+        polled
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.body.size_hint()
+    }
+}
+
 /// A closed session as `204 No Content`: rmcp answers a `DELETE` it honoured with `202
 /// Accepted`, which the Python SDK client logs as a failed termination (it takes 200 or
 /// 204); the session is gone either way, so the body-less success says so.
@@ -155,7 +252,7 @@ fn no_content_when_accepted(mut response: Response<Body>) -> Response<Body> {
 }
 
 impl<H: ServerHandler + Send + 'static> Shared<H> {
-    async fn handle<B>(&self, request: Request<B>) -> Response<Body>
+    async fn handle<B>(self: Arc<Self>, request: Request<B>) -> Response<Body>
     where
         B: http_body::Body<Data = Bytes> + Send + 'static,
         B::Error: Into<BoxError>,
@@ -190,6 +287,9 @@ impl<H: ServerHandler + Send + 'static> Shared<H> {
             Ok(value) => value,
             Err(rejected) => return self.refuse(&parts, rejected.into_response()).await,
         };
+        // Armed until the answer is out: dropped before (the client went away), it
+        // cancels the request.
+        let abandon = Abandon::of(&self, &parts, &value);
         let answer = if let Some(id) = initialize_id(&value).filter(|_| !parts.headers.contains_key("mcp-session-id")) {
             let _gate = self.init_gate.lock().await;
             let open = self.sessions.sessions.read().await.len();
@@ -208,7 +308,15 @@ impl<H: ServerHandler + Send + 'static> Shared<H> {
                 return rejected.into_response();
             }
         }
-        prefer_json(answer).await
+        let answer = prefer_json(answer).await;
+        match abandon {
+            Some(abandon) if is_stream(&answer) => answer.map(|body| Watched { body, abandon: Some(abandon) }.boxed()),
+            Some(mut abandon) => {
+                abandon.armed = false;
+                answer
+            }
+            None => answer,
+        }
     }
 
     fn too_slow(&self) -> Response<Body> {

@@ -46,6 +46,12 @@
 //! server choose; every client takes both). A stream with anything before the answer
 //! (a notification, a request to the client, a keep-alive) is passed on unchanged.
 //!
+//! A client that closes the connection of a session's request before its answer went out
+//! (while the handler runs, or in the middle of the SSE stream) has the request cancelled:
+//! the front hands rmcp a `notifications/cancelled` for it (reason "the client
+//! disconnected"), so the handler's cancellation token fires; `initialize` is never
+//! cancelled.
+//!
 //! [`serve`] accepts connections with `TCP_NODELAY` (without it a small response waits
 //! for the peer's delayed ACK, about 40 ms on Linux), at most
 //! [`HttpLimits::max_connections`] at once, each dropped if its request head does not
