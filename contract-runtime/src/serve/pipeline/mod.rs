@@ -4,147 +4,39 @@
 //!
 #![doc = include_str!("../../../docs/enforcing.md")]
 
-use std::any::Any;
 use std::fmt;
 use std::future::Future;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::pin::Pin;
-use std::sync::{Arc, OnceLock};
-use std::task::{Context, Poll};
+use std::sync::Arc;
 
-use bytes::Bytes;
 use serde::Serialize;
 use serde_json::{json, Value};
 
 use crate::contract::limits::Limits;
 use crate::contract::redact::{sanitize, Sensitive};
 use crate::contract::{OutputContract, ToolOutput};
-use crate::serve::cache::{CacheKey, CachedResult, PreparedResult, ResultCache};
+use crate::serve::cache::ResultCache;
 use crate::serve::observe::{Counters, Enforcement, Rollout, Stats};
 use crate::serve::wire::{
-    root_shape, CacheStatus, ErrorCode, ProtocolVersion, ResultMeta, RootShape, Text, ToolCallResult, ToolError,
-    ToolFailure,
+    root_shape, CacheStatus, ErrorCode, ResultMeta, RootShape, ToolCallResult, ToolError, ToolFailure,
 };
 
+mod builder;
+mod context;
+mod hits;
+mod middleware;
 mod refusal;
+mod unwind;
+
+pub use builder::PipelineBuilder;
+pub use context::CallContext;
+pub use middleware::{middleware_fn, BoxError, FnMiddleware, Middleware};
+pub(crate) use unwind::CatchUnwind;
+use unwind::Panic;
 
 #[cfg(feature = "rmcp")]
 pub(crate) use refusal::serialization_error;
 use refusal::{broken_contract, check, check_completeness, meta, serialization_failure, unfit};
-
-/// The error type middleware returns.
-pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
-
-/// A post-result hook. It sees the serialized result before validation, so whatever
-/// it does is checked: a hook that drops or corrupts a field yields an
-/// `output_contract_violation`, a hook that fails yields a `middleware_error`.
-pub trait Middleware: Send + Sync {
-    /// A short name for logs.
-    fn name(&self) -> &str;
-
-    /// Inspects or rewrites the result of `tool`.
-    ///
-    /// # Errors
-    ///
-    /// Any error; the call then fails with `middleware_error` and a sanitized message.
-    fn after_result(&self, tool: &str, result: &mut Value) -> Result<(), BoxError>;
-}
-
-/// A middleware from a closure.
-///
-/// # Examples
-///
-/// ```
-/// use contract_runtime::pipeline::{middleware_fn, Pipeline};
-///
-/// let stamp = middleware_fn("stamp", |_tool, result| {
-///     if let Some(obj) = result.as_object_mut() {
-///         obj.insert("served_by".into(), "replica-2".into());
-///     }
-///     Ok(())
-/// });
-/// let pipeline = Pipeline::builder().middleware(stamp).build();
-/// # let _ = pipeline;
-/// ```
-pub fn middleware_fn<F>(name: &str, f: F) -> FnMiddleware<F>
-where
-    F: Fn(&str, &mut Value) -> Result<(), BoxError> + Send + Sync,
-{
-    FnMiddleware { name: name.to_owned(), f }
-}
-
-/// See [`middleware_fn`].
-pub struct FnMiddleware<F> {
-    name: String,
-    f: F,
-}
-
-impl<F> fmt::Debug for FnMiddleware<F> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("FnMiddleware").field("name", &self.name).finish_non_exhaustive()
-    }
-}
-
-impl<F> Middleware for FnMiddleware<F>
-where
-    F: Fn(&str, &mut Value) -> Result<(), BoxError> + Send + Sync,
-{
-    fn name(&self) -> &str {
-        &self.name
-    }
-    fn after_result(&self, tool: &str, result: &mut Value) -> Result<(), BoxError> {
-        (self.f)(tool, result)
-    }
-}
-
-/// What the pipeline knows about one call.
-#[derive(Clone, Debug)]
-pub struct CallContext {
-    tool: String,
-    arguments: Value,
-    protocol: ProtocolVersion,
-    cacheable: bool,
-}
-
-impl CallContext {
-    /// A call of `tool` with `arguments`, from a peer on the latest protocol.
-    #[must_use]
-    pub fn new(tool: impl Into<String>, arguments: Value) -> Self {
-        Self { tool: tool.into(), arguments, protocol: ProtocolVersion::latest(), cacheable: true }
-    }
-
-    /// Sets the peer's negotiated protocol version.
-    #[must_use]
-    pub fn with_protocol(mut self, protocol: ProtocolVersion) -> Self {
-        self.protocol = protocol;
-        self
-    }
-
-    /// Sets whether the result may be cached (default: yes, when the pipeline has a cache).
-    #[must_use]
-    pub fn with_cacheable(mut self, cacheable: bool) -> Self {
-        self.cacheable = cacheable;
-        self
-    }
-
-    /// The tool name.
-    #[must_use]
-    pub fn tool(&self) -> &str {
-        &self.tool
-    }
-
-    /// The call's arguments.
-    #[must_use]
-    pub fn arguments(&self) -> &Value {
-        &self.arguments
-    }
-
-    /// The peer's protocol version.
-    #[must_use]
-    pub fn protocol(&self) -> &ProtocolVersion {
-        &self.protocol
-    }
-}
 
 /// The enforcement pipeline: middleware, an optional cache, and the contract of each
 /// call's result type. Cheap to share (`Arc` it or clone it).
@@ -198,118 +90,6 @@ impl fmt::Debug for Pipeline {
             .finish_non_exhaustive()
     }
 }
-
-/// Builds a [`Pipeline`].
-#[derive(Default)]
-#[must_use]
-pub struct PipelineBuilder {
-    pipeline: Pipeline,
-}
-
-impl fmt::Debug for PipelineBuilder {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.pipeline.fmt(f)
-    }
-}
-
-impl PipelineBuilder {
-    /// Adds a post-result middleware; they run in the order added.
-    pub fn middleware(mut self, middleware: impl Middleware + 'static) -> Self {
-        self.pipeline.middleware.push(Arc::new(middleware));
-        self
-    }
-
-    /// Sets the result cache.
-    pub fn cache(mut self, cache: Arc<dyn ResultCache>) -> Self {
-        self.pipeline.cache = Some(cache);
-        self
-    }
-
-    /// Sets the depth and size limits a result must keep to be judged (default:
-    /// [`Limits::default`], 128 levels and 16 MiB). A result beyond them fails with
-    /// `output_limit_exceeded`; it is never passed unchecked.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use contract_runtime::limits::Limits;
-    /// use contract_runtime::pipeline::{CallContext, Pipeline};
-    /// use contract_runtime::wire::{ErrorCode, ToolError};
-    /// use contract_runtime::ToolOutput;
-    ///
-    /// #[derive(serde::Serialize, schemars::JsonSchema, ToolOutput)]
-    /// #[tool_output(version = "1.0.0", compatibility = "exact")]
-    /// struct Page { body: String }
-    ///
-    /// let pipeline = Pipeline::builder().limits(Limits::default().with_max_bytes(1024)).build();
-    /// let ctx = CallContext::new("page", serde_json::json!({}));
-    /// let r = pipeline.call_sync(&ctx, || Ok::<_, ToolError>(Page { body: "x".repeat(2000) }));
-    /// assert_eq!(r.error_code(), Some(ErrorCode::OutputLimitExceeded));
-    /// ```
-    pub fn limits(mut self, limits: Limits) -> Self {
-        self.pipeline.limits = limits;
-        self
-    }
-
-    /// Whether results of covered contracts are judged on the fast path when no
-    /// middleware is set (default: yes; see [`crate::fused`]). Off, every result takes
-    /// the `Value` path, as for comparisons.
-    pub fn fast_path(mut self, on: bool) -> Self {
-        self.pipeline.value_path_only = !on;
-        self
-    }
-
-    /// Makes every tool report-only ([`Enforcement::Report`]): a result that breaks its
-    /// contract is sent unchanged, with `"enforced": false` in its `_meta`, reported and
-    /// counted, never cached. Removing the line enforces again.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use contract_runtime::pipeline::{CallContext, Pipeline};
-    /// use contract_runtime::wire::{ToolError, META_KEY};
-    /// use contract_runtime::ToolOutput;
-    ///
-    /// #[derive(serde::Serialize, schemars::JsonSchema, ToolOutput)]
-    /// #[tool_output(version = "1.0.0", compatibility = "exact")]
-    /// struct Ratio {
-    ///     #[schemars(range(max = 1.0))]
-    ///     ratio: f64,
-    /// }
-    ///
-    /// let ctx = CallContext::new("ratio", serde_json::json!({}));
-    /// let broken = || Ok::<_, ToolError>(Ratio { ratio: 1.5 });
-    ///
-    /// let enforced = Pipeline::builder().build().call_sync(&ctx, broken);
-    /// assert!(enforced.is_error());
-    ///
-    /// let reporting = Pipeline::builder().report_only().build();
-    /// let sent = reporting.call_sync(&ctx, broken);
-    /// assert!(!sent.is_error());
-    /// assert_eq!(sent.structured_content(), Some(&serde_json::json!({ "ratio": 1.5 })));
-    /// assert_eq!(sent.meta().unwrap()[META_KEY]["enforced"], false);
-    /// assert_eq!(reporting.stats().report_only, 1);
-    /// ```
-    pub fn report_only(mut self) -> Self {
-        self.pipeline.rollout.report_all();
-        self
-    }
-
-    /// Makes the tool `tool` report-only (see [`PipelineBuilder::report_only`]); other
-    /// tools stay enforced. May be called once per tool.
-    pub fn report_only_for(mut self, tool: impl Into<String>) -> Self {
-        self.pipeline.rollout.report_tool(tool);
-        self
-    }
-
-    /// The pipeline.
-    #[must_use]
-    pub fn build(self) -> Pipeline {
-        self.pipeline
-    }
-}
-
-type Panic = Box<dyn Any + Send>;
 
 impl Pipeline {
     /// Starts a builder.
@@ -591,125 +371,6 @@ impl Pipeline {
         );
         Some(ToolCallResult::failure(error, Vec::new(), Some(meta(contract))))
     }
-
-    /// Admits a checked result (its tree, when one was built, and its text) to the cache
-    /// and builds the success.
-    fn admit(
-        &self,
-        ctx: &CallContext,
-        contract: &OutputContract,
-        value: Option<Value>,
-        text: String,
-    ) -> ToolCallResult {
-        if let Some(limit) = self.over_size(contract, &text) {
-            return limit;
-        }
-        if let (Some(cache), true) = (&self.cache, ctx.cacheable) {
-            cache.put(
-                CacheKey::new(ctx.tool(), contract.id(), ctx.arguments()),
-                CachedResult { contract: contract.id().clone(), text: Arc::from(text.as_str()) },
-            );
-        }
-        emit(
-            ctx,
-            contract,
-            value,
-            text,
-            if self.cache.is_some() && ctx.cacheable { CacheStatus::Miss } else { CacheStatus::Bypass },
-        )
-    }
-
-    /// A usable cache hit for the call, or `None`: what [`Pipeline::call`] serves
-    /// instead of running the handler. Entries written under another contract identity,
-    /// and entries that fail revalidation, are evicted. Adapters that run handlers
-    /// themselves call it first.
-    pub fn cached(&self, ctx: &CallContext, contract: &OutputContract) -> Option<ToolCallResult> {
-        let hit = self.lookup(ctx, contract)?;
-        Some(self.served(ctx, Some(contract), hit))
-    }
-
-    /// `find`, counted as a cache hit or miss when the cache was asked.
-    fn lookup(&self, ctx: &CallContext, contract: &OutputContract) -> Option<ToolCallResult> {
-        self.cache.as_ref().filter(|_| ctx.cacheable)?;
-        let found = self.find(ctx, contract);
-        if found.is_some() {
-            self.counters.cache_hit();
-        } else {
-            self.counters.cache_miss();
-        }
-        found
-    }
-
-    fn find(&self, ctx: &CallContext, contract: &OutputContract) -> Option<ToolCallResult> {
-        let cache = self.cache.as_ref().filter(|_| ctx.cacheable)?;
-        let key = CacheKey::new(ctx.tool(), contract.id(), ctx.arguments());
-        let (entry, prepared) = cache.get_prepared(&key)?;
-        if entry.contract != *contract.id() {
-            cache.evict(&key);
-            return None;
-        }
-        // The tree is built only when something here reads it: a tighter depth limit or
-        // revalidation. Otherwise the text is only checked to be JSON (without building
-        // anything), and `structuredContent` is parsed from it if someone asks.
-        let needs_tree =
-            cache.revalidate_hits() || self.limits.max_depth() < crate::contract::limits::DEFAULT_MAX_DEPTH;
-        if entry.text.len() > self.limits.max_bytes() {
-            // Too big for this pipeline, but valid: another pipeline may serve it.
-            return None;
-        }
-        let wrapped = root_shape(contract, ctx.protocol()) == RootShape::Wrapped;
-        if !needs_tree {
-            // Bytes this cache wrote from this very text at an earlier hit of this era:
-            // served as they are, shared, with nothing parsed, copied or escaped.
-            if let Some(body) = prepared.as_ref().filter(|p| p.is_for(&entry.text)).and_then(|p| p.form(wrapped)) {
-                return Some(prepared_hit(contract, entry.text, wrapped, body.clone()));
-            }
-        }
-        let value = if needs_tree {
-            let Ok(value) = serde_json::from_str::<Value>(&entry.text) else {
-                cache.evict(&key);
-                return None;
-            };
-            Some(value)
-        } else {
-            if serde_json::from_str::<serde::de::IgnoredAny>(&entry.text).is_err() {
-                cache.evict(&key);
-                return None;
-            }
-            None
-        };
-        // An entry admitted under other limits must fit these too. serde_json parses at
-        // most 128 levels, so only a tighter depth limit needs the walk.
-        let fits = value.as_ref().is_none_or(|value| {
-            self.limits.max_depth() >= crate::contract::limits::DEFAULT_MAX_DEPTH
-                || crate::contract::limits::measure_value(value, &self.limits).is_ok()
-        });
-        if !fits {
-            return None;
-        }
-        if cache.revalidate_hits() && value.as_ref().is_some_and(|value| check(contract, value).is_err()) {
-            cache.evict(&key);
-            return None;
-        }
-        if value.is_none() && cache.keeps_prepared() {
-            // The first hit of this era: the text is JSON (checked just above) and was
-            // validated when admitted, so its wire bytes are written once, kept beside
-            // it, and shared by every later hit.
-            let mut prepared = prepared
-                .filter(|p| p.is_for(&entry.text))
-                .unwrap_or_else(|| PreparedResult::new(Arc::clone(&entry.text)));
-            let body = prepared.write_form(wrapped);
-            cache.keep_prepared(&key, prepared);
-            return Some(prepared_hit(contract, entry.text, wrapped, body));
-        }
-        Some(emit(ctx, contract, value, entry.text.to_string(), CacheStatus::Hit))
-    }
-}
-
-/// A hit served from the wire bytes written for its entry's text.
-fn prepared_hit(contract: &OutputContract, text: Arc<str>, wrapped: bool, body: Bytes) -> ToolCallResult {
-    let text = if wrapped { Text::Wrapped(text, OnceLock::new()) } else { Text::Shared(text) };
-    ToolCallResult::success_prepared(text, body, ResultMeta::cached(contract, CacheStatus::Hit), CacheStatus::Hit)
 }
 
 /// The success envelope, with the root wrapped for peers that need an object.
@@ -730,21 +391,5 @@ fn emit(
     match value {
         Some(value) => ToolCallResult::success(value, text, Some(meta), cache),
         None => ToolCallResult::success_from_text(text, Some(meta), cache),
-    }
-}
-
-/// Catches a panic while polling the inner future.
-pub(crate) struct CatchUnwind<F>(pub(crate) Pin<Box<F>>);
-
-impl<F: Future> Future for CatchUnwind<F> {
-    type Output = Result<F::Output, Panic>;
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let inner = self.0.as_mut();
-        match catch_unwind(AssertUnwindSafe(|| inner.poll(cx))) {
-            Ok(Poll::Pending) => Poll::Pending,
-            Ok(Poll::Ready(output)) => Poll::Ready(Ok(output)),
-            Err(panic) => Poll::Ready(Err(panic)),
-        }
     }
 }
