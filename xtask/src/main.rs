@@ -1,5 +1,6 @@
 //! Project automation: `cargo xtask schemas [--check] [--against REV] [--format json]`
-//! (the one-line CLI every user workspace gets from contract-tools), `cargo xtask references`
+//! (contract-tools' schemas command over the demo server, run as its `qe-schemas` binary so
+//! that this crate links nothing heavy), `cargo xtask references`
 //! (no line cites a document outside the repository), `cargo xtask circles` (no module
 //! circle in any crate) and `cargo xtask ci`.
 
@@ -20,9 +21,23 @@ fn main() -> ExitCode {
     if std::env::args().nth(1).as_deref() == Some("circles") {
         return circles::main();
     }
-    let tools =
-        contract_tools::tool_list::ToolListing::from_tools(qe_server::VERSION, qe_server::server::listed_tools());
-    contract_tools::cli::main_with(qe_server::all_contracts(), tools)
+    schemas(std::env::args().skip(1))
+}
+
+/// Runs the demo server's `qe-schemas` with `args`, and exits as it does.
+fn schemas(args: impl Iterator<Item = String>) -> ExitCode {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let status = Command::new(cargo)
+        .args(["run", "--quiet", "--package", "qe-server", "--features", "schemas", "--bin", "qe-schemas", "--"])
+        .args(args)
+        .status();
+    match status {
+        Ok(status) => status.code().and_then(|code| u8::try_from(code).ok()).map_or(ExitCode::FAILURE, ExitCode::from),
+        Err(err) => {
+            eprintln!("xtask: cannot run `cargo run --package qe-server --bin qe-schemas`: {err}");
+            ExitCode::from(2)
+        }
+    }
 }
 
 /// The workspace root, whatever directory cargo was started from.
