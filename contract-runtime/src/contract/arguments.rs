@@ -151,13 +151,13 @@ fn collect(
     listed: &mut Vec<String>,
     total: &mut usize,
 ) {
-    if depth < 8 {
-        if let Some(branch) = meant_branch(err) {
-            for inner in branch {
-                collect(inner, schema, declared, depth + 1, listed, total);
-            }
-            return;
+    if depth < 8
+        && let Some(branch) = meant_branch(err)
+    {
+        for inner in branch {
+            collect(inner, schema, declared, depth + 1, listed, total);
         }
+        return;
     }
     *total += 1;
     if listed.len() < MAX_LISTED {

@@ -550,17 +550,17 @@ fn load(
         ));
     }
     let sha256 = sha256_hex(canonical.as_bytes());
-    if let Some(expected) = &declared.sha256 {
-        if *expected != sha256 {
-            problems.push(LoadProblem::new(
-                inventory,
-                in_inventory("sha256").or_else(|| Some(String::new())),
-                format!(
-                    "declares SHA-256 {expected}, but {shown} has {sha256}: the schema changed without its \
+    if let Some(expected) = &declared.sha256
+        && *expected != sha256
+    {
+        problems.push(LoadProblem::new(
+            inventory,
+            in_inventory("sha256").or_else(|| Some(String::new())),
+            format!(
+                "declares SHA-256 {expected}, but {shown} has {sha256}: the schema changed without its \
                      declaration; restore the file, or declare the new hash (and the version its change needs)"
-                ),
-            ));
-        }
+            ),
+        ));
     }
     let version = match semver::Version::parse(&declared.version) {
         Ok(version) => Some(version),
@@ -685,15 +685,15 @@ fn silent_any(root: &Value, opaque: &[String]) -> Option<String> {
         let obj = node.as_object()?;
         if let Some(reference) = obj.get("$ref").and_then(Value::as_str) {
             let key = format!("{reference} {instance}");
-            if !visiting.contains(&key) {
-                if let Some(target) = crate::contract::pointer::resolve_ref(root, reference) {
-                    visiting.push(key);
-                    let target_at = reference.strip_prefix('#').unwrap_or(reference);
-                    let found = walk(root, target, target_at, instance, opaque, visiting);
-                    visiting.pop();
-                    if found.is_some() {
-                        return found;
-                    }
+            if !visiting.contains(&key)
+                && let Some(target) = crate::contract::pointer::resolve_ref(root, reference)
+            {
+                visiting.push(key);
+                let target_at = reference.strip_prefix('#').unwrap_or(reference);
+                let found = walk(root, target, target_at, instance, opaque, visiting);
+                visiting.pop();
+                if found.is_some() {
+                    return found;
                 }
             }
         }

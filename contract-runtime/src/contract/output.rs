@@ -465,12 +465,11 @@ impl OutputContract {
     pub fn validate_output<T: Serialize + ?Sized>(&self, output: &T) -> Result<Value, Report> {
         // Measured first: converting a value nested deeper than the limit would overflow
         // the stack before the validator ever saw it.
-        if let Err(err) = crate::contract::limits::measure(output, &crate::contract::limits::Limits::default()) {
-            if err.is_limit() {
-                let pointer =
-                    crate::contract::redact::Sensitive::locations(&self.sensitive).pointer(&err.pointer(), None);
-                return Err(Report::new(self.id.clone(), vec![Violation::limit(&err, &pointer)]));
-            }
+        if let Err(err) = crate::contract::limits::measure(output, &crate::contract::limits::Limits::default())
+            && err.is_limit()
+        {
+            let pointer = crate::contract::redact::Sensitive::locations(&self.sensitive).pointer(&err.pointer(), None);
+            return Err(Report::new(self.id.clone(), vec![Violation::limit(&err, &pointer)]));
         }
         let value = serde_json::to_value(output)
             .map_err(|err| Report::new(self.id.clone(), vec![Violation::serialization(&err)]))?;

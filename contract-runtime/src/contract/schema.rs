@@ -420,17 +420,16 @@ pub fn make_portable(schema: &mut Value) {
 }
 
 fn strip_nonstandard_formats(node: &mut Value) {
-    if let Some(obj) = node.as_object_mut() {
-        if let Some(format) = obj.get("format").and_then(Value::as_str).map(str::to_owned) {
-            if !STANDARD_FORMATS.contains(&format.as_str()) {
-                obj.remove("format");
-                // The width the format named becomes bounds, which every validator
-                // understands; schemars writes them itself only for 8- and 16-bit types.
-                if let Some((min, max)) = integer_bounds(&format) {
-                    obj.entry("minimum").or_insert(min);
-                    obj.entry("maximum").or_insert(max);
-                }
-            }
+    if let Some(obj) = node.as_object_mut()
+        && let Some(format) = obj.get("format").and_then(Value::as_str).map(str::to_owned)
+        && !STANDARD_FORMATS.contains(&format.as_str())
+    {
+        obj.remove("format");
+        // The width the format named becomes bounds, which every validator
+        // understands; schemars writes them itself only for 8- and 16-bit types.
+        if let Some((min, max)) = integer_bounds(&format) {
+            obj.entry("minimum").or_insert(min);
+            obj.entry("maximum").or_insert(max);
         }
     }
     for_each_child_mut(node, &mut strip_nonstandard_formats);
@@ -459,19 +458,19 @@ fn integer_bounds(format: &str) -> Option<(Value, Value)> {
 /// left alone: the lint must still refuse it.
 fn type_none_branches_of_flattened_options(node: &mut Value) {
     fn walk(node: &mut Value, applies_to_object: bool) {
-        if let Some(obj) = node.as_object_mut() {
-            if applies_to_object || (obj.contains_key("properties") && may_be_object(obj)) {
-                if let Some(Value::Array(branches)) = obj.get_mut("anyOf") {
-                    if branches.iter().any(|b| !constrains_nothing(b)) {
-                        for branch in branches.iter_mut().filter(|b| constrains_nothing(b)) {
-                            *branch = serde_json::json!({ "type": "object" });
-                        }
-                    }
+        if let Some(obj) = node.as_object_mut()
+            && (applies_to_object || (obj.contains_key("properties") && may_be_object(obj)))
+        {
+            if let Some(Value::Array(branches)) = obj.get_mut("anyOf")
+                && branches.iter().any(|b| !constrains_nothing(b))
+            {
+                for branch in branches.iter_mut().filter(|b| constrains_nothing(b)) {
+                    *branch = serde_json::json!({ "type": "object" });
                 }
-                // Each flattened field becomes one `allOf` member applied to the same object.
-                for member in obj.get_mut("allOf").and_then(Value::as_array_mut).into_iter().flatten() {
-                    walk(member, true);
-                }
+            }
+            // Each flattened field becomes one `allOf` member applied to the same object.
+            for member in obj.get_mut("allOf").and_then(Value::as_array_mut).into_iter().flatten() {
+                walk(member, true);
             }
         }
         for_each_child_mut(node, &mut |child| walk(child, false));
@@ -603,10 +602,11 @@ fn flattened_map_owner(schema: &Value, pointer: &str, root_type: &str) -> Option
 /// the one every peer is shown: peers before 2026-07-28 accept only an `outputSchema`
 /// whose root has `type: object`, and a schema that has it needs no rewriting for them.
 fn type_object_root(schema: &mut Value) {
-    if schema.get("type").is_none() && always_object(schema, schema, 0) {
-        if let Some(obj) = schema.as_object_mut() {
-            obj.insert("type".to_owned(), Value::String("object".to_owned()));
-        }
+    if schema.get("type").is_none()
+        && always_object(schema, schema, 0)
+        && let Some(obj) = schema.as_object_mut()
+    {
+        obj.insert("type".to_owned(), Value::String("object".to_owned()));
     }
 }
 
@@ -647,14 +647,13 @@ fn collect_marks(root: &Value, node: &Value, instance: &str, visiting: &mut Vec<
     if obj.contains_key(COMPLETENESS_MARK) {
         marks.completeness.insert(instance.to_owned());
     }
-    if let Some(reference) = obj.get("$ref").and_then(Value::as_str) {
-        if !visiting.iter().any(|r| r == reference) {
-            if let Some(target) = resolve(root, reference) {
-                visiting.push(reference.to_owned());
-                collect_marks(root, target, instance, visiting, marks);
-                visiting.pop();
-            }
-        }
+    if let Some(reference) = obj.get("$ref").and_then(Value::as_str)
+        && !visiting.iter().any(|r| r == reference)
+        && let Some(target) = resolve(root, reference)
+    {
+        visiting.push(reference.to_owned());
+        collect_marks(root, target, instance, visiting, marks);
+        visiting.pop();
     }
     for (key, value) in obj {
         let next = |suffix: &str| format!("{instance}/{suffix}");
@@ -697,10 +696,10 @@ fn collect_marks(root: &Value, node: &Value, instance: &str, visiting: &mut Vec<
 fn members_of_any_value_as_true(node: &mut Value) {
     if let Some(obj) = node.as_object_mut() {
         for key in ["additionalProperties", "unevaluatedProperties"] {
-            if let Some(members) = obj.get_mut(key) {
-                if members.as_object().is_some_and(Map::is_empty) {
-                    *members = Value::Bool(true);
-                }
+            if let Some(members) = obj.get_mut(key)
+                && members.as_object().is_some_and(Map::is_empty)
+            {
+                *members = Value::Bool(true);
             }
         }
     }

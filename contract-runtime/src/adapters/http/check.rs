@@ -59,12 +59,12 @@ pub(super) fn envelope(bytes: &[u8]) -> Result<Value, Rejected> {
         _ => return Err(reject(INVALID_REQUEST, "Invalid Request: expected a JSON-RPC object".to_owned(), None)),
     };
     let id = object.get("id");
-    if let Some(id) = id {
-        if RequestId::deserialize(id).is_err() {
-            let message = "Invalid Request: `id` must be a string or an integer (not null, a fraction, an object, \
+    if let Some(id) = id
+        && RequestId::deserialize(id).is_err()
+    {
+        let message = "Invalid Request: `id` must be a string or an integer (not null, a fraction, an object, \
                            an array or a boolean)";
-            return Err(reject(INVALID_REQUEST, message.to_owned(), None));
-        }
+        return Err(reject(INVALID_REQUEST, message.to_owned(), None));
     }
     if object.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
         return Err(reject(INVALID_REQUEST, "Invalid Request: `jsonrpc` must be \"2.0\"".to_owned(), id));

@@ -222,10 +222,10 @@ impl<H: ServerHandler + Send + 'static> http_body::Body for Watched<H> {
     ) -> Poll<Option<Result<http_body::Frame<Bytes>, Self::Error>>> {
         let this = self.get_mut();
         let polled = Pin::new(&mut this.body).poll_frame(cx);
-        if let Poll::Ready(None) = polled {
-            if let Some(mut abandon) = this.abandon.take() {
-                abandon.armed = false;
-            }
+        if let Poll::Ready(None) = polled
+            && let Some(mut abandon) = this.abandon.take()
+        {
+            abandon.armed = false;
         }
         polled
     }
@@ -303,10 +303,10 @@ impl<H: ServerHandler + Send + 'static> Shared<H> {
         // On this path rmcp's only 415 is "could not read the body as a message" (the
         // content type was checked above, and its `Host`/`Origin` check came first):
         // the typed check names the JSON-RPC error instead of rmcp's plain text.
-        if answer.status() == StatusCode::UNSUPPORTED_MEDIA_TYPE {
-            if let Err(rejected) = typed(&value) {
-                return rejected.into_response();
-            }
+        if answer.status() == StatusCode::UNSUPPORTED_MEDIA_TYPE
+            && let Err(rejected) = typed(&value)
+        {
+            return rejected.into_response();
         }
         let answer = prefer_json(answer).await;
         match abandon {

@@ -193,10 +193,10 @@ impl<H: ServerHandler> Enforcer<H> {
     /// for the tool on every call.
     fn portable_input(&self, tool: &Tool) -> Arc<JsonObject> {
         let mut portable = lock(&self.shared.portable);
-        if let Some((source, made)) = portable.get(tool.name.as_ref()) {
-            if Arc::ptr_eq(source, &tool.input_schema) {
-                return Arc::clone(made);
-            }
+        if let Some((source, made)) = portable.get(tool.name.as_ref())
+            && Arc::ptr_eq(source, &tool.input_schema)
+        {
+            return Arc::clone(made);
         }
         let mut input = Value::Object(JsonObject::clone(&tool.input_schema));
         crate::contract::schema::make_portable(&mut input);
@@ -211,10 +211,10 @@ impl<H: ServerHandler> Enforcer<H> {
     /// The compiled validator of `tool`'s input schema.
     fn input_validator(&self, tool: &Tool) -> Result<Arc<jsonschema::Validator>, String> {
         let mut inputs = lock(&self.shared.inputs);
-        if let Some((schema, validator)) = inputs.get(tool.name.as_ref()) {
-            if Arc::ptr_eq(schema, &tool.input_schema) || **schema == *tool.input_schema {
-                return Ok(Arc::clone(validator));
-            }
+        if let Some((schema, validator)) = inputs.get(tool.name.as_ref())
+            && (Arc::ptr_eq(schema, &tool.input_schema) || **schema == *tool.input_schema)
+        {
+            return Ok(Arc::clone(validator));
         }
         let schema = Value::Object(JsonObject::clone(&tool.input_schema));
         let validator = Arc::new(jsonschema::validator_for(&schema).map_err(|err| err.to_string())?);

@@ -152,14 +152,14 @@ pub(super) fn plainly_equal(old_root: &Value, old: &Value, new_root: &Value, new
     while let Some(node) = todo.pop() {
         match node {
             Value::Object(map) => {
-                if let Some(reference) = map.get("$ref").and_then(Value::as_str) {
-                    if seen.insert(reference) {
-                        let (a, b) = (lookup(old_root, reference), lookup(new_root, reference));
-                        if a != b {
-                            return false;
-                        }
-                        todo.extend(a);
+                if let Some(reference) = map.get("$ref").and_then(Value::as_str)
+                    && seen.insert(reference)
+                {
+                    let (a, b) = (lookup(old_root, reference), lookup(new_root, reference));
+                    if a != b {
+                        return false;
                     }
+                    todo.extend(a);
                 }
                 todo.extend(map.values());
             }
@@ -307,10 +307,10 @@ fn discriminant(root: &Value, map: &Map<String, Value>) -> Option<String> {
         if !tags.is_empty() {
             return Some(tags.join(", "));
         }
-        if let [only] = schema_list(map, "required") {
-            if props.len() == 1 {
-                return Some(format!("property {only}"));
-            }
+        if let [only] = schema_list(map, "required")
+            && props.len() == 1
+        {
+            return Some(format!("property {only}"));
         }
     }
     map.get("const").map(|c| format!("const {c}"))
@@ -351,10 +351,10 @@ impl Shape {
                 }
             }
         }
-        if let Some(items) = map.get("items") {
-            if let Some(items) = resolve(root, items).as_object() {
-                add_facets(items, "items", &mut facets);
-            }
+        if let Some(items) = map.get("items")
+            && let Some(items) = resolve(root, items).as_object()
+        {
+            add_facets(items, "items", &mut facets);
         }
         let label = match &key {
             Some(key) => key.clone(),

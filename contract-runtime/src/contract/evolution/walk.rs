@@ -73,10 +73,11 @@ impl ListMode {
 fn exclusive(root: &Value, a: &Value, b: &Value) -> bool {
     let (a, b) = (node::resolve(root, a), node::resolve(root, b));
     let (Some(a), Some(b)) = (a.as_object(), b.as_object()) else { return false };
-    if let (Some(x), Some(y)) = (type_set(a), type_set(b)) {
-        if !x.iter().any(|t| accepts(&y, t)) && !y.iter().any(|t| accepts(&x, t)) {
-            return true;
-        }
+    if let (Some(x), Some(y)) = (type_set(a), type_set(b))
+        && !x.iter().any(|t| accepts(&y, t))
+        && !y.iter().any(|t| accepts(&x, t))
+    {
+        return true;
     }
     let values = |schema: &Map<String, Value>| -> Option<Vec<Value>> {
         match (schema.get("const"), schema.get("enum").and_then(Value::as_array)) {

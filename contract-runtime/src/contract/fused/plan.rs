@@ -367,10 +367,10 @@ impl Compiler<'_> {
                 None => vec![value.clone()],
             });
         }
-        if let Some(list) = &allowed {
-            if list.iter().any(|v| v.is_array() || v.is_object()) {
-                return Err(format!("{at}: enum or const of arrays or objects"));
-            }
+        if let Some(list) = &allowed
+            && list.iter().any(|v| v.is_array() || v.is_object())
+        {
+            return Err(format!("{at}: enum or const of arrays or objects"));
         }
         typed.allowed = allowed;
         typed.minimum = number("minimum")?;

@@ -75,10 +75,10 @@ fn float_vs_int(f: f64, i: i128) -> Option<Ordering> {
 }
 
 pub(super) fn check_number(typed: &Typed, n: Num) -> R {
-    if let Some(allowed) = &typed.allowed {
-        if !allowed.iter().any(|v| n.equals(v)) {
-            return Err(Miss::Invalid("enum"));
-        }
+    if let Some(allowed) = &typed.allowed
+        && !allowed.iter().any(|v| n.equals(v))
+    {
+        return Err(Miss::Invalid("enum"));
     }
     let test = |bound: &Option<Number>, ok: fn(Ordering) -> bool| match bound {
         None => true,
@@ -95,10 +95,10 @@ pub(super) fn check_number(typed: &Typed, n: Num) -> R {
 }
 
 pub(super) fn check_str(typed: &Typed, s: &str) -> R {
-    if let Some(allowed) = &typed.allowed {
-        if !allowed.iter().any(|v| v.as_str() == Some(s)) {
-            return Err(Miss::Invalid("enum"));
-        }
+    if let Some(allowed) = &typed.allowed
+        && !allowed.iter().any(|v| v.as_str() == Some(s))
+    {
+        return Err(Miss::Invalid("enum"));
     }
     if typed.min_length.is_some() || typed.max_length.is_some() {
         let len = s.chars().count() as u64;
@@ -106,10 +106,10 @@ pub(super) fn check_str(typed: &Typed, s: &str) -> R {
             return Err(Miss::Invalid("length"));
         }
     }
-    if let Some(leaf) = &typed.leaf {
-        if !leaf.is_valid(&Value::String(s.to_owned())) {
-            return Err(Miss::Invalid("pattern or format"));
-        }
+    if let Some(leaf) = &typed.leaf
+        && !leaf.is_valid(&Value::String(s.to_owned()))
+    {
+        return Err(Miss::Invalid("pattern or format"));
     }
     Ok(())
 }

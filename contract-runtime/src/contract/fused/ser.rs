@@ -401,10 +401,10 @@ impl<const B: bool> Seq<'_, '_, B> {
     }
 
     fn finish(self) -> R<Value> {
-        if let Some(t) = self.typed {
-            if t.min_items.is_some_and(|m| self.count < m) || t.max_items.is_some_and(|m| self.count > m) {
-                return Err(Miss::Invalid("item count"));
-            }
+        if let Some(t) = self.typed
+            && (t.min_items.is_some_and(|m| self.count < m) || t.max_items.is_some_and(|m| self.count > m))
+        {
+            return Err(Miss::Invalid("item count"));
         }
         self.w.out.push(b']');
         self.w.depth -= 1;
@@ -487,10 +487,10 @@ impl<const B: bool> Obj<'_, '_, B> {
     }
 
     fn finish(self) -> R<Value> {
-        if let Some(typed) = self.typed {
-            if self.seen & typed.required_mask != typed.required_mask {
-                return Err(Miss::Invalid("a required key is missing"));
-            }
+        if let Some(typed) = self.typed
+            && self.seen & typed.required_mask != typed.required_mask
+        {
+            return Err(Miss::Invalid("a required key is missing"));
         }
         self.w.out.push(b'}');
         self.w.depth -= 1;

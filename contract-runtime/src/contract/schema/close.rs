@@ -130,10 +130,10 @@ fn reached_modes(root: &Value) -> HashSet<(String, Mode)> {
 /// kept on both. Returns `false` when the root is not an object schema.
 fn hoist_root(root: &mut Value) -> bool {
     fn point_at(node: &mut Value, reference: &str) {
-        if let Some(obj) = node.as_object_mut() {
-            if obj.get("$ref").and_then(Value::as_str) == Some("#") {
-                obj.insert("$ref".to_owned(), Value::String(reference.to_owned()));
-            }
+        if let Some(obj) = node.as_object_mut()
+            && obj.get("$ref").and_then(Value::as_str) == Some("#")
+        {
+            obj.insert("$ref".to_owned(), Value::String(reference.to_owned()));
         }
         for_each_child_mut(node, &mut |child| point_at(child, reference));
     }

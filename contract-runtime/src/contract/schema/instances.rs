@@ -31,13 +31,13 @@ pub(crate) fn mark_instances(root: &mut Value, pointers: &[String], sensitive: b
         let Some(obj) = node.as_object() else { return };
         if let Some(reference) = obj.get("$ref").and_then(Value::as_str) {
             let key = format!("{reference} {instance}");
-            if !visiting.contains(&key) {
-                if let Some(target) = resolve(root, reference) {
-                    visiting.push(key);
-                    let target_at = reference.strip_prefix('#').unwrap_or(reference);
-                    walk(root, target, target_at, instance, pointers, visiting, found);
-                    visiting.pop();
-                }
+            if !visiting.contains(&key)
+                && let Some(target) = resolve(root, reference)
+            {
+                visiting.push(key);
+                let target_at = reference.strip_prefix('#').unwrap_or(reference);
+                walk(root, target, target_at, instance, pointers, visiting, found);
+                visiting.pop();
             }
         }
         for (key, value) in obj {

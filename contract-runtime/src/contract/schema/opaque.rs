@@ -96,10 +96,8 @@ pub(super) fn overlapping_one_of_as_any_of(node: &mut Value) {
             }
             _ => false,
         };
-        if overlapping {
-            if let Some(branches) = obj.remove("oneOf") {
-                obj.insert("anyOf".to_owned(), branches);
-            }
+        if overlapping && let Some(branches) = obj.remove("oneOf") {
+            obj.insert("anyOf".to_owned(), branches);
         }
     }
     for_each_child_mut(node, &mut overlapping_one_of_as_any_of);
@@ -197,10 +195,8 @@ pub(super) fn own_defs_for_opaque_subtrees(root: &mut Value, copy_shared: bool) 
 fn point_opaque_uses_at_copies(node: &mut Value, inside: bool, copies: &BTreeMap<String, String>) {
     let inside = inside || is_marked(node);
     let Some(obj) = node.as_object_mut() else { return };
-    if inside {
-        if let Some(copy) = obj.get("$ref").and_then(Value::as_str).and_then(|r| copies.get(r)) {
-            obj.insert("$ref".to_owned(), Value::String(copy.clone()));
-        }
+    if inside && let Some(copy) = obj.get("$ref").and_then(Value::as_str).and_then(|r| copies.get(r)) {
+        obj.insert("$ref".to_owned(), Value::String(copy.clone()));
     }
     for_each_child_mut(node, &mut |child| point_opaque_uses_at_copies(child, inside, copies));
 }

@@ -284,16 +284,16 @@ pub fn keys<K: schemars::JsonSchema + ?Sized>(schema: &mut Schema) {
         }
     };
     let mut value = std::mem::take(schema).to_value();
-    if !apply_key_names(&mut value, &names) {
-        if let Some(obj) = value.as_object_mut() {
-            obj.insert(
+    if !apply_key_names(&mut value, &names)
+        && let Some(obj) = value.as_object_mut()
+    {
+        obj.insert(
                 HELPER_ERROR_MARK.to_owned(),
                 Value::String(format!(
                     "`keys::<{}>` is on a field that holds no map (no object with `additionalProperties` or `patternProperties` under it)",
                     K::schema_name()
                 )),
             );
-        }
     }
     *schema = Schema::try_from(value).unwrap_or_default();
 }

@@ -278,10 +278,10 @@ impl Pipeline {
             let error = ToolError::new(ErrorCode::MiddlewareError, sensitive.message(&message));
             return ToolCallResult::failure(error, Vec::new(), Some(meta(contract)));
         }
-        if !self.middleware.is_empty() {
-            if let Err(err) = crate::contract::limits::measure_value(&value, &self.limits) {
-                return unfit(contract, &err);
-            }
+        if !self.middleware.is_empty()
+            && let Err(err) = crate::contract::limits::measure_value(&value, &self.limits)
+        {
+            return unfit(contract, &err);
         }
         self.accept(ctx, contract, value, None)
     }

@@ -130,10 +130,10 @@ fn wrap_schema(schema: &Value) -> Value {
 fn rewrite_root_refs(node: &mut Value) {
     match node {
         Value::Object(obj) => {
-            if let Some(Value::String(r)) = obj.get_mut("$ref") {
-                if r == "#" || (r.starts_with("#/") && !r.starts_with("#/$defs/")) {
-                    *r = format!("#/properties/result{}", &r[1..]);
-                }
+            if let Some(Value::String(r)) = obj.get_mut("$ref")
+                && (r == "#" || (r.starts_with("#/") && !r.starts_with("#/$defs/")))
+            {
+                *r = format!("#/properties/result{}", &r[1..]);
             }
             obj.values_mut().for_each(rewrite_root_refs);
         }

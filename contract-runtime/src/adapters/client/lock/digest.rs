@@ -90,10 +90,10 @@ fn split(definition: &Value) -> (Value, Value) {
     }
     if let Some(annotations) = definition.get("annotations") {
         let mut hints = annotations.clone();
-        if let Some(map) = hints.as_object_mut() {
-            if let Some(title) = map.remove("title") {
-                text.insert("annotationsTitle".to_owned(), title);
-            }
+        if let Some(map) = hints.as_object_mut()
+            && let Some(title) = map.remove("title")
+        {
+            text.insert("annotationsTitle".to_owned(), title);
         }
         shape.insert("annotations".to_owned(), hints);
     }
