@@ -17,6 +17,9 @@ use crate::policy::{Judged, Listing};
 
 impl Wire {
     pub(super) async fn server_line(&self, line: &[u8]) {
+        if self.quick_answer(line) {
+            return;
+        }
         let Ok(peek) = serde_json::from_slice::<Peek<'_>>(line) else {
             tracing::warn!("a line from the upstream that is no JSON-RPC message is dropped");
             return;

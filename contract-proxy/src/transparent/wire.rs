@@ -91,11 +91,11 @@ impl Wire {
     }
 
     pub(super) fn forward_up(&self, line: &[u8]) {
-        let _ = self.up.push(line.to_vec());
+        let _ = self.up.push(owned_line(line));
     }
 
     pub(super) fn forward_down(&self, line: &[u8]) {
-        let _ = self.down.push(line.to_vec());
+        let _ = self.down.push(owned_line(line));
     }
 
     /// Records a request of the client's in flight.
@@ -120,6 +120,13 @@ impl Wire {
             self.wake.notify_one();
         }
     }
+}
+
+/// A copy of `line` with room for the line end the outbox adds (no second copy to grow it).
+fn owned_line(line: &[u8]) -> Vec<u8> {
+    let mut owned = Vec::with_capacity(line.len() + 1);
+    owned.extend_from_slice(line);
+    owned
 }
 
 /// Where the lines for the client go: the proxy's stdout, or the HTTP front's routing
