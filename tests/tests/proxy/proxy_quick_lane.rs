@@ -137,10 +137,11 @@ impl Proxy {
     fn ask(&mut self, id: &str, line: &str) -> String {
         writeln!(self.stdin, "{line}").unwrap();
         self.stdin.flush().unwrap();
+        let id: Value = serde_json::from_str(id).unwrap();
         loop {
             let got = self.lines.recv_timeout(DEADLINE).unwrap_or_else(|_| panic!("no answer to {id}"));
             let message: Value = serde_json::from_str(&got).unwrap();
-            if message["id"].to_string() == id && message.get("method").is_none() {
+            if message["id"] == id && message.get("method").is_none() {
                 return got;
             }
         }
