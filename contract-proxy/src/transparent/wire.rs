@@ -110,7 +110,9 @@ impl Wire {
         let deadline = Instant::now() + timeout;
         // Deadlines stay in order: one earlier than the last is put in its place.
         let at = book.deadlines.iter().rposition(|(d, _, _)| *d <= deadline).map_or(0, |i| i + 1);
-        let first = at == 0;
+        // The timer is woken only for a deadline before the one it sleeps until (calls in
+        // turn, each with the same timeout, wake it only when it sleeps for none).
+        let first = book.armed.is_none_or(|armed| deadline < armed);
         book.seq += 1;
         let seq = book.seq;
         book.deadlines.insert(at, (deadline, key.clone(), seq));
