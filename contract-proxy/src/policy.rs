@@ -231,6 +231,27 @@ impl Policy {
         self.observer.is_some() || self.lifts(listing, tool)
     }
 
+    /// The check a result of `tool` passes unchanged when its `structuredContent`, read as
+    /// text, passes it (and its `isError` is absent, `null` or `false`; a result with
+    /// `isError: true` passes as it is): `Some` only where that is the whole verdict, a
+    /// tool in enforce mode judged by its advertised `outputSchema` alone (no declared
+    /// contract, no lifted text, no `--observe`), whose schema the fast path judges
+    /// exactly. Anything it does not pass takes [`judge_in_place`](Self::judge_in_place).
+    pub(crate) fn quick_check<'l>(
+        &self,
+        listing: &'l Listing,
+        tool: &str,
+    ) -> Option<contract_runtime::fused::TextCheck<'l>> {
+        if self.mode(tool) != Mode::Enforce
+            || self.observer.is_some()
+            || self.lift_text.contains(tool)
+            || self.declared.contains_key(tool)
+        {
+            return None;
+        }
+        listing.catalog.structured_check(tool)
+    }
+
     /// Whether a result of `tool` is judged at all: its mode checks, and it has a
     /// contract (declared, or an advertised `outputSchema`).
     pub(crate) fn judges_output(&self, listing: &Listing, tool: &str) -> bool {

@@ -30,6 +30,7 @@ pub(crate) mod http;
 mod judge;
 mod message;
 mod pipes;
+mod quick;
 mod routes;
 mod upstream_http;
 mod wire;

@@ -52,6 +52,8 @@ pub(super) struct Book {
     pub(super) pending: HashMap<String, Pending>,
     /// When each request times out, oldest first (every request has the same timeout).
     pub(super) deadlines: VecDeque<(Instant, String, u64)>,
+    /// The deadline the timer sleeps until (`None`: it waits to be woken).
+    pub(super) armed: Option<Instant>,
     pub(super) seq: u64,
     /// Ids of requests whose late answers are dropped, oldest first.
     pub(super) dropped: HashSet<String>,

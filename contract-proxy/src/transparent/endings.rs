@@ -96,7 +96,9 @@ impl Wire {
                         }
                     }
                 }
-                (expired, book.deadlines.front().map(|(deadline, _, _)| *deadline))
+                let next = book.deadlines.front().map(|(deadline, _, _)| *deadline);
+                book.armed = next;
+                (expired, next)
             };
             if !expired.is_empty() {
                 self.notify_settled();

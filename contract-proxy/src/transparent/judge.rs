@@ -18,6 +18,9 @@ use crate::policy::{Judged, Listing};
 
 impl Wire {
     pub(super) async fn server_line(&self, line: &[u8]) {
+        if self.quick_answer(line) {
+            return;
+        }
         let Ok(peek) = serde_json::from_slice::<Peek<'_>>(line) else {
             let what = if serde_json::from_slice::<IgnoredAny>(line).is_ok() {
                 "a JSON line from the upstream that is no JSON-RPC message"

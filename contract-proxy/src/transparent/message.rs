@@ -4,6 +4,7 @@
 
 use std::borrow::Cow;
 
+use contract_runtime::fused::{Miss, TextCheck};
 use serde::de::IgnoredAny;
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -149,6 +150,115 @@ impl Fields<'_> {
             }
         }
         Some(Value::Object(object))
+    }
+}
+
+/// A `tools/call` result read once for the fast path: the fields that decide whether it
+/// passes, borrowed, and its `structuredContent` checked as it is read (never decoded).
+/// A repeated key keeps its last value, as the `Value` path reads it.
+#[derive(Default)]
+pub(super) struct Quick<'a> {
+    pub(super) content: Option<&'a RawValue>,
+    pub(super) structured: Option<Result<(), Miss>>,
+    pub(super) is_error: Option<&'a RawValue>,
+    pub(super) result_type: Option<&'a RawValue>,
+}
+
+/// Reads a result object as [`Quick`], its `structuredContent` judged by the check.
+pub(super) struct QuickSeed<'c>(pub(super) TextCheck<'c>);
+
+impl<'de> serde::de::DeserializeSeed<'de> for QuickSeed<'_> {
+    type Value = Quick<'de>;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<Quick<'de>, D::Error> {
+        deserializer.deserialize_map(QuickObject { check: self.0, _text: std::marker::PhantomData })
+    }
+}
+
+impl Quick<'_> {
+    /// Whether the result passes as it came: a complete result whose content is an
+    /// array and whose `structuredContent` passed the check, or which says `isError: true`
+    /// (an error is not judged). Anything else is for the `Value` path to decide.
+    pub(super) fn passes(&self) -> bool {
+        let complete = self.result_type.is_none_or(|kind| kind.get() == r#""complete""#);
+        let content_is_array = self.content.is_some_and(|c| c.get().starts_with('['));
+        if !(complete && content_is_array) {
+            return false;
+        }
+        match self.is_error.map(RawValue::get) {
+            Some("true") => true,
+            None | Some("false" | "null") => matches!(self.structured, Some(Ok(()))),
+            Some(_) => false,
+        }
+    }
+}
+
+/// The members of a result the fast path reads.
+enum QuickKey {
+    Content,
+    Structured,
+    IsError,
+    ResultType,
+    /// `_meta`, `taskId`, `task`: decoded as the `Value` path decodes them (a number out
+    /// of range there fails both alike).
+    Decoded,
+    Other,
+}
+
+impl<'de> Deserialize<'de> for QuickKey {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Name;
+        impl serde::de::Visitor<'_> for Name {
+            type Value = QuickKey;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a key")
+            }
+
+            fn visit_str<E: serde::de::Error>(self, key: &str) -> Result<QuickKey, E> {
+                Ok(match key {
+                    "content" => QuickKey::Content,
+                    "structuredContent" => QuickKey::Structured,
+                    "isError" => QuickKey::IsError,
+                    "resultType" => QuickKey::ResultType,
+                    "_meta" | "taskId" | "task" => QuickKey::Decoded,
+                    _ => QuickKey::Other,
+                })
+            }
+        }
+        deserializer.deserialize_str(Name)
+    }
+}
+
+struct QuickObject<'c, 'a> {
+    check: TextCheck<'c>,
+    _text: std::marker::PhantomData<&'a ()>,
+}
+
+impl<'de: 'a, 'a> serde::de::Visitor<'de> for QuickObject<'_, 'a> {
+    type Value = Quick<'a>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a result object")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Quick<'a>, A::Error> {
+        let mut quick = Quick::default();
+        while let Some(key) = map.next_key::<QuickKey>()? {
+            match key {
+                QuickKey::Content => quick.content = Some(map.next_value()?),
+                QuickKey::Structured => quick.structured = Some(map.next_value_seed(self.check)?),
+                QuickKey::IsError => quick.is_error = Some(map.next_value()?),
+                QuickKey::ResultType => quick.result_type = Some(map.next_value()?),
+                QuickKey::Decoded => {
+                    map.next_value::<Value>()?;
+                }
+                QuickKey::Other => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(quick)
     }
 }
 

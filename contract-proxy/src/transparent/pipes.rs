@@ -39,14 +39,23 @@ impl Outbox {
             let mut batch = Vec::new();
             while let Some(first) = rx.recv().await {
                 let mut lines = 1;
-                batch.clear();
-                batch.extend_from_slice(&first);
-                // What else is waiting goes in the same write.
-                while let Ok(more) = rx.try_recv() {
-                    batch.extend_from_slice(&more);
-                    lines += 1;
-                }
-                let written = match writer.write_all(&batch).await {
+                // What else is waiting goes in the same write; a line alone is written
+                // as it is, not copied.
+                let out = match rx.try_recv() {
+                    Err(_) => &first,
+                    Ok(second) => {
+                        batch.clear();
+                        batch.extend_from_slice(&first);
+                        batch.extend_from_slice(&second);
+                        lines += 1;
+                        while let Ok(more) = rx.try_recv() {
+                            batch.extend_from_slice(&more);
+                            lines += 1;
+                        }
+                        &batch
+                    }
+                };
+                let written = match writer.write_all(out).await {
                     Ok(()) => writer.flush().await,
                     Err(err) => Err(err),
                 };
@@ -123,7 +132,7 @@ impl<R: AsyncRead + Unpin> Lines<R> {
                     }
                     return false;
                 }
-                let newline = available.iter().position(|b| *b == b'\n');
+                let newline = memchr::memchr(b'\n', available);
                 let piece = &available[..newline.unwrap_or(available.len())];
                 if !self.discarding {
                     if self.line.len() + piece.len() > MAX_LINE {

@@ -95,11 +95,11 @@ impl Wire {
     }
 
     pub(super) fn forward_up(&self, line: &[u8]) {
-        let _ = self.up.push(line.to_vec());
+        let _ = self.up.push(owned_line(line));
     }
 
     pub(super) fn forward_down(&self, line: &[u8]) {
-        let _ = self.down.push(line.to_vec());
+        let _ = self.down.push(owned_line(line));
     }
 
     /// Records a request of the client's in flight.
@@ -114,7 +114,9 @@ impl Wire {
         let deadline = Instant::now() + timeout;
         // Deadlines stay in order: one earlier than the last is put in its place.
         let at = book.deadlines.iter().rposition(|(d, _, _)| *d <= deadline).map_or(0, |i| i + 1);
-        let first = at == 0;
+        // The timer is woken only for a deadline before the one it sleeps until (calls in
+        // turn, each with the same timeout, wake it only when it sleeps for none).
+        let first = book.armed.is_none_or(|armed| deadline < armed);
         book.seq += 1;
         let seq = book.seq;
         book.deadlines.insert(at, (deadline, key.clone(), seq));
@@ -125,6 +127,13 @@ impl Wire {
             self.wake.notify_one();
         }
     }
+}
+
+/// A copy of `line` with room for the line end the outbox adds (no second copy to grow it).
+fn owned_line(line: &[u8]) -> Vec<u8> {
+    let mut owned = Vec::with_capacity(line.len() + 1);
+    owned.extend_from_slice(line);
+    owned
 }
 
 /// Where the lines for the client go: the proxy's stdout, or the HTTP front's routing

@@ -15,6 +15,7 @@ pub mod proxy_inspector;
 pub mod proxy_lane;
 pub mod proxy_listen;
 pub mod proxy_observe;
+pub mod proxy_quick_lane;
 pub mod proxy_real_servers;
 pub mod proxy_transparent;
 pub mod proxy_transparent_http;

@@ -27,6 +27,9 @@ struct Compiled {
     /// Every property name the schema mentions: pointer tokens outside this set are
     /// names the server chose, and are masked in reports.
     declared: BTreeSet<String>,
+    /// An output schema's fast-path plan, when the validator compiles and the plan
+    /// judges the schema exactly (input schemas have none).
+    plan: Option<crate::contract::fused::Compiled>,
 }
 
 impl fmt::Debug for Compiled {
@@ -35,6 +38,7 @@ impl fmt::Debug for Compiled {
             .field("sha256", &self.sha256)
             .field("compiles", &self.validator.is_ok())
             .field("declared", &self.declared)
+            .field("plan", &self.plan.as_ref().map(|plan| plan.as_ref().map(|_| ()).map_err(String::as_str)))
             .finish()
     }
 }
@@ -325,7 +329,13 @@ impl Catalog {
                     if let Some(schema) = schema {
                         declared_names(schema, &mut declared);
                     }
-                    Arc::new(Compiled { sha256, validator, declared })
+                    let plan = match schema {
+                        Some(s) if what == "outputSchema" && validator.is_ok() => {
+                            Some(crate::contract::fused::compile_schema(s))
+                        }
+                        _ => None,
+                    };
+                    Arc::new(Compiled { sha256, validator, declared, plan })
                 }))
             };
             let input = obtain(definition.get("inputSchema"), "inputSchema");
@@ -505,6 +515,43 @@ impl Catalog {
     #[must_use]
     pub fn result_failure(&self, tool: &str, result: &Value) -> Option<ContractFailure> {
         self.judge_result(tool, result).err()
+    }
+
+    /// The fast path's check of `tool`'s `structuredContent`, read as JSON text, when
+    /// the tool is served, declares an `outputSchema` whose validator compiles, and the
+    /// plan judges that schema exactly. A result object whose `isError` is absent, `null`
+    /// or `false` and whose `structuredContent` passes it is one
+    /// [`result_failure`](Self::result_failure) lets through; for anything else (no
+    /// check, a miss) ask `result_failure`, which writes the report.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use contract_runtime::client::Catalog;
+    /// use serde_json::json;
+    ///
+    /// let mut catalog = Catalog::new();
+    /// catalog.refresh([json!({
+    ///     "name": "count",
+    ///     "inputSchema": {"type": "object"},
+    ///     "outputSchema": {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]},
+    /// })]);
+    /// let check = catalog.structured_check("count").unwrap();
+    /// assert!(check.check(r#"{"n": 3}"#).is_ok());
+    /// assert!(check.check(r#"{"n": "3"}"#).is_err());
+    /// assert!(catalog.structured_check("other").is_none());
+    /// ```
+    #[must_use]
+    pub fn structured_check(&self, tool: &str) -> Option<crate::contract::fused::TextCheck<'_>> {
+        if self.quarantined.contains_key(tool) {
+            return None;
+        }
+        let output = self.tools.get(tool)?.output.as_deref()?;
+        let plan = output.plan.as_ref()?.as_ref().ok()?;
+        // The `Value` path judges any size and depth serde_json reads; past the plan's
+        // depth limit the check misses and that path decides.
+        let limits = crate::contract::limits::Limits::default().with_max_bytes(usize::MAX);
+        Some(crate::contract::fused::TextCheck::new(plan, limits))
     }
 
     /// What [`check_result`](Self::check_result) decides, borrowed from `result`.

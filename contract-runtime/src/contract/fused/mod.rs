@@ -33,6 +33,7 @@
 
 mod miss;
 mod plan;
+mod raw;
 mod scalar;
 mod ser;
 
@@ -135,6 +136,88 @@ pub(crate) fn write_any_value<T: Serialize + ?Sized>(
         Ok(plan) => ser::write_value(plan, output, limits),
         Err(_) => Err(Miss::Unsupported("the accept-anything plan did not compile")),
     }
+}
+
+/// Checks `text`, JSON written by someone else, against `contract` within `limits`,
+/// reading it once and building nothing: the fast path's verdict on a result that
+/// arrives as text (a proxy's, a client's). `Ok` is a pass; any [`Miss`] (invalid, not
+/// judged, not one JSON value) sends the caller to the `Value` path, which decides and
+/// writes the report.
+///
+/// # Errors
+///
+/// [`Miss`] when the contract is not covered, the text breaks it, or the text is
+/// something the fast path does not judge.
+///
+/// # Examples
+///
+/// ```
+/// use contract_runtime::fused::check_text;
+/// use contract_runtime::limits::Limits;
+/// use contract_runtime::ToolOutput;
+///
+/// #[derive(serde::Serialize, schemars::JsonSchema, ToolOutput)]
+/// #[tool_output(version = "1.0.0", compatibility = "exact")]
+/// struct Health { healthy: u32 }
+///
+/// let limits = Limits::default();
+/// assert!(check_text(Health::contract(), r#"{ "healthy": 3 }"#, &limits).is_ok());
+/// assert!(check_text(Health::contract(), r#"{"healthy":-1}"#, &limits).is_err());
+/// assert!(check_text(Health::contract(), r#"{"healthy":3,"extra":1}"#, &limits).is_err());
+/// ```
+pub fn check_text(contract: &OutputContract, text: &str, limits: &Limits) -> Result<(), Miss> {
+    match contract.fast_plan() {
+        Ok(plan) => raw::check(plan, text, limits),
+        Err(_) => Err(Miss::Unsupported("the contract is not covered")),
+    }
+}
+
+/// A compiled plan's check of JSON text, for a value read inside a larger document: as a
+/// [`serde::de::DeserializeSeed`] it reads one value from the document's reader and
+/// gives the plan's verdict, the reader left after the value whatever the verdict (the
+/// outer `Err` is the reader's: not JSON). The byte limit is not judged on this way in
+/// (the caller read the document; [`TextCheck::check`] judges it); the depth limit is.
+#[derive(Debug, Clone, Copy)]
+pub struct TextCheck<'c> {
+    plan: &'c Plan,
+    limits: Limits,
+}
+
+impl<'c> TextCheck<'c> {
+    /// The check of `contract`'s plan, when the contract is covered.
+    #[must_use]
+    pub fn of(contract: &'c OutputContract, limits: Limits) -> Option<Self> {
+        contract.fast_plan().as_ref().ok().map(|plan| Self { plan, limits })
+    }
+
+    #[cfg_attr(not(feature = "client"), allow(dead_code))]
+    pub(crate) fn new(plan: &'c Plan, limits: Limits) -> Self {
+        Self { plan, limits }
+    }
+
+    /// Checks `text`, one JSON value, as [`check_text`] does.
+    ///
+    /// # Errors
+    ///
+    /// As for [`check_text`].
+    pub fn check(&self, text: &str) -> Result<(), Miss> {
+        raw::check(self.plan, text, &self.limits)
+    }
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for TextCheck<'_> {
+    type Value = Result<(), Miss>;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, de: D) -> Result<Self::Value, D::Error> {
+        raw::read(self.plan, de, &self.limits)
+    }
+}
+
+/// Compiles a plain JSON Schema (not a contract's: an advertised `outputSchema`) into a
+/// plan, or says why the plan cannot judge it.
+#[cfg_attr(not(feature = "client"), allow(dead_code))]
+pub(crate) fn compile_schema(schema: &serde_json::Value) -> Compiled {
+    Plan::compile(schema)
 }
 
 /// The plan that accepts any JSON.

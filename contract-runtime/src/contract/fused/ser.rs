@@ -29,16 +29,7 @@ pub(crate) fn write_value<T: Serialize + ?Sized>(plan: &Plan, value: &T, limits:
 }
 
 fn run<T: Serialize + ?Sized, const B: bool>(plan: &Plan, value: &T, limits: &Limits) -> R<(Vec<u8>, Value)> {
-    let mut w = Writer {
-        plan,
-        out: Vec::with_capacity(256),
-        depth: 0,
-        calls: 0,
-        max_depth: limits.max_depth(),
-        max_calls: limits.max_depth().saturating_mul(4).saturating_add(64),
-        max_bytes: limits.max_bytes(),
-        key: String::new(),
-    };
+    let mut w = Writer::new(plan, limits, true);
     let tree = value.serialize(Ser::<B> { w: &mut w, node: plan.root })?;
     if w.out.len() > w.max_bytes {
         return Err(Miss::Unsupported("over the size limit"));
@@ -49,6 +40,11 @@ fn run<T: Serialize + ?Sized, const B: bool>(plan: &Plan, value: &T, limits: &Li
 pub(crate) struct Writer<'p> {
     plan: &'p Plan,
     out: Vec<u8>,
+    /// Whether the bytes are written (`false`: JSON text already written is checked,
+    /// and nothing is written or kept).
+    keep: bool,
+    /// What a check of text found first (the text is then read to its end unjudged).
+    pub(super) miss: Option<Miss>,
     depth: usize,
     calls: usize,
     max_depth: usize,
@@ -64,6 +60,22 @@ enum Judge<'p> {
 }
 
 impl<'p> Writer<'p> {
+    /// A writer of `plan`'s values within `limits`; `keep`: whether it writes the bytes.
+    pub(super) fn new(plan: &'p Plan, limits: &Limits, keep: bool) -> Self {
+        Self {
+            plan,
+            out: if keep { Vec::with_capacity(256) } else { Vec::new() },
+            keep,
+            miss: None,
+            depth: 0,
+            calls: 0,
+            max_depth: limits.max_depth(),
+            max_calls: limits.max_depth().saturating_mul(4).saturating_add(64),
+            max_bytes: limits.max_bytes(),
+            key: String::new(),
+        }
+    }
+
     /// Follows references and picks the union branch for a value of JSON type `kind`
     /// (`INTEGER | NUMBER` for an integral float).
     fn judge(&self, mut node: usize, kind: u8) -> R<Judge<'p>> {
@@ -98,6 +110,9 @@ impl<'p> Writer<'p> {
     /// most values) is copied as it is, the bytes serde_json writes, without its
     /// formatter's pass; anything else is escaped by `wire::write_json_string`.
     fn string(&mut self, text: &str) {
+        if !self.keep {
+            return;
+        }
         if !crate::contract::escape::needs_escape(text) {
             self.out.reserve(text.len() + 2);
             self.out.push(b'"');
@@ -108,6 +123,22 @@ impl<'p> Writer<'p> {
         // The same bytes serde_json writes (a differential test holds it), in runs
         // rather than byte by byte.
         crate::contract::escape::write_json_string(&mut self.out, text);
+    }
+
+    /// Writes `bytes`, unless nothing is kept.
+    #[inline]
+    fn put(&mut self, bytes: &[u8]) {
+        if self.keep {
+            self.out.extend_from_slice(bytes);
+        }
+    }
+
+    /// Writes `byte`, unless nothing is kept.
+    #[inline]
+    pub(super) fn byte(&mut self, byte: u8) {
+        if self.keep {
+            self.out.push(byte);
+        }
     }
 
     fn enter(&mut self) -> R {
@@ -128,8 +159,8 @@ impl<'p> Writer<'p> {
 
 /// The serializer for one value at one plan node; `B`: whether it builds the tree.
 pub(crate) struct Ser<'a, 'p, const B: bool> {
-    w: &'a mut Writer<'p>,
-    node: usize,
+    pub(super) w: &'a mut Writer<'p>,
+    pub(super) node: usize,
 }
 
 /// `make()` when the tree is built, else `Value::Null`.
@@ -169,7 +200,7 @@ impl<'a, 'p, const B: bool> Ser<'a, 'p, B> {
         if let Judge::Typed(typed) = self.w.judge(self.node, NULL)? {
             check_scalar(typed, &Value::Null)?;
         }
-        self.w.out.extend_from_slice(b"null");
+        self.w.put(b"null");
         Ok(Value::Null)
     }
 
@@ -185,25 +216,25 @@ impl<'a, 'p, const B: bool> Ser<'a, 'p, B> {
         Ok(inner)
     }
 
-    fn seq(self, len: Option<usize>) -> R<Seq<'a, 'p, B>> {
+    pub(super) fn seq(self, len: Option<usize>) -> R<Seq<'a, 'p, B>> {
         let typed = match self.w.judge(self.node, ARRAY)? {
             Judge::Any => None,
             Judge::Typed(t) => Some(t),
         };
         self.w.enter()?;
-        self.w.out.push(b'[');
+        self.w.byte(b'[');
         // A length hint is the serializer's to trust only so far: capped, as serde_json caps it.
         let items = if B { Vec::with_capacity(len.unwrap_or(0).min(4096)) } else { Vec::new() };
         Ok(Seq { w: self.w, typed, count: 0, items })
     }
 
-    fn map(self) -> R<Obj<'a, 'p, B>> {
+    pub(super) fn map(self) -> R<Obj<'a, 'p, B>> {
         let typed = match self.w.judge(self.node, OBJECT)? {
             Judge::Any => None,
             Judge::Typed(t) => Some(t),
         };
         self.w.enter()?;
-        self.w.out.push(b'{');
+        self.w.byte(b'{');
         Ok(Obj { w: self.w, typed, seen: 0, first: true, pending: ANY, map: Map::new(), key: String::new() })
     }
 
@@ -214,7 +245,9 @@ impl<'a, 'p, const B: bool> Ser<'a, 'p, B> {
         write: impl FnOnce(&mut serde_json::Serializer<&mut Vec<u8>>) -> serde_json::Result<()>,
     ) -> R<Value> {
         self.number(n)?;
-        write(&mut self.w.json()).map_err(json_err)?;
+        if self.w.keep {
+            write(&mut self.w.json()).map_err(json_err)?;
+        }
         Ok(tree::<B>(|| match n {
             Num::U(v) => Value::Number(v.into()),
             Num::I(v) => Value::Number(v.into()),
@@ -262,6 +295,9 @@ impl<'a, 'p, const B: bool> ser::Serializer for Ser<'a, 'p, B> {
 
     fn serialize_f32(self, v: f32) -> R<Value> {
         self.number(Num::F(f64::from(v)))?;
+        if !self.w.keep {
+            return Ok(Value::Null);
+        }
         let start = self.w.out.len();
         ser::Serializer::serialize_f32(&mut self.w.json(), v).map_err(json_err)?;
         if B {
@@ -279,7 +315,7 @@ impl<'a, 'p, const B: bool> ser::Serializer for Ser<'a, 'p, B> {
         if let Judge::Typed(typed) = self.w.judge(self.node, BOOL)? {
             check_scalar(typed, &Value::Bool(v))?;
         }
-        self.w.out.extend_from_slice(if v { b"true" } else { b"false" });
+        self.w.put(if v { b"true" } else { b"false" });
         Ok(tree::<B>(|| Value::Bool(v)))
     }
 
@@ -379,7 +415,7 @@ impl<'a, 'p, const B: bool> ser::Serializer for Ser<'a, 'p, B> {
 
 /// An array being written.
 pub(crate) struct Seq<'a, 'p, const B: bool> {
-    w: &'a mut Writer<'p>,
+    pub(super) w: &'a mut Writer<'p>,
     typed: Option<&'p Typed>,
     count: u64,
     /// The elements' trees (`B` only).
@@ -387,12 +423,17 @@ pub(crate) struct Seq<'a, 'p, const B: bool> {
 }
 
 impl<const B: bool> Seq<'_, '_, B> {
-    fn element<T: Serialize + ?Sized>(&mut self, value: &T) -> R {
+    /// Starts the next element: the node it is judged by.
+    pub(super) fn next_node(&mut self) -> usize {
         if self.count > 0 {
-            self.w.out.push(b',');
+            self.w.byte(b',');
         }
         self.count += 1;
-        let node = self.typed.map_or(ANY, |t| t.items);
+        self.typed.map_or(ANY, |t| t.items)
+    }
+
+    fn element<T: Serialize + ?Sized>(&mut self, value: &T) -> R {
+        let node = self.next_node();
         let item = value.serialize(Ser::<B> { w: &mut *self.w, node })?;
         if B {
             self.items.push(item);
@@ -400,13 +441,13 @@ impl<const B: bool> Seq<'_, '_, B> {
         self.w.size()
     }
 
-    fn finish(self) -> R<Value> {
+    pub(super) fn finish(self) -> R<Value> {
         if let Some(t) = self.typed
             && (t.min_items.is_some_and(|m| self.count < m) || t.max_items.is_some_and(|m| self.count > m))
         {
             return Err(Miss::Invalid("item count"));
         }
-        self.w.out.push(b']');
+        self.w.byte(b']');
         self.w.depth -= 1;
         let items = self.items;
         Ok(tree::<B>(|| Value::Array(items)))
@@ -448,7 +489,7 @@ impl<const B: bool> ser::SerializeTupleStruct for Seq<'_, '_, B> {
 
 /// An object being written.
 pub(crate) struct Obj<'a, 'p, const B: bool> {
-    w: &'a mut Writer<'p>,
+    pub(super) w: &'a mut Writer<'p>,
     typed: Option<&'p Typed>,
     seen: u64,
     first: bool,
@@ -462,13 +503,13 @@ pub(crate) struct Obj<'a, 'p, const B: bool> {
 
 impl<const B: bool> Obj<'_, '_, B> {
     /// Writes `key` and returns the node its value is judged by.
-    fn key(&mut self, key: &str) -> R<usize> {
+    pub(super) fn key(&mut self, key: &str) -> R<usize> {
         if !self.first {
-            self.w.out.push(b',');
+            self.w.byte(b',');
         }
         self.first = false;
         self.w.string(key);
-        self.w.out.push(b':');
+        self.w.byte(b':');
         let Some(typed) = self.typed else { return Ok(ANY) };
         if let Some((_, node, bit)) = typed.properties.iter().find(|(name, _, _)| same_key(name, key)) {
             if let Some(bit) = bit {
@@ -486,13 +527,13 @@ impl<const B: bool> Obj<'_, '_, B> {
         }
     }
 
-    fn finish(self) -> R<Value> {
+    pub(super) fn finish(self) -> R<Value> {
         if let Some(typed) = self.typed
             && self.seen & typed.required_mask != typed.required_mask
         {
             return Err(Miss::Invalid("a required key is missing"));
         }
-        self.w.out.push(b'}');
+        self.w.byte(b'}');
         self.w.depth -= 1;
         let map = self.map;
         Ok(tree::<B>(|| Value::Object(map)))
