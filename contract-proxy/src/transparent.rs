@@ -31,6 +31,8 @@ mod judge;
 mod message;
 mod pipes;
 mod routes;
+mod shared;
+mod tasks;
 mod upstream_http;
 mod wire;
 
@@ -42,9 +44,8 @@ use contract_runtime::client::lock::ServerSource;
 
 use pipes::Lines;
 pub(crate) use pipes::Outbox;
+pub(crate) use shared::Shared;
 use wire::{Down, Up, Wire};
-
-use crate::proxy::Shared;
 
 /// What the upstream is: a command line to start, or a URL.
 #[derive(Clone, Debug)]
