@@ -12,30 +12,24 @@
 
 mod observe;
 mod policy;
-mod proxy;
 mod transparent;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::process::{ExitCode, Stdio};
+use std::process::ExitCode;
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 use std::time::Duration;
 
 use clap::Parser as _;
 use contract_runtime::client::lock::{Lock, LockedServer, ServerSource};
-use contract_runtime::http::{HttpLimits, McpLayer};
 use contract_runtime::pipeline::Pipeline;
 use contract_runtime::ErrorShape;
 use contract_runtime::{ContractSet, OutputContract};
-use rmcp::model::{InitializeResult, ProtocolVersion};
-use rmcp::service::{ClientInitializeError, ClientLifecycleMode, ClientServiceExt, RoleClient, RunningService};
-use rmcp::transport::StreamableHttpClientTransport;
-use serde_json::Value;
 
 use crate::policy::{Mode, Policy};
-use crate::proxy::{Proxy, Relay, Shared};
+use crate::transparent::Shared;
 
 /// Put an enforcing MCP proxy in front of any MCP server.
 #[derive(Debug, clap::Parser)]
@@ -98,24 +92,16 @@ pub struct Cli {
     #[arg(long, value_name = "SECS", default_value_t = 60)]
     timeout: u64,
 
-    /// How the upstream session starts: `auto` (the default) asks the upstream with
-    /// `server/discover` whether it speaks 2026-07-28 and falls back to `initialize` when
-    /// it answers that method with an error; `2026-07-28` or `2025-11-25` start that
-    /// revision's session without asking (`2025-11-25` for a server that ignores an
-    /// unknown first request: `auto` waits 10 s for it). Clients are offered no newer
-    /// revision than the upstream session has.
+    /// The revision the upstream session may be of: the client's own first request starts
+    /// it. `2025-11-25` refuses a client's `server/discover` (the client then starts with
+    /// `initialize`), for a server that speaks only that revision or ignores an unknown
+    /// first request; `auto` (the default) and `2026-07-28` let it through as it came.
     #[arg(long, value_name = "REVISION", default_value = "auto", value_parser = ["auto", "2026-07-28", "2025-11-25"])]
     upstream_protocol: String,
 
     /// Log violations let through, refusals and quarantines (`info`), or only warnings.
     #[arg(long, value_name = "LEVEL", default_value = "warn")]
     log_level: tracing::Level,
-
-    /// With stdio on both sides, serve the client through rmcp's two halves (the proxy's
-    /// own upstream session, messages decoded and re-encoded) instead of the transparent
-    /// relay: the path `--http` and `--upstream-url` take, for comparison.
-    #[arg(long, hide = true)]
-    no_fast_lane: bool,
 }
 
 const AFTER_HELP: &str = "Refused calls and results are isError results whose one text block is
@@ -173,222 +159,12 @@ async fn run(cli: Cli) -> Result<ExitCode, String> {
         Some(url) => transparent::Target::Url(url.clone()),
         None => transparent::Target::Command(cli.command.clone()),
     };
-    if !cli.no_fast_lane {
-        // The transparent relay: one upstream session per client session, the client's own.
-        if let Some(addr) = cli.http {
-            return transparent::http::serve(addr, target, source, policy, timeout, legacy_only).await;
-        }
-        let shared = Arc::new(Shared::fresh(policy, timeout));
-        return transparent::serve(&target, &source, shared, legacy_only).await;
+    // One upstream session per client session, the client's own.
+    if let Some(addr) = cli.http {
+        return transparent::http::serve(addr, target, source, policy, timeout, legacy_only).await;
     }
     let shared = Arc::new(Shared::fresh(policy, timeout));
-    let (running, child) = connect(&cli, &source, Arc::clone(&shared)).await?;
-    let info = running.peer().peer_info().ok_or("the upstream server gave no initialize result")?;
-    let info = initialize_result(&info)?;
-    let upstream_name = format!("{} {}", info.server_info.name, info.server_info.version);
-    let _ = shared.info.set(info);
-    let _ = shared.upstream.set(running.peer().clone());
-    if shared.info.get().is_some_and(|i| i.capabilities.tools.is_some()) {
-        let listing =
-            shared.relist().await.map_err(|err| format!("cannot list the upstream's tools: {}", err.message))?;
-        tracing::info!(tools = listing.tools.len(), quarantined = listing.quarantined.len(), "upstream listed");
-    }
-    eprintln!("contract-proxy: upstream {upstream_name} connected ({source})");
-    // The upstream going away ends the proxy: a client must not talk to a dead server.
-    tokio::spawn(async move {
-        let reason = running.waiting().await;
-        let status = match child {
-            Some(mut child) => match tokio::time::timeout(Duration::from_secs(2), child.wait()).await {
-                Ok(Ok(status)) => format!(" ({status})"),
-                _ => String::new(),
-            },
-            None => String::new(),
-        };
-        let why = match reason {
-            Ok(reason) => format!("{reason:?}"),
-            Err(err) => err.to_string(),
-        };
-        eprintln!("contract-proxy: the upstream server closed the connection{status}: {why}; exiting");
-        std::process::exit(1);
-    });
-    let proxy = Proxy(shared);
-    match cli.http {
-        Some(addr) => serve_http(proxy, addr).await,
-        None => match contract_runtime::rmcp::serve_stdio(proxy).await {
-            Ok(_) => Ok(ExitCode::SUCCESS),
-            Err(err) => Err(err.to_string()),
-        },
-    }
-}
-
-/// Serves `proxy` over streamable HTTP at `/mcp` behind the library's front.
-async fn serve_http(proxy: Proxy, addr: SocketAddr) -> Result<ExitCode, String> {
-    let limits = HttpLimits::default();
-    let service = McpLayer::new(limits.clone()).service(proxy);
-    let app = axum::Router::new().nest_service("/mcp", service);
-    let listener =
-        tokio::net::TcpListener::bind(addr).await.map_err(|err| format!("cannot listen on {addr}: {err}"))?;
-    let bound = listener.local_addr().map_err(|err| format!("cannot read the address bound: {err}"))?;
-    eprintln!("contract-proxy: serving MCP on http://{bound}/mcp");
-    contract_runtime::http::serve(listener, app, &limits).await;
-    Ok(ExitCode::SUCCESS)
-}
-
-/// A running upstream connection and its child process (stdio).
-type Connected = (RunningService<RoleClient, Relay>, Option<tokio::process::Child>);
-
-/// Starts or connects to the upstream and completes its `initialize` (or `server/discover`).
-async fn connect(cli: &Cli, source: &ServerSource, shared: Arc<Shared>) -> Result<Connected, String> {
-    match start(cli, source, Arc::clone(&shared), lifecycle(cli)).await {
-        // A server that answers `server/discover` with the revisions it speaks, none of
-        // them 2026-07-28, is asked again the old way, on a fresh connection.
-        Err(Start::Incompatible(why)) if cli.upstream_protocol == "auto" => {
-            tracing::info!(upstream = %source, %why, "the upstream speaks no 2026-07-28; starting a 2025-11-25 session");
-            start(cli, source, shared, ClientLifecycleMode::Initialize).await.map_err(Start::into_message)
-        }
-        other => other.map_err(Start::into_message),
-    }
-}
-
-/// Why an upstream session did not start.
-enum Start {
-    /// The upstream named the revisions it speaks, and none is the one asked for.
-    Incompatible(String),
-    Failed(String),
-}
-
-impl Start {
-    fn into_message(self) -> String {
-        match self {
-            Self::Incompatible(message) | Self::Failed(message) => message,
-        }
-    }
-}
-
-/// One attempt at an upstream session started `mode`'s way.
-async fn start(
-    cli: &Cli,
-    source: &ServerSource,
-    shared: Arc<Shared>,
-    mode: ClientLifecycleMode,
-) -> Result<Connected, Start> {
-    let relay = Relay(Arc::clone(&shared));
-    let limit = Duration::from_secs(cli.timeout.max(1));
-    let failed = |context: String, err: ClientInitializeError| match err {
-        ClientInitializeError::NoCompatibleProtocolVersion { .. } => Start::Incompatible(format!("{context}: {err}")),
-        other => Start::Failed(format!("{context}: {other}")),
-    };
-    let overdue = || Start::Failed(format!("{source} did not complete initialize within {}s", limit.as_secs()));
-    if let Some(url) = &cli.upstream_url {
-        let transport = StreamableHttpClientTransport::from_uri(url.as_str());
-        let running = tokio::time::timeout(limit, relay.serve_with_lifecycle(transport, mode))
-            .await
-            .map_err(|_| overdue())?
-            .map_err(|err| failed(format!("cannot connect to {source}"), err))?;
-        return Ok((running, None));
-    }
-    let (program, rest) = cli
-        .command
-        .split_first()
-        .ok_or_else(|| Start::Failed("give a command line after `--` or --upstream-url".into()))?;
-    // The upstream's stderr is the proxy's: its own messages reach whoever reads ours.
-    let mut child = tokio::process::Command::new(program)
-        .args(rest)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .kill_on_drop(true)
-        .spawn()
-        .map_err(|err| Start::Failed(format!("cannot start {source}: {err}")))?;
-    let (Some(stdout), Some(stdin)) = (child.stdout.take(), child.stdin.take()) else {
-        return Err(Start::Failed(format!("cannot reach the pipes of {source}")));
-    };
-    let mut stdout = tokio::io::BufReader::new(stdout);
-    let mut stdin = stdin;
-    let mode = match mode {
-        // Asked here rather than by rmcp's own probe, which gives a server 10 s to answer
-        // however slowly it starts: a server the proxy starts gets the --timeout.
-        ClientLifecycleMode::Auto { .. } => match tokio::time::timeout(limit, probe(&mut stdout, &mut stdin)).await {
-            Ok(Ok(true)) => ClientLifecycleMode::Discover { preferred_versions: vec![ProtocolVersion::V_2026_07_28] },
-            Ok(Ok(false)) => ClientLifecycleMode::Initialize,
-            Ok(Err(err)) => {
-                let status = child.try_wait().ok().flatten().map(|s| format!(" ({s})")).unwrap_or_default();
-                return Err(Start::Failed(format!("{source} did not answer server/discover{status}: {err}")));
-            }
-            Err(_) => return Err(overdue()),
-        },
-        other => other,
-    };
-    let serving = tokio::time::timeout(limit, relay.serve_with_lifecycle((stdout, stdin), mode)).await;
-    let running = match serving {
-        Ok(Ok(running)) => running,
-        Ok(Err(err)) => {
-            let status = child.try_wait().ok().flatten().map(|s| format!(" ({s})")).unwrap_or_default();
-            return Err(failed(format!("{source} did not complete initialize{status}"), err));
-        }
-        Err(_) => return Err(overdue()),
-    };
-    Ok((running, Some(child)))
-}
-
-/// The id of the proxy's own `server/discover`, which no rmcp request id can equal.
-const PROBE_ID: &str = "contract-proxy:discover";
-
-/// Asks a stdio server with `server/discover` whether it speaks 2026-07-28: a result says
-/// it does, an error (method not found, an unsupported revision) that it does not. Lines
-/// before the answer are dropped: a server sends nothing before its session starts.
-async fn probe<R, W>(stdout: &mut R, stdin: &mut W) -> Result<bool, String>
-where
-    R: tokio::io::AsyncBufRead + Unpin,
-    W: tokio::io::AsyncWrite + Unpin,
-{
-    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
-    let request = serde_json::json!({
-        "jsonrpc": "2.0",
-        "id": PROBE_ID,
-        "method": "server/discover",
-        "params": { "_meta": {
-            "io.modelcontextprotocol/protocolVersion": ProtocolVersion::V_2026_07_28.as_str(),
-            "io.modelcontextprotocol/clientInfo": { "name": "contract-proxy", "version": env!("CARGO_PKG_VERSION") },
-            "io.modelcontextprotocol/clientCapabilities": {},
-        } },
-    });
-    let mut line = request.to_string();
-    line.push('\n');
-    stdin.write_all(line.as_bytes()).await.map_err(|err| err.to_string())?;
-    stdin.flush().await.map_err(|err| err.to_string())?;
-    let mut answer = String::new();
-    loop {
-        answer.clear();
-        if stdout.read_line(&mut answer).await.map_err(|err| err.to_string())? == 0 {
-            return Err("it closed its output".to_owned());
-        }
-        let Ok(message) = serde_json::from_str::<Value>(&answer) else { continue };
-        if message.get("id").and_then(Value::as_str) == Some(PROBE_ID) {
-            return Ok(message.get("result").is_some());
-        }
-    }
-}
-
-/// How the upstream session starts, from `--upstream-protocol`.
-fn lifecycle(cli: &Cli) -> ClientLifecycleMode {
-    match cli.upstream_protocol.as_str() {
-        "2025-11-25" => ClientLifecycleMode::Initialize,
-        "2026-07-28" => ClientLifecycleMode::Discover { preferred_versions: vec![ProtocolVersion::V_2026_07_28] },
-        _ => ClientLifecycleMode::Auto {
-            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
-            legacy_version: Some(ProtocolVersion::V_2025_11_25),
-        },
-    }
-}
-
-/// The upstream's peer information as the `initialize` result the proxy advertises.
-fn initialize_result(info: &impl serde::Serialize) -> Result<InitializeResult, String> {
-    let mut value = serde_json::to_value(info).map_err(|err| err.to_string())?;
-    if value.get("serverInfo").is_none_or(Value::is_null) {
-        value["serverInfo"] = serde_json::json!({ "name": "upstream", "version": "0.0.0" });
-    }
-    serde_json::from_value(value).map_err(|err| format!("the upstream's initialize result is unusable: {err}"))
+    transparent::serve(&target, &source, shared, legacy_only).await
 }
 
 /// The policy the options describe.

@@ -1,6 +1,6 @@
 //! What the proxy does to listings and calls: the advertised schemas as the contract,
 //! contracts declared from a folder, the tools lock, per-tool modes and lifted text.
-//! Pure and synchronous; the forwarding lives in `proxy.rs`.
+//! Pure and synchronous; the forwarding lives in `transparent.rs`.
 //!
 //! Two judges, one error envelope. A tool whose contract comes from `--contracts` is
 //! judged by the server-side [`Pipeline`] (limits, NaN, masked sensitive pointers,

@@ -32,6 +32,8 @@ mod message;
 mod pipes;
 mod quick;
 mod routes;
+mod shared;
+mod tasks;
 mod upstream_http;
 mod wire;
 
@@ -43,9 +45,8 @@ use contract_runtime::client::lock::ServerSource;
 
 use pipes::Lines;
 pub(crate) use pipes::Outbox;
+pub(crate) use shared::Shared;
 use wire::{Down, Up, Wire};
-
-use crate::proxy::Shared;
 
 /// What the upstream is: a command line to start, or a URL.
 #[derive(Clone, Debug)]

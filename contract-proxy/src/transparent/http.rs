@@ -41,10 +41,10 @@ use tokio_stream::wrappers::UnboundedReceiverStream;
 use tokio_stream::StreamExt as _;
 
 use super::routes::{progress_token, Routes};
+use super::shared::Shared;
 use super::wire::{Down, Wire};
 use super::{relay_upstream, start, start_url, Target};
 use crate::policy::Policy;
-use crate::proxy::Shared;
 
 const SESSION_HEADER: &str = "mcp-session-id";
 

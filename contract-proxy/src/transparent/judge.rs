@@ -236,7 +236,7 @@ impl Wire {
             }
         };
         if let Some(task) = fields.created_task() {
-            self.shared.record_task(task, None, tool.to_owned(), arguments.clone(), Arc::clone(listing));
+            self.shared.record_task(task, tool.to_owned(), arguments.clone(), Arc::clone(listing));
             return None;
         }
         // Input requests (2026-07-28) hold no output of the tool.

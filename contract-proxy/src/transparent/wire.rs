@@ -15,8 +15,8 @@ use super::book::{Book, Judge, Pending};
 use super::message::response_line;
 use super::pipes::Outbox;
 use super::routes::Routes;
+use super::shared::Shared;
 use super::upstream_http::HttpUp;
-use crate::proxy::Shared;
 
 /// The least time the request that starts a session (`initialize`, `server/discover`) is
 /// given: it waits for the server's process to start too.

@@ -1,12 +1,12 @@
 //! contract-proxy's lane for `tools/call` when both sides are stdio: calls go to the
-//! upstream under ids of the proxy's own and their answers are judged straight from the
-//! upstream's bytes, without rmcp's service loops. Every answer is compared with what the
-//! same call gets through rmcp's two halves (`--no-fast-lane`), and with what the server
-//! answers directly; ids, cancellation, progress, tasks, timeouts, an upstream that exits,
-//! large and deep results and many calls in flight at once are driven with raw JSON-RPC
-//! lines against the TypeScript SDK fixtures of `tests/interop/proxy/`.
+//! upstream under the client's own ids and their answers are judged straight from the
+//! upstream's bytes. Every kind of verdict is checked, and answers are compared with what
+//! the server answers directly; ids, cancellation, progress, tasks, timeouts, an upstream
+//! that exits, large and deep results and many calls in flight at once are driven with raw
+//! JSON-RPC lines against the TypeScript SDK fixtures of `tests/interop/proxy/`.
 
 use crate::support::bins;
+use crate::support::reencoding_relay::reencoding_relay;
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
@@ -215,12 +215,10 @@ impl Drop for Session {
     }
 }
 
-const LANE_OFF: &str = "--no-fast-lane";
-
 // ------------------------------------------------------------------ which lane
 
 #[test]
-fn calls_reach_the_upstream_under_the_clients_own_ids_and_the_switch_sends_them_through_rmcp() {
+fn calls_reach_the_upstream_under_the_clients_own_ids() {
     let dir = scratch("which");
     let tools = tools_file(
         &dir,
@@ -229,10 +227,11 @@ fn calls_reach_the_upstream_under_the_clients_own_ids_and_the_switch_sends_them_
     let mut relay = Session::initialized(&proxied(&[], "proxy/server.mjs", &tools), &json!({}));
     let through_relay = relay.call(&json!("client-7"), "who", &json!({}));
     assert_eq!(through_relay["result"]["structuredContent"]["id"], "client-7", "{through_relay:#}");
-    // Control: with the switch, rmcp's client half numbers the call itself.
-    let mut rmcp = Session::initialized(&proxied(&[LANE_OFF], "proxy/server.mjs", &tools), &json!({}));
-    let through_rmcp = rmcp.call(&json!("client-7"), "who", &json!({}));
-    assert!(through_rmcp["result"]["structuredContent"]["id"].is_number(), "{through_rmcp:#}");
+    // Control: a relay that numbers the client's requests itself (initialize 1, the call
+    // 2) is seen doing so.
+    let mut renumbering = Session::initialized(&reencoding_relay(&upstream("proxy/server.mjs", &tools)), &json!({}));
+    let through_renumbering = renumbering.call(&json!("client-7"), "who", &json!({}));
+    assert_eq!(through_renumbering["result"]["structuredContent"]["id"], 2, "{through_renumbering:#}");
 }
 
 // ------------------------------------------------------------------ the same answers
@@ -241,7 +240,7 @@ fn calls_reach_the_upstream_under_the_clients_own_ids_and_the_switch_sends_them_
 /// lifted text, warn mode, a declared error, refused arguments, a quarantined tool, an
 /// unknown tool.
 #[test]
-fn both_lanes_give_the_same_answers() {
+fn the_lane_gives_every_verdict() {
     let dir = scratch("differential");
     let input = json!({ "type": "object", "properties": { "q": { "type": "string" } } });
     let pinned_tool = json!({ "name": "pinned", "description": "Counts.", "inputSchema": input });
@@ -295,18 +294,9 @@ fn both_lanes_give_the_same_answers() {
         ("report_ok", json!({ "q": 7 })),
         ("nope", json!({})),
     ];
-    let run = |extra: &[&str]| {
-        let mut argv_options: Vec<&str> = options.to_vec();
-        argv_options.extend_from_slice(extra);
-        let mut s = Session::initialized(&proxied(&argv_options, "proxy/server.mjs", &tools), &json!({}));
-        calls.iter().enumerate().map(|(n, (tool, arguments))| s.call(&json!(n), tool, arguments)).collect::<Vec<_>>()
-    };
-    let lane = run(&[]);
-    let rmcp = run(&[LANE_OFF]);
-    for (n, (tool, _)) in calls.iter().enumerate() {
-        assert_eq!(lane[n], rmcp[n], "`{tool}` (call {n}) through the lane differs from rmcp's lane");
-    }
-    // The verdicts themselves, so that both lanes being wrong alike fails too.
+    let mut s = Session::initialized(&proxied(&options, "proxy/server.mjs", &tools), &json!({}));
+    let lane: Vec<Value> =
+        calls.iter().enumerate().map(|(n, (tool, arguments))| s.call(&json!(n), tool, arguments)).collect();
     let result = |n: usize| &lane[n]["result"];
     assert_eq!(error_of(result(0))["code"], "output_contract_violation");
     assert_eq!(result(1), &answer(&json!({ "count": 3, "status": "ok" })));
@@ -417,7 +407,7 @@ fn progress_of_a_lane_call_reaches_the_client_under_its_own_token_before_the_ans
         &json!([{ "tool": { "name": "steps", "inputSchema": { "type": "object" } }, "answer": "progress" }]),
     );
     let mut s = Session::initialized(&proxied(&[], "proxy/server.mjs", &tools), &json!({}));
-    // A string token takes the lane; a numeric one (the control) rmcp's token mapping.
+    // A string token and a numeric one, each the client's own.
     for (id, token) in [(json!(1), json!("steps-token")), (json!(2), json!(77))] {
         s.send(&json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call",
             "params": { "name": "steps", "arguments": {}, "_meta": { "progressToken": token } } }));
@@ -448,7 +438,7 @@ fn a_task_a_lane_call_is_answered_with_is_judged_when_it_completes() {
               "answer": answer(&json!({ "count": 3, "status": "ok" })) }
         ]),
     );
-    // The client declares tasks on the call itself, not at initialize: the call takes the lane.
+    // The client declares tasks on the call itself, not at initialize.
     let mut s = Session::initialized(&proxied(&[], "proxy/task_server.mjs", &tools), &json!({}));
     let meta = json!({ "io.modelcontextprotocol/clientCapabilities": { "extensions": { "io.modelcontextprotocol/tasks": {} } } });
     let poll = |s: &mut Session, tool: &str, n: u64| {

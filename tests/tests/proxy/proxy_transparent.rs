@@ -9,10 +9,11 @@
 //! everything), a tiny raw fixture whose bytes are known (`proxy/raw_server.mjs`), with a
 //! raw JSON-RPC driver writing fixed lines, the official Python SDK client and the
 //! TypeScript SDK v2 client. Controls: the same sessions directly (the tap itself changes
-//! nothing), and the proxy's rmcp path (`--no-fast-lane`), which the same oracle catches
-//! re-encoding.
+//! nothing), and a relay that decodes and re-encodes every message
+//! (`support::reencoding_relay`) in the proxy's place, which the same oracle catches.
 
 use crate::support::bins;
+use crate::support::reencoding_relay::reencoding_relay;
 
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::process::CommandExt;
@@ -95,6 +96,13 @@ impl Tap {
             }
         };
         teed(&self.client_out, &self.client_in, &middle)
+    }
+
+    /// The command line a client launches: the re-encoding relay in front of the server,
+    /// tapped on both sides as the proxy is.
+    pub(crate) fn command_through_relay(&self, server: &[String]) -> Vec<String> {
+        let upstream = teed(&self.server_in, &self.server_out, server);
+        teed(&self.client_out, &self.client_in, &reencoding_relay(&upstream))
     }
 
     pub(crate) fn lines(path: &Path) -> Vec<String> {
@@ -461,8 +469,9 @@ pub(crate) fn raw_server() -> Vec<String> {
     vec!["node".to_owned(), interop("proxy/raw_server.mjs").display().to_string()]
 }
 
-fn raw_session(tap: &Tap, options: Option<&[&str]>) -> (Value, Value) {
-    let mut d = Driver::start(&tap.command(options, &raw_server()), &[], "/");
+/// A raw session through `argv` (a tapped command line): the call's result and the pong.
+fn raw_session(argv: &[String]) -> (Value, Value) {
+    let mut d = Driver::start(argv, &[], "/");
     d.initialize("{}");
     d.request(2, "tools/list", "{}");
     let call = d.request(
@@ -479,7 +488,7 @@ fn raw_session(tap: &Tap, options: Option<&[&str]>) -> (Value, Value) {
 fn numbers_fields_and_a_pong_pass_as_the_server_wrote_them() {
     let dir = scratch("raw");
     let tap = Tap::new(&dir, "through");
-    let (_, pong) = raw_session(&tap, Some(&[]));
+    let (_, pong) = raw_session(&tap.command(Some(&[]), &raw_server()));
     assert_eq!(pong["result"], json!({ "pong": true }));
     let (written, read) = tap.assert_transparent(&[]);
     let answer = read.iter().find(|l| l.contains(r#""id":3,"result""#)).expect("the call's answer");
@@ -492,14 +501,18 @@ fn numbers_fields_and_a_pong_pass_as_the_server_wrote_them() {
     let call = written.iter().find(|l| l.contains(r#""id":3"#)).expect("the call");
     assert!(call.contains(r#""task":{"ttl":1}"#), "the call's task field is the client's: {call}");
 
-    // Control: the proxy's rmcp path re-encodes, and the same oracle sees it.
-    let rmcp = Tap::new(&dir, "rmcp");
-    let (_, pong) = raw_session(&rmcp, Some(&["--no-fast-lane"]));
-    assert_eq!(pong["result"], json!({}), "rmcp's ping answer drops the pong");
-    let (server_out, client_in) = (Tap::lines(&rmcp.server_out), Tap::lines(&rmcp.client_in));
+    // Control: a relay that decodes and re-encodes in the proxy's place, which the same
+    // oracle catches.
+    let relay = Tap::new(&dir, "relay");
+    let (_, pong) = raw_session(&relay.command_through_relay(&raw_server()));
+    assert_eq!(pong["result"], json!({}), "the relay's own ping answer drops the pong");
+    let (server_out, client_in) = (Tap::lines(&relay.server_out), Tap::lines(&relay.client_in));
     let answer = client_in.iter().find(|l| l.contains(r#""id":3"#)).expect("the call's answer");
     assert!(!answer.contains("1e2"), "respelled: {answer}");
     assert!(!server_out.iter().any(|l| client_in.contains(l) && l.contains("1e2")));
+    let caught = std::panic::catch_unwind(|| relay.assert_transparent(&[])).expect_err("the oracle fails the relay");
+    let why = caught.downcast_ref::<String>().map_or("", String::as_str);
+    assert!(why.contains("differs from what the"), "it fails on a line that differs: {why}");
 }
 
 // ------------------------------------------------------------------ order

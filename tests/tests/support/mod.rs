@@ -21,6 +21,7 @@ pub(crate) mod lenient;
 pub(crate) mod lint_types;
 pub(crate) mod lints;
 pub(crate) mod mutations;
+pub(crate) mod reencoding_relay;
 pub(crate) mod rmcp_paths;
 pub(crate) mod rollout_probe;
 pub(crate) mod rugpull;
