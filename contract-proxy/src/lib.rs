@@ -11,8 +11,8 @@
 //! from the client and its calls refused.
 
 mod observe;
-mod policy;
 mod transparent;
+mod verdicts;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::net::SocketAddr;
@@ -28,8 +28,8 @@ use contract_runtime::pipeline::Pipeline;
 use contract_runtime::ErrorShape;
 use contract_runtime::{ContractSet, OutputContract};
 
-use crate::policy::{Mode, Policy};
 use crate::transparent::Shared;
+use crate::verdicts::{Mode, Policy};
 
 /// Put an enforcing MCP proxy in front of any MCP server.
 #[derive(Debug, clap::Parser)]

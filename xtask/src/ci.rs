@@ -34,6 +34,10 @@ fn run() -> Result<(), String> {
         0 => {}
         found => return Err(format!("{found} module circle(s); move the shared piece into a module of its own")),
     }
+    // What the tests need from the network and the system (the pinned MCP clients and
+    // servers from npm and PyPI, `redis-server` from Debian's packages) installs while the
+    // checks and the build run: it waits on the network, they on the CPU.
+    let installs = Installs::start()?;
     run_cmd("cargo", &["clippy", "--workspace", "--all-targets", "--all-features", "--", "-D", "warnings"])?;
     // Broken intra-doc links and other rustdoc warnings fail the build too.
     crate::run_cmd_env(
@@ -51,27 +55,14 @@ fn run() -> Result<(), String> {
         ],
         &[("RUSTDOCFLAGS", "-D warnings")],
     )?;
-    // The interop tests drive the official TypeScript and Python MCP clients; install the
-    // pinned versions first (idempotent, and fast when they are already there).
-    run_cmd("bash", &["tests/interop/install.sh"])?;
-    // The Redis cache tests start their own `redis-server` on a free port; on a fresh
-    // Debian machine (as root, as CI runs) the package is installed here.
-    run_cmd(
-        "bash",
-        &[
-            "-c",
-            "command -v redis-server >/dev/null 2>&1 || { apt-get update -qq && \
-             DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server; }",
-        ],
-    )?;
-    run_tests()
+    run_tests(installs)
 }
 
 /// Every test of the workspace. With cargo-nextest installed (it is on the CI machine),
 /// the test binaries run side by side, each test in a process of its own, grouped by
 /// `.config/nextest.toml` where tests share a folder; doc tests, which nextest does not
 /// run, follow with `cargo test --doc`. Without it, `cargo test` runs everything.
-fn run_tests() -> Result<(), String> {
+fn run_tests(installs: Installs) -> Result<(), String> {
     let nextest = Command::new("cargo")
         .args(["nextest", "--version"])
         .stdout(Stdio::null())
@@ -79,6 +70,7 @@ fn run_tests() -> Result<(), String> {
         .status()
         .is_ok_and(|status| status.success());
     if !nextest {
+        installs.wait()?;
         run_cmd("cargo", &["xtask", "schemas", "--check"])?;
         eprintln!("ci: cargo-nextest is not installed; running the tests with `cargo test`");
         return run_cmd("cargo", &["test", "--workspace", "--all-features"]);
@@ -90,7 +82,8 @@ fn run_tests() -> Result<(), String> {
         .ok()
         .and_then(|bins| bins["qe-schemas"].as_str().map(str::to_owned))
         .ok_or("the workspace build made no `qe-schemas` binary")?;
-    run_cmd(&schemas, &["--check"])?;
+    run_cmd(&schemas, &["schemas", "--check"])?;
+    installs.wait()?;
     crate::run_cmd_env(
         "cargo",
         &["nextest", "run", "--workspace", "--all-features", "--no-fail-fast"],
@@ -128,4 +121,58 @@ fn build_bins() -> Result<String, String> {
         }
     }
     Ok(serde_json::Value::Object(bins).to_string())
+}
+
+/// The installs the tests need, running beside the checks and the build.
+struct Installs(Vec<(&'static str, std::process::Child)>);
+
+impl Installs {
+    fn start() -> Result<Self, String> {
+        let spawn = |what: &'static str, args: &[&str]| {
+            eprintln!("$ bash {} &", args.join(" "));
+            Command::new("bash")
+                .args(args)
+                .current_dir(crate::project_root())
+                .spawn()
+                .map(|child| (what, child))
+                .map_err(|e| format!("cannot run `bash` for {what}: {e}"))
+        };
+        Ok(Self(vec![
+            // The interop tests drive the official TypeScript and Python MCP clients, the
+            // pinned versions (idempotent, and fast when they are already there).
+            spawn("tests/interop/install.sh", &["tests/interop/install.sh"])?,
+            // The Redis cache tests start their own `redis-server` on a free port; on a fresh
+            // Debian machine (as root, as CI runs) the package is installed here.
+            spawn(
+                "redis-server",
+                &[
+                    "-c",
+                    "command -v redis-server >/dev/null 2>&1 || { apt-get update -qq && \
+                     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server; }",
+                ],
+            )?,
+        ]))
+    }
+
+    /// Waits for every install; fails on the first that failed.
+    fn wait(mut self) -> Result<(), String> {
+        for (what, child) in &mut self.0 {
+            let status = child.wait().map_err(|e| format!("waiting for {what}: {e}"))?;
+            if !status.success() {
+                return Err(format!("installing {what} failed ({status})"));
+            }
+        }
+        self.0.clear();
+        Ok(())
+    }
+}
+
+impl Drop for Installs {
+    /// A check that failed first leaves no install running behind it.
+    fn drop(&mut self) {
+        for (_, child) in &mut self.0 {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
 }

@@ -10,7 +10,7 @@ use serde_json::Value;
 use tokio::sync::oneshot;
 use tokio::time::Instant;
 
-use crate::policy::Listing;
+use crate::verdicts::Listing;
 
 /// How many ids of requests whose answers are dropped (cancelled, timed out) are kept.
 pub(super) const DROPPED_MEMORY: usize = 4096;

@@ -14,7 +14,7 @@ use tokio::sync::oneshot;
 use super::book::Judge;
 use super::message::{contains, modern, CallParams, Cancelled, Params, Peek, ENVELOPE_KEY};
 use super::wire::Wire;
-use crate::policy::{Gate, Listing};
+use crate::verdicts::{Gate, Listing};
 
 /// The most `tools/list` pages the proxy reads for itself.
 pub(super) const MAX_PAGES: usize = 1000;

@@ -44,7 +44,7 @@ use super::routes::{progress_token, Routes};
 use super::shared::Shared;
 use super::wire::{Down, Wire};
 use super::{relay_upstream, start, start_url, Target};
-use crate::policy::Policy;
+use crate::verdicts::Policy;
 
 const SESSION_HEADER: &str = "mcp-session-id";
 
@@ -148,8 +148,6 @@ impl Front {
             return Ok(Arc::clone(session));
         }
         let (_, session) = self.open(true)?;
-        // No `initialize` says whether the server has tools: the first call lists them.
-        session.wire.has_tools.store(true, Ordering::Release);
         *slot = Some(Arc::clone(&session));
         Ok(session)
     }

@@ -14,7 +14,7 @@ use serde_json::Value;
 use super::book::Judge;
 use super::message::{line_str, modern, splice, Cancelled, Fields, Peek, TaskPeek};
 use super::wire::Wire;
-use crate::policy::{Judged, Listing};
+use crate::verdicts::{Judged, Listing};
 
 impl Wire {
     pub(super) async fn server_line(&self, line: &[u8]) {
@@ -285,7 +285,7 @@ impl Wire {
         }
         let message = format!("the result of tool `{tool}` cannot be decoded to be judged: {err}");
         let code = contract_runtime::wire::ErrorCode::OutputContractViolation;
-        Some(self.written(crate::policy::error_result(code, &message, &[], None)))
+        Some(self.written(crate::verdicts::error_result(code, &message, &[], None)))
     }
 
     /// A task (`tasks/get`'s result, `notifications/tasks`'s params) whose completed

@@ -20,7 +20,7 @@ use serde_json::value::RawValue;
 use super::book::Judge;
 use super::message::QuickSeed;
 use super::wire::Wire;
-use crate::policy::Listing;
+use crate::verdicts::Listing;
 
 impl Wire {
     /// Forwards `line` as it came when it is the answer to a `tools/call` in flight whose

@@ -9,7 +9,7 @@ use contract_runtime::wire::ErrorCode;
 use serde_json::{Map, Value};
 
 use super::tasks::{TaskBook, TaskRecord};
-use crate::policy::{error_result, Listing, Policy};
+use crate::verdicts::{error_result, Listing, Policy};
 
 /// The policy and what one upstream session has learned under it.
 #[derive(Debug)]

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use crate::policy::Listing;
+use crate::verdicts::Listing;
 
 /// How many tasks the proxy remembers; the oldest is forgotten first, and the result of
 /// a task it no longer knows is withheld.

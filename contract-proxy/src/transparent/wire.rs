@@ -32,7 +32,10 @@ pub(crate) struct Wire {
     /// The prefix of the proxy's own request ids.
     pub(super) prefix: String,
     pub(super) next: AtomicU64,
-    /// Whether the server's `initialize` (or `server/discover`) answer declared tools.
+    /// Whether the server may have tools: `false` only once its `initialize` (or
+    /// `server/discover`) answer declared none. Until an answer says so, a `tools/call`
+    /// is gated and judged (a call sent before the session's first answer, or with no
+    /// `initialize` at all, is never let through unjudged).
     pub(super) has_tools: AtomicBool,
     /// Set by `notifications/tools/list_changed`: the next call lists the tools afresh.
     pub(super) stale: AtomicBool,
@@ -61,7 +64,7 @@ impl Wire {
             book: Mutex::new(Book::default()),
             prefix: format!("contract-proxy/{}/", std::process::id()),
             next: AtomicU64::new(1),
-            has_tools: AtomicBool::new(false),
+            has_tools: AtomicBool::new(true),
             stale: AtomicBool::new(true),
             envelope: Mutex::new(Map::new()),
             legacy_only,

@@ -233,3 +233,63 @@ fn the_quick_lane_gives_the_verdicts_and_reports_of_the_value_path() {
     assert!(hits.is_disjoint(&other_ids), "the lane read `result` before `id`, or an unplanned schema");
     assert!(lane_ids.is_superset(&hits));
 }
+
+/// Reads the proxy's lines until every id of `ids` has its answer; returns them by id.
+fn answers(proxy: &Proxy, ids: &[&str]) -> std::collections::BTreeMap<String, Value> {
+    let mut found = std::collections::BTreeMap::new();
+    while found.len() < ids.len() {
+        let got = proxy.lines.recv_timeout(DEADLINE).unwrap_or_else(|_| panic!("answers so far: {found:?}"));
+        let message: Value = serde_json::from_str(&got).unwrap();
+        if let Some(id) = message["id"].as_str().filter(|id| ids.contains(id) && message.get("method").is_none()) {
+            found.insert(id.to_owned(), message);
+        }
+    }
+    found
+}
+
+#[test]
+fn calls_sent_before_any_answer_or_without_initialize_are_judged() {
+    let dir = scratch("early-calls");
+    let cases = vec![
+        r#"{"content":[],"structuredContent":{"title":"t","count":1}}"#.to_owned(),
+        r#"{"content":[],"structuredContent":{"count":1}}"#.to_owned(),
+    ];
+    let call = |id: &str, case: usize| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":"{id}","method":"tools/call","params":{{"name":"judged","arguments":{{"case":{case},"first":"id"}}}}}}"#
+        )
+    };
+    let verdict = |answer: &Value| {
+        let result = &answer["result"];
+        (result["isError"] == true).then(|| result["content"][0]["text"].as_str().unwrap_or_default().to_owned())
+    };
+
+    // Written all at once: the calls reach the proxy before the server's initialize answer.
+    let (mut proxy, _) = Proxy::start(&dir, &cases);
+    let init = r#"{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}"#;
+    let burst = [
+        format!(r#"{{"jsonrpc":"2.0","id":"i","method":"initialize","params":{init}}}"#),
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_owned(),
+        call("clean", 0),
+        call("broken", 1),
+    ];
+    writeln!(proxy.stdin, "{}", burst.join("\n")).unwrap();
+    proxy.stdin.flush().unwrap();
+    let got = answers(&proxy, &["i", "clean", "broken"]);
+    // Clean control: the valid result passes untouched.
+    assert_eq!(verdict(&got["clean"]), None, "{}", got["clean"]);
+    assert_eq!(got["clean"]["result"]["structuredContent"], json!({ "title": "t", "count": 1 }));
+    let refused = verdict(&got["broken"]).unwrap_or_else(|| panic!("an early broken result passed: {}", got["broken"]));
+    assert!(refused.contains("output_contract_violation"), "{refused}");
+    drop(proxy);
+
+    // No initialize at all (a 2026-07-28 client): the same verdicts.
+    let (mut proxy, _) = Proxy::start(&dir, &cases);
+    writeln!(proxy.stdin, "{}\n{}", call("clean", 0), call("broken", 1)).unwrap();
+    proxy.stdin.flush().unwrap();
+    let got = answers(&proxy, &["clean", "broken"]);
+    assert_eq!(verdict(&got["clean"]), None, "{}", got["clean"]);
+    let refused =
+        verdict(&got["broken"]).unwrap_or_else(|| panic!("an unannounced broken result passed: {}", got["broken"]));
+    assert!(refused.contains("output_contract_violation"), "{refused}");
+}

@@ -1,4 +1,4 @@
-//! `qe-schemas [--check] [--against REV] [--format json] [--dir DIR]`: contract-tools' one
+//! `qe-schemas schemas [--check] [--against REV] [--format json] [--dir DIR]`: contract-tools' one
 //! schemas command over this server's contracts and its real tool list (rmcp's router
 //! through the contracted server, not a copy of it). The repository's `cargo xtask
 //! schemas` runs it; a workspace of your own calls `contract_tools::cli::main_with` from
