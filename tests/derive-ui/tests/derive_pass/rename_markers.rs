@@ -28,7 +28,8 @@ pub struct Credentials {
     pub refresh_token: String,
 }
 
-fn main() {
+#[test]
+fn rename_markers() {
     let fleet = FleetStatus::contract();
     assert_eq!(fleet.sensitive_pointers(), ["/coordinatorEndpoint"]);
     // `/` in a key is escaped as `~1` in a JSON pointer (RFC 6901).

@@ -38,7 +38,8 @@ pub struct Lookup<const N: usize> {
     pub code: Code<N>,
 }
 
-fn main() {
+#[test]
+fn generic() {
     let numbers = Page::<u32>::contract();
     let words = Page::<String>::contract();
     assert_eq!(numbers.name(), "page");

@@ -5,11 +5,14 @@ use contract_runtime::ToolOutput;
 use schemars::JsonSchema;
 use serde::{Serialize, Serializer};
 
+// serde's `serialize_with` hands the field over by reference.
+#[allow(clippy::trivially_copy_pass_by_ref)]
 fn as_text<S: Serializer>(value: &u64, serializer: S) -> Result<S::Ok, S::Error> {
     serializer.collect_str(value)
 }
 
 mod as_text {
+    #[allow(clippy::trivially_copy_pass_by_ref)]
     pub fn serialize<S: serde::Serializer>(value: &u64, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.collect_str(value)
     }
@@ -49,7 +52,8 @@ impl From<Ticket> for String {
     }
 }
 
-fn main() {
+#[test]
+fn serialize_with() {
     let counter = Counter::contract();
     assert_eq!(counter.schema()["properties"]["count"]["type"], "string");
     let value = serde_json::to_value(Counter { count: u64::MAX, total: 7 }).unwrap();

@@ -20,7 +20,8 @@ pub struct Keywords {
     pub r#loop: serde_json::Value,
 }
 
-fn main() {
+#[test]
+fn raw_identifiers() {
     let contract = Match::contract();
     assert_eq!(contract.name(), "match");
     assert_eq!(contract.sensitive_pointers(), ["/ref"]);

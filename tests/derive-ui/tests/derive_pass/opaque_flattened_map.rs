@@ -45,7 +45,8 @@ pub enum Event {
     },
 }
 
-fn main() {
+#[test]
+fn opaque_flattened_map() {
     let upstream: HashMap<String, Value> = [("anything".to_owned(), json!([1, { "deep": null }]))].into();
     let scrape = Scrape { url: "u".into(), upstream: upstream.clone() };
     assert!(Scrape::contract().validate_output(&scrape).is_ok());

@@ -16,7 +16,8 @@ macro_rules! contract {
 contract!(Exact, "1.2.0", "exact");
 contract!(Additive, "0.3.1", "additive");
 
-fn main() {
+#[test]
+fn macro_literal() {
     assert_eq!(Exact::contract().version().to_string(), "1.2.0");
     assert_eq!(Exact::contract().compatibility(), contract_runtime::Compatibility::Exact);
     assert_eq!(Additive::contract().compatibility(), contract_runtime::Compatibility::Additive);

@@ -59,7 +59,8 @@ fn accepts<T: Serialize>(contract: &OutputContract, instances: &[T]) {
     }
 }
 
-fn main() {
+#[test]
+fn enum_representations() {
     let token = || "secret".to_owned();
 
     let external = External::contract();

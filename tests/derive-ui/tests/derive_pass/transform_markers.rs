@@ -21,7 +21,8 @@ pub struct Tokens {
     pub tokens: Vec<String>,
 }
 
-fn main() {
+#[test]
+fn transform_markers() {
     assert_eq!(Pair::contract().sensitive_pointers(), ["/1"]);
     assert_eq!(Secret::contract().sensitive_pointers(), [""]);
     assert_eq!(Tokens::contract().sensitive_pointers(), [""]);

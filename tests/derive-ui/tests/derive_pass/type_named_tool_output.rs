@@ -19,7 +19,8 @@ pub struct Goal {
 
 pub type GoalOutput = ToolOutput<Goal>;
 
-fn main() {
+#[test]
+fn type_named_tool_output() {
     let set = contracts![GoalOutput => "set_goal"];
     set.check().unwrap();
     assert_eq!(set.get("set_goal").unwrap().type_name(), "ToolOutput<Goal>");
