@@ -299,7 +299,7 @@ fn packaged_xtask_checks_the_tool_list() {
     );
     std::fs::write(
         ws.dir.join("xtask/src/main.rs"),
-        "fn main() -> std::process::ExitCode {\n    let tools = contract_tools::tools::ToolListing::from_tools(\"0.1.0\", \
+        "fn main() -> std::process::ExitCode {\n    let tools = contract_tools::tool_list::ToolListing::from_tools(\"0.1.0\", \
          weather_server::listed_tools());\n    contract_tools::cli::main_with(weather_server::contracts(), tools)\n}\n",
     )
     .unwrap();
