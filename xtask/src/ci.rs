@@ -78,24 +78,24 @@ fn run_tests(installs: Installs) -> Result<(), String> {
     let bins = build_bins()?;
     // The main job, `cargo xtask schemas --check`, on the binary the build just made:
     // no build of its own.
-    let schemas = serde_json::from_str::<serde_json::Value>(&bins)
-        .ok()
-        .and_then(|bins| bins["qe-schemas"].as_str().map(str::to_owned))
+    let schemas = bins
+        .get("qe-schemas")
+        .and_then(serde_json::Value::as_str)
         .ok_or("the workspace build made no `qe-schemas` binary")?;
-    run_cmd(&schemas, &["schemas", "--check"])?;
+    run_cmd(schemas, &["schemas", "--check"])?;
     installs.wait()?;
     crate::run_cmd_env(
         "cargo",
         &["nextest", "run", "--workspace", "--all-features", "--no-fail-fast"],
-        &[("CONTRACT_TESTS_BINS", &bins)],
+        &[("CONTRACT_TESTS_BINS", &serde_json::Value::Object(bins).to_string())],
     )?;
     run_cmd("cargo", &["test", "--doc", "--workspace", "--all-features"])
 }
 
 /// Builds the workspace's binaries once, with the test run's packages and features (as
-/// the tests' own `support::bins` would in each test process), and returns them as the
-/// JSON object, name to path, that the tests read from `CONTRACT_TESTS_BINS`.
-fn build_bins() -> Result<String, String> {
+/// the tests' own `support::bins` would in each test process), and returns them, name to
+/// path: the tests read them as a JSON object from `CONTRACT_TESTS_BINS`.
+fn build_bins() -> Result<serde_json::Map<String, serde_json::Value>, String> {
     let args = ["build", "--workspace", "--exclude", "xtask", "--all-features", "--tests", "--bins"];
     eprintln!("$ cargo {}", args.join(" "));
     let out = Command::new("cargo")
@@ -120,7 +120,7 @@ fn build_bins() -> Result<String, String> {
             bins.insert(name.to_owned(), exe.into());
         }
     }
-    Ok(serde_json::Value::Object(bins).to_string())
+    Ok(bins)
 }
 
 /// The installs the tests need, running beside the checks and the build.
