@@ -2,7 +2,8 @@
 //! it): `search_tickets_page` built with tower-mcp's `ToolBuilder`, its output schema
 //! derived from the page types with `output_schema_for`, and the `schema-validation`
 //! feature checking the arguments against the `inputSchema` and every `structuredContent`
-//! against the `outputSchema`.
+//! against the `outputSchema`. `search_tickets` returns the same page's tickets as a
+//! top-level array (the peers command's `--root array`), the same way.
 //!
 //! ```text
 //! tower-mcp-peer                      # stdio: tower-mcp's StdioTransport (reactor pipes on Linux)
@@ -131,7 +132,12 @@ fn router() -> McpRouter {
             Ok(CallToolResult::json(value))
         })
         .build();
-    McpRouter::new().server_info("peers-tower-mcp", "1.0.0").tool(tool)
+    let array = ToolBuilder::new("search_tickets")
+        .description("The `limit` generated tickets of the page, as a top-level array.")
+        .output_schema_for::<Vec<Ticket>>()
+        .handler(|args: PageArgs| async move { CallToolResult::from_serialize(&page(&args.query, args.limit).tickets) })
+        .build();
+    McpRouter::new().server_info("peers-tower-mcp", "1.0.0").tool(tool).tool(array)
 }
 
 async fn run(http: Option<String>) -> Result<(), Box<dyn std::error::Error>> {

@@ -73,6 +73,10 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines, 
 
 #[path = "peers/page.rs"]
 mod page;
+#[path = "peers/profile.rs"]
+mod profile;
+
+use profile::{grouped, total};
 
 const TOOL: &str = "search_tickets_page";
 const QUERY: &str = "t-";
@@ -381,27 +385,6 @@ fn run_child(options: &Options) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// The instruction total of a callgrind profile (its `summary:` or `totals:` line).
-fn total(profile: &Path) -> Option<u64> {
-    let text = std::fs::read_to_string(profile).ok()?;
-    text.lines()
-        .find_map(|line| line.strip_prefix("summary:").or_else(|| line.strip_prefix("totals:")))
-        .and_then(|n| n.split_whitespace().next()?.parse().ok())
-}
-
-/// Thousands separated by commas.
-fn grouped(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
 /// The adapter's functions in a whole-call profile, inclusive, per call.
 fn breakdown(profile: &Path, calls: u32) -> Result<Vec<(u64, String)>, String> {
     let out = Command::new("callgrind_annotate")
@@ -432,6 +415,10 @@ fn breakdown(profile: &Path, calls: u32) -> Result<Vec<(u64, String)>, String> {
 }
 
 fn run_parent(options: &Options) -> ExitCode {
+    if let Err(why) = profile::valgrind() {
+        eprintln!("stages: {why}");
+        return ExitCode::FAILURE;
+    }
     let exe = match std::env::current_exe() {
         Ok(exe) => exe,
         Err(err) => {
@@ -447,10 +434,10 @@ fn run_parent(options: &Options) -> ExitCode {
     let base = dir.join("callgrind.out");
     let sizes: Vec<String> = options.sizes.iter().map(u32::to_string).collect();
     let run = Command::new("valgrind")
-        .args(["--tool=callgrind", "--collect-atstart=no"])
+        .args(profile::callgrind_args(&base))
+        .arg("--collect-atstart=no")
         .arg("--toggle-collect=stages::measured")
         .arg("--dump-after=stages::measured")
-        .arg(format!("--callgrind-out-file={}", base.display()))
         .arg(&exe)
         .args(["--child", "--sizes", &sizes.join(","), "--iters", &options.iters.to_string()])
         .stderr(std::process::Stdio::null())

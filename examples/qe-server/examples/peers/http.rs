@@ -5,27 +5,6 @@ use super::*;
 
 type Sender = hyper::client::conn::http1::SendRequest<Full<Bytes>>;
 
-/// The two ways a client speaks to an HTTP server.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Era {
-    /// 2025-11-25: `initialize` per connection, then the session id on every request.
-    Sessions,
-    /// 2026-07-28: no handshake, no session; `_meta` and the `Mcp-*` headers per request.
-    Stateless,
-}
-
-impl Era {
-    fn label(self) -> &'static str {
-        match self {
-            Self::Sessions => PROTOCOL,
-            Self::Stateless => STATELESS,
-        }
-    }
-}
-
-/// The `_meta` of a 2026-07-28 request.
-const STATELESS_META: &str = r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"peers","version":"1"}}"#;
-
 /// One keep-alive connection (and, in the 2025 era, its session).
 struct Conn {
     sender: Sender,
@@ -129,7 +108,7 @@ impl Conn {
     async fn call(&mut self, arguments: &str) -> Result<(Answer, u64), String> {
         self.next_id += 1;
         let id = self.next_id;
-        let meta = if self.era == Era::Stateless { format!(r#","_meta":{STATELESS_META}"#) } else { String::new() };
+        let meta = self.era.meta_member();
         let body = format!(
             r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{TOOL}","arguments":{arguments}{meta}}}}}"#
         );

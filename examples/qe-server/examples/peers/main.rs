@@ -15,7 +15,29 @@
 //! cargo run --release -p qe-server --features server --example peers -- --transport http --connections 1,8
 //! cargo run --release -p qe-server --features server --example peers -- --invalid [--transport http]
 //! cargo run --release -p qe-server --features server --example peers -- --servers typescript
+//! cargo run --release -p qe-server --features server --example peers -- --era 2025-11-25,2026-07-28 \
+//!     --root object,array --ours-stdio serve_stdio,pipes --instructions-only
 //! ```
+//!
+//! **Configurations** (stdio): `--era 2025-11-25,2026-07-28` picks the protocol eras (a
+//! process per server and era; 2026-07-28 has no handshake and every request carries its
+//! `_meta`); `--root object,array` the root of the result (the page object of
+//! `search_tickets_page`, or the same tickets as a top-level array from `search_tickets`,
+//! which only the Rust servers have (ours, plain rmcp, tower-mcp): for a 2025-11-25 peer
+//! ours sends the array wrapped as `{"result": […]}` and plain rmcp sends no
+//! `structuredContent`, only the text block; the tables say which); `--ours-stdio serve_stdio,pipes` how ours
+//! serves stdio (the library's `serve_stdio`, or rmcp's `serve(stdio_pipes())` written out),
+//! a row each. The defaults (2025-11-25, object, `serve_stdio`) are the project's table.
+//!
+//! **Instructions per call** (stdio, after the timed rounds; `--no-instructions` skips
+//! them, `--instructions-only` skips the rounds): each Rust process — ours, plain rmcp,
+//! tower-mcp, and the middle process of the proxy and relay rows — runs under `valgrind
+//! --tool=callgrind` with N sequential calls and with 0 (the same handshake and
+//! `tools/list`); the difference over N is printed per server, era, root and size, with
+//! ratios against ours and plain rmcp (`callgrind.rs`). N is 200 up to 10 items, 50 up to
+//! 100 and 20 above; `--instruction-calls 200,50,20` sets it per `--sizes` entry. Without
+//! `valgrind` on PATH the command says so and prints no counts. The Node and Python
+//! servers get no count: callgrind on a JIT is not comparable.
 //!
 //! Over stdio two rows put a process in front of plain rmcp: `contract-proxy`, and a relay
 //! (`peers relay -- PROGRAM…`) that only copies bytes both ways, the floor of any proxy.
@@ -48,8 +70,9 @@
 //! rounds). The client shares the machine with the servers, so on a busy machine all rows
 //! slow down; nothing here asserts on the numbers.
 //!
-//! **stdio** (the default): each Rust server on its best stdio transport — ours and plain
-//! rmcp on rmcp's `stdio_pipes()`, tower-mcp on its own `StdioTransport` (reactor pipes on
+//! **stdio** (the default): each Rust server on its best stdio transport — ours on the
+//! library's `serve_stdio` (rmcp's `stdio_pipes()` under it), plain rmcp on rmcp's
+//! `stdio_pipes()`, tower-mcp on its own `StdioTransport` (reactor pipes on
 //! Linux). `--blocking-stdio` adds our server and plain rmcp served with rmcp's `stdio()`
 //! (blocking-pool reads and writes). The last row, **floor**, is not an MCP server: a loop
 //! of blocking reads and writes that answers each call with a canned response (the same
@@ -80,7 +103,7 @@
 //! error, or the broken result sent on.
 //!
 //! The same binary is the Rust servers: `peers serve contracted|plain|floor
-//! [--blocking-stdio | --http ADDR]`.
+//! [--blocking-stdio | --pipes | --http ADDR]`.
 
 use std::borrow::Cow;
 use std::net::SocketAddr;
@@ -104,17 +127,23 @@ use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 
+mod callgrind;
 mod http;
+mod options;
 mod page;
+mod profile;
 mod servers;
 mod stdio;
 
 use http::run_http;
+use options::{parse, Era, Instructions, Options, Root, Serving, Transport};
 use page::page;
 use servers::run_server;
 use stdio::{run_stdio, validation_path};
 
 const TOOL: &str = "search_tickets_page";
+/// The same tickets as a top-level array (the array-root rows, `--root array`).
+const ARRAY_TOOL: &str = "search_tickets";
 /// Our server's row, the first of every table.
 const OURS: &str = "ours (contracted rmcp)";
 const PROXY: &str = "contract-proxy → plain rmcp";
@@ -143,81 +172,6 @@ fn truncated(line: &str) -> &str {
     &line[..end]
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Transport {
-    Stdio,
-    Http,
-}
-
-struct Options {
-    rounds: usize,
-    round: Duration,
-    sizes: Vec<u32>,
-    blocking_stdio: bool,
-    transport: Transport,
-    connections: Vec<usize>,
-    invalid: bool,
-    /// `--servers`: the lower-cased parts of server names to keep (ours is always kept).
-    servers: Option<Vec<String>>,
-}
-
-fn parse(args: &[String]) -> Result<Options, String> {
-    let mut options = Options {
-        rounds: 10,
-        round: Duration::from_millis(250),
-        sizes: vec![1, 100, 1_000],
-        blocking_stdio: false,
-        transport: Transport::Stdio,
-        connections: vec![1, 8],
-        invalid: false,
-        servers: None,
-    };
-    let mut args = args.iter();
-    let number = |flag: &str, value: Option<&String>| -> Result<u64, String> {
-        value
-            .and_then(|v| v.parse::<u64>().ok())
-            .filter(|&n| n > 0)
-            .ok_or_else(|| format!("`{flag}` needs a positive whole number"))
-    };
-    let list = |flag: &str, value: Option<&String>| -> Result<Vec<u32>, String> {
-        let list = value.ok_or_else(|| format!("`{flag}` needs a list such as 1,100,1000"))?;
-        list.split(',')
-            .map(|s| s.trim().parse::<u32>().ok().filter(|&n| n > 0))
-            .collect::<Option<Vec<_>>>()
-            .ok_or_else(|| format!("`{flag} {list}`: expected positive whole numbers, comma-separated"))
-    };
-    while let Some(arg) = args.next() {
-        match arg.as_str() {
-            "--rounds" => options.rounds = usize::try_from(number(arg, args.next())?).map_err(|e| e.to_string())?,
-            "--round-ms" => options.round = Duration::from_millis(number(arg, args.next())?),
-            "--sizes" => options.sizes = list(arg, args.next())?,
-            "--connections" => {
-                options.connections = list(arg, args.next())?.into_iter().map(|n| n as usize).collect();
-            }
-            "--servers" => {
-                let list = args.next().ok_or("`--servers` needs a list such as typescript,python")?;
-                let parts: Vec<String> =
-                    list.split(',').map(|s| s.trim().to_lowercase()).filter(|s| !s.is_empty()).collect();
-                if parts.is_empty() {
-                    return Err(format!("`--servers {list}`: expected parts of server names, comma-separated"));
-                }
-                options.servers = Some(parts);
-            }
-            "--blocking-stdio" => options.blocking_stdio = true,
-            "--invalid" => options.invalid = true,
-            "--transport" => {
-                options.transport = match args.next().map(String::as_str) {
-                    Some("stdio") => Transport::Stdio,
-                    Some("http") => Transport::Http,
-                    _ => return Err("`--transport` needs `stdio` or `http`".to_owned()),
-                }
-            }
-            other => return Err(format!("unknown argument `{other}`")),
-        }
-    }
-    Ok(options)
-}
-
 /// Where the pinned SDKs and the peer scripts live.
 fn interop_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/interop")
@@ -242,6 +196,21 @@ struct Spec {
     name: &'static str,
     program: PathBuf,
     args: Vec<String>,
+    /// A Rust process of ours whose instructions per call are counted under callgrind
+    /// (the MCP servers, the proxy and the relay; not the floor, not a JIT).
+    counted: bool,
+    /// It has the array-root tool, `search_tickets`.
+    array: bool,
+}
+
+/// Our server's row name for each way it serves stdio; the first `--ours-stdio` is
+/// [`OURS`].
+fn ours_name(serving: Serving, first: bool) -> &'static str {
+    match (serving, first) {
+        (_, true) => OURS,
+        (Serving::ServeStdio, false) => "ours, serve_stdio()",
+        (Serving::Pipes, false) => "ours, serve(stdio_pipes())",
+    }
 }
 
 fn specs(options: &Options, notes: &mut Vec<String>) -> Result<Vec<Spec>, String> {
@@ -257,21 +226,39 @@ fn specs(options: &Options, notes: &mut Vec<String>) -> Result<Vec<Spec>, String
     }
     // `--servers`: ours always, since every ratio compares with it; the others by name.
     let keep = |name: &str| {
-        name == OURS
+        name.starts_with("ours")
             || options.servers.as_ref().is_none_or(|wanted| {
                 let name = name.to_lowercase();
                 wanted.iter().any(|w| name.contains(w.as_str()))
             })
     };
-    let own =
-        |name, args: &[&str]| Spec { name, program: exe.clone(), args: args.iter().map(|a| (*a).to_owned()).collect() };
-    let mut specs = vec![own(OURS, &["serve", "contracted"]), own("plain rmcp", &["serve", "plain"])];
-    if options.blocking_stdio && options.transport == Transport::Stdio {
+    let own = |name, args: &[&str]| Spec {
+        name,
+        program: exe.clone(),
+        args: args.iter().map(|a| (*a).to_owned()).collect(),
+        counted: true,
+        array: true,
+    };
+    let stdio = options.transport == Transport::Stdio;
+    let mut specs = Vec::new();
+    if stdio {
+        for (i, &serving) in options.ours_stdio.iter().enumerate() {
+            let args: &[&str] = match serving {
+                Serving::ServeStdio => &["serve", "contracted"],
+                Serving::Pipes => &["serve", "contracted", "--pipes"],
+            };
+            specs.push(own(ours_name(serving, i == 0), args));
+        }
+    } else {
+        specs.push(own(OURS, &["serve", "contracted"]));
+    }
+    specs.push(own("plain rmcp", &["serve", "plain"]));
+    if options.blocking_stdio && stdio {
         specs.push(own("ours, stdio()", &["serve", "contracted", "--blocking-stdio"]));
         specs.push(own("plain rmcp, stdio()", &["serve", "plain", "--blocking-stdio"]));
     }
     match tower_mcp_binary() {
-        Ok(program) => specs.push(Spec { name: "tower-mcp", program, args: Vec::new() }),
+        Ok(program) => specs.push(Spec { name: "tower-mcp", program, args: Vec::new(), counted: true, array: true }),
         Err(note) if keep("tower-mcp") => notes.push(note),
         Err(_) => {}
     }
@@ -288,6 +275,8 @@ fn specs(options: &Options, notes: &mut Vec<String>) -> Result<Vec<Spec>, String
                 name: PROXY,
                 program,
                 args: vec!["--".to_owned(), exe.to_string_lossy().into_owned(), "serve".to_owned(), "plain".to_owned()],
+                counted: true,
+                array: true,
             }),
             None => notes.push(
                 "contract-proxy: not built, its row is skipped (build it with `cargo build --release -p \
@@ -302,18 +291,17 @@ fn specs(options: &Options, notes: &mut Vec<String>) -> Result<Vec<Spec>, String
         specs.push(own(RELAY, &["relay", "--", &exe.to_string_lossy(), "serve", "plain"]));
     }
     let script = |file: &str| interop.join("peers").join(file).to_string_lossy().into_owned();
-    specs.push(Spec {
-        name: "TypeScript McpServer",
+    let node = |name, file| Spec {
+        name,
         program: PathBuf::from("node"),
-        args: vec![script("ts_server.mjs")],
-    });
+        args: vec![script(file)],
+        counted: false,
+        array: false,
+    };
+    specs.push(node("TypeScript McpServer", "ts_server.mjs"));
     let v2 = ["server", "node"].map(|package| interop.join("node_modules/@modelcontextprotocol").join(package));
     if v2.iter().all(|dir| dir.exists()) {
-        specs.push(Spec {
-            name: "TypeScript v2 McpServer",
-            program: PathBuf::from("node"),
-            args: vec![script("ts2_server.mjs")],
-        });
+        specs.push(node("TypeScript v2 McpServer", "ts2_server.mjs"));
     } else if keep("TypeScript v2 McpServer") {
         notes.push(
             "TypeScript v2: @modelcontextprotocol/server or @modelcontextprotocol/node is not installed, its rows are \
@@ -321,10 +309,16 @@ fn specs(options: &Options, notes: &mut Vec<String>) -> Result<Vec<Spec>, String
                 .to_owned(),
         );
     }
-    specs.push(Spec { name: "Python MCPServer", program: python, args: vec![script("py_server.py")] });
+    specs.push(Spec {
+        name: "Python MCPServer",
+        program: python,
+        args: vec![script("py_server.py")],
+        counted: false,
+        array: false,
+    });
     // The floor answers only the page; it has no recipe to break and no HTTP mode.
     if options.transport == Transport::Stdio && !options.invalid {
-        specs.push(own("floor (canned answers)", &["serve", "floor"]));
+        specs.push(Spec { counted: false, array: false, ..own("floor (canned answers)", &["serve", "floor"]) });
     }
     specs.retain(|spec| keep(spec.name));
     Ok(specs)
@@ -397,8 +391,9 @@ fn print_group(key: &str, names: &[String], stats: &mut [Stats]) {
     }
 }
 
-fn call_params(query: &str, limit: u32) -> String {
-    format!(r#"{{"name":"{TOOL}","arguments":{{"query":"{query}","limit":{limit}}}}}"#)
+/// The `params` of a `tools/call` of `root`'s tool in `era`.
+fn call_params(root: Root, era: Era, query: &str, limit: u32) -> String {
+    format!(r#"{{"name":"{}","arguments":{{"query":"{query}","limit":{limit}}}{}}}"#, root.tool(), era.meta_member())
 }
 
 /// What a server did with the broken result of [`INVALID_QUERY`].
@@ -448,9 +443,15 @@ fn main() -> ExitCode {
     }
     if args.first().map(String::as_str) == Some("serve") {
         let kind = args.get(1).map_or("", String::as_str);
-        let blocking = args.iter().any(|a| a == "--blocking-stdio");
+        let stdio = if args.iter().any(|a| a == "--blocking-stdio") {
+            servers::StdioMode::Blocking
+        } else if args.iter().any(|a| a == "--pipes") {
+            servers::StdioMode::Pipes
+        } else {
+            servers::StdioMode::Default
+        };
         let http = args.iter().position(|a| a == "--http").and_then(|i| args.get(i + 1)).map(String::as_str);
-        return run_server(kind, blocking, http);
+        return run_server(kind, stdio, http);
     }
     let options = match parse(&args) {
         Ok(options) => options,

@@ -1,8 +1,11 @@
 //! The Rust servers the peers command runs as children: ours (contracted), plain rmcp
-//! and the floor, over stdio or streamable HTTP.
+//! and the floor, over stdio or streamable HTTP. Ours and plain rmcp have two tools: the
+//! page (`search_tickets_page`, an object root) and its tickets alone (`search_tickets`,
+//! an array root).
 
 #[allow(clippy::wildcard_imports)] // One program split by concern: the parent holds what they share.
 use super::*;
+use qe_server::contracts::SearchTickets;
 
 /// Arguments of the benchmark's `search_tickets_page`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -71,6 +74,11 @@ impl Contracted {
     async fn search_tickets_page(&self, Parameters(args): Parameters<PageArgs>) -> Result<Json<Reply>, ToolError> {
         Ok(Json(reply(&args.query, args.limit)))
     }
+
+    #[tool(description = "The `limit` generated tickets of the page, as a top-level array.")]
+    async fn search_tickets(&self, Parameters(args): Parameters<PageArgs>) -> Result<Json<SearchTickets>, ToolError> {
+        Ok(Json(SearchTickets(page(&args.query, args.limit).tickets)))
+    }
 }
 
 #[tool_handler(router = self.tool_router)]
@@ -93,21 +101,46 @@ impl Plain {
     ) -> rmcp::handler::server::wrapper::Json<Reply> {
         rmcp::handler::server::wrapper::Json(reply(&args.query, args.limit))
     }
+
+    #[tool(description = "The `limit` generated tickets of the page, as a top-level array.")]
+    async fn search_tickets(
+        &self,
+        Parameters(args): Parameters<PageArgs>,
+    ) -> rmcp::handler::server::wrapper::Json<SearchTickets> {
+        rmcp::handler::server::wrapper::Json(SearchTickets(page(&args.query, args.limit).tickets))
+    }
 }
 
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for Plain {}
 
-/// Serves `handler` over stdio: through `contract_runtime::rmcp::serve_stdio` (rmcp's
-/// `stdio_pipes()`), or with `blocking`, through rmcp's `stdio()`.
-async fn serve<H: ServerHandler>(handler: H, blocking: bool) -> Result<(), Box<dyn std::error::Error>> {
-    if blocking {
-        handler.serve(rmcp::transport::stdio()).await?.waiting().await?;
-        Ok(())
-    } else {
-        contract_runtime::rmcp::serve_stdio(handler).await?;
-        Ok(())
+/// How a Rust server serves stdio.
+#[derive(Clone, Copy)]
+pub(super) enum StdioMode {
+    /// Ours: the library's `contract_runtime::rmcp::serve_stdio`; plain rmcp: rmcp's
+    /// `serve` on its `stdio_pipes()`.
+    Default,
+    /// `--pipes`: rmcp's `serve` on `stdio_pipes()`, for ours too.
+    Pipes,
+    /// `--blocking-stdio`: rmcp's `serve` on its `stdio()` (blocking-pool reads and writes).
+    Blocking,
+}
+
+/// Serves `handler` over stdio, as `how` says; `ours` picks the library's `serve_stdio`
+/// for [`StdioMode::Default`].
+async fn serve<H: ServerHandler>(handler: H, how: StdioMode, ours: bool) -> Result<(), Box<dyn std::error::Error>> {
+    match how {
+        StdioMode::Default if ours => {
+            contract_runtime::rmcp::serve_stdio(handler).await?;
+        }
+        StdioMode::Default | StdioMode::Pipes => {
+            handler.serve(rmcp::transport::stdio_pipes()).await?.waiting().await?;
+        }
+        StdioMode::Blocking => {
+            handler.serve(rmcp::transport::stdio()).await?.waiting().await?;
+        }
     }
+    Ok(())
 }
 
 /// Binds `addr` and says where on stdout (the line the client waits for).
@@ -195,7 +228,7 @@ fn run_floor() -> ExitCode {
     ExitCode::SUCCESS
 }
 
-pub(super) fn run_server(kind: &str, blocking: bool, http: Option<&str>) -> ExitCode {
+pub(super) fn run_server(kind: &str, stdio: StdioMode, http: Option<&str>) -> ExitCode {
     if kind == "floor" {
         return run_floor();
     }
@@ -211,16 +244,16 @@ pub(super) fn run_server(kind: &str, blocking: bool, http: Option<&str>) -> Exit
             "contracted" => {
                 let server = ContractedServer::new(
                     Contracted { tool_router: Contracted::tool_router() },
-                    contract_runtime::contracts![TicketPage],
+                    contract_runtime::contracts![TicketPage, SearchTickets],
                 )?;
                 match http {
                     Some(addr) => serve_http_contracted(server, addr).await,
-                    None => serve(server, blocking).await,
+                    None => serve(server, stdio, true).await,
                 }
             }
             "plain" => match http {
                 Some(addr) => serve_http_plain(addr).await,
-                None => serve(Plain { tool_router: Plain::tool_router() }, blocking).await,
+                None => serve(Plain { tool_router: Plain::tool_router() }, stdio, false).await,
             },
             other => Err(format!("unknown server `{other}`: expected `contracted`, `plain` or `floor`").into()),
         }

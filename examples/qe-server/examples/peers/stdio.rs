@@ -1,11 +1,50 @@
-//! The stdio driver: one child per server, raw JSON-RPC lines, paired rounds.
+//! The stdio driver: one child per server and era, raw JSON-RPC lines, paired rounds.
 
 #[allow(clippy::wildcard_imports)] // One program split by concern: the parent holds what they share.
 use super::*;
 
-/// One server child and its pipes.
-struct Peer {
-    name: String,
+/// How long a check call may take before the server counts as not answering.
+const CHECK_DEADLINE: Duration = Duration::from_secs(20);
+
+/// How a server carried the result it was checked to carry.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Carried {
+    /// `structuredContent` and the text block are the result itself.
+    Natural,
+    /// Both are `{"result": …}` around it: a non-object root for a peer before 2026-07-28.
+    Wrapped,
+    /// No `structuredContent`: the text block alone carries it.
+    TextOnly,
+}
+
+impl Carried {
+    /// What the result's `structuredContent` was, in a few words.
+    pub(super) fn label(self) -> &'static str {
+        match self {
+            Self::Natural => "the result",
+            Self::Wrapped => "{\"result\":…}",
+            Self::TextOnly => "none",
+        }
+    }
+
+    fn describe(self) -> &'static str {
+        match self {
+            Self::Natural => "structuredContent and the text block are the result",
+            Self::Wrapped => {
+                "structuredContent and the text block are the array wrapped as {\"result\": […]} (the schema it \
+                 lists for this era is wrapped the same way)"
+            }
+            Self::TextOnly => {
+                "no structuredContent: the tickets reach the client in the text block only (rmcp's `Json` drops a \
+                 non-object root for peers before 2026-07-28, and lists no outputSchema for it)"
+            }
+        }
+    }
+}
+
+/// One server child and its pipes, speaking one protocol era.
+pub(super) struct Peer {
+    pub(super) name: String,
     child: Child,
     /// The server's process id, for its CPU time in `/proc`.
     pid: Option<u32>,
@@ -13,10 +52,13 @@ struct Peer {
     stdout: BufReader<ChildStdout>,
     line: String,
     next_id: u64,
+    era: Era,
 }
 
 impl Peer {
-    async fn spawn(name: &str, program: &Path, args: &[&str]) -> Result<Self, String> {
+    /// Starts `program`; in the 2025-11-25 era it is initialized, in 2026-07-28 it gets
+    /// no handshake (every request carries its `_meta`).
+    pub(super) async fn spawn(name: &str, program: &Path, args: &[String], era: Era) -> Result<Self, String> {
         let mut child = Command::new(program)
             .args(args)
             .stdin(Stdio::piped())
@@ -28,15 +70,18 @@ impl Peer {
         let stdin = child.stdin.take().ok_or("no stdin")?;
         let stdout = BufReader::with_capacity(1 << 20, child.stdout.take().ok_or("no stdout")?);
         let pid = child.id();
-        let mut peer = Self { name: name.to_owned(), child, pid, stdin, stdout, line: String::new(), next_id: 0 };
-        let init = format!(
-            r#"{{"protocolVersion":"{PROTOCOL}","capabilities":{{}},"clientInfo":{{"name":"peers","version":"1"}}}}"#
-        );
-        peer.request("initialize", &init).await?;
-        peer.stdin
-            .write_all(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n")
-            .await
-            .map_err(|err| format!("{name}: {err}"))?;
+        let mut peer = Self { name: name.to_owned(), child, pid, stdin, stdout, line: String::new(), next_id: 0, era };
+        if era == Era::Sessions {
+            let init = format!(
+                r#"{{"protocolVersion":"{PROTOCOL}","capabilities":{{}},"clientInfo":{{"name":"peers","version":"1"}}}}"#
+            );
+            peer.request("initialize", &init).await?;
+            peer.answered("initialize")?;
+            peer.stdin
+                .write_all(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n")
+                .await
+                .map_err(|err| format!("{name}: {err}"))?;
+        }
         Ok(peer)
     }
 
@@ -63,23 +108,73 @@ impl Peer {
         }
     }
 
-    /// One call, checked in full: a success whose `structuredContent` and text block
-    /// both equal `expected`.
-    async fn verify(&mut self, params: &str, expected: &Value) -> Result<(), String> {
-        self.request("tools/call", params).await?;
+    /// The response in `self.line`, parsed; an error unless it is a `result` for the
+    /// request's id.
+    fn answered(&self, what: &str) -> Result<Value, String> {
+        let reply: Value =
+            serde_json::from_str(&self.line).map_err(|err| format!("{}: {what}: not JSON: {err}", self.name))?;
+        if reply["id"] != self.next_id || reply.get("result").is_none() {
+            return Err(format!("{}: {what} was not answered with a result: {}", self.name, truncated(&self.line)));
+        }
+        Ok(reply)
+    }
+
+    /// `tools/list`, answered with a result.
+    pub(super) async fn list_tools(&mut self) -> Result<(), String> {
+        let params = format!("{{{}}}", self.era.meta_member().trim_start_matches(','));
+        self.request("tools/list", &params).await?;
+        self.answered("tools/list").map(drop)
+    }
+
+    /// The probe of [`INVALID_QUERY`], and what the server did with the broken result.
+    async fn probe_invalid(&mut self) -> Result<String, String> {
+        let params = call_params(Root::Object, self.era, INVALID_QUERY, 2);
+        self.request("tools/call", &params).await?;
         let reply: Value = serde_json::from_str(&self.line).map_err(|err| format!("{}: not JSON: {err}", self.name))?;
+        Ok(judge_invalid(&reply))
+    }
+
+    /// One call, checked in full: a success for its id whose `structuredContent` and
+    /// text block both carry `expected`, and how.
+    pub(super) async fn verify(&mut self, params: &str, expected: &Value) -> Result<Carried, String> {
+        self.request("tools/call", params).await?;
+        let reply = self.answered("tools/call")?;
         let result = &reply["result"];
-        if result.is_null() || result["isError"] == Value::Bool(true) {
+        if result["isError"] == Value::Bool(true) {
             return Err(format!("{}: not a success: {}", self.name, truncated(&self.line)));
         }
-        if &result["structuredContent"] != expected {
-            return Err(format!("{}: structuredContent differs from the expected page", self.name));
+        let wrapped = serde_json::json!({ "result": expected });
+        let carried = match result.get("structuredContent") {
+            Some(structured) if structured == expected => Carried::Natural,
+            Some(structured) if *structured == wrapped => Carried::Wrapped,
+            None if !expected.is_object() => Carried::TextOnly,
+            None => return Err(format!("{}: no structuredContent", self.name)),
+            Some(_) => return Err(format!("{}: structuredContent differs from the expected result", self.name)),
+        };
+        let text = result["content"][0]["text"].as_str().and_then(|text| serde_json::from_str::<Value>(text).ok());
+        let text_carries = if carried == Carried::Wrapped { wrapped } else { expected.clone() };
+        if text.as_ref() != Some(&text_carries) {
+            return Err(format!("{}: the text block is not the expected result", self.name));
         }
-        let text = result["content"][0]["text"].as_str().unwrap_or_default();
-        if serde_json::from_str::<Value>(text).ok().as_ref() != Some(expected) {
-            return Err(format!("{}: the text block is not the expected page", self.name));
+        Ok(carried)
+    }
+
+    /// [`Peer::verify`] at every size, within [`CHECK_DEADLINE`] each; the way it
+    /// carried the result, which must be the same at every size.
+    async fn check(&mut self, root: Root, sizes: &[u32]) -> Result<Carried, String> {
+        let mut seen = None;
+        for &size in sizes {
+            let expected = root.expected(QUERY, size)?;
+            let params = call_params(root, self.era, QUERY, size);
+            let carried = tokio::time::timeout(CHECK_DEADLINE, self.verify(&params, &expected))
+                .await
+                .map_err(|_| format!("no answer within {} s", CHECK_DEADLINE.as_secs()))??;
+            if seen.is_some_and(|seen| seen != carried) {
+                return Err(format!("{}: carries the result differently at {size} items", self.name));
+            }
+            seen = Some(carried);
         }
-        Ok(())
+        seen.ok_or_else(|| "no sizes".to_owned())
     }
 
     /// Sequential calls for `span`: the latency of each, the calls per second, and the
@@ -87,6 +182,7 @@ impl Peer {
     async fn round(
         &mut self,
         params: &str,
+        carried: Carried,
         span: Duration,
         latencies: &mut Vec<Duration>,
     ) -> Result<(f64, Option<(Duration, u32)>), String> {
@@ -98,7 +194,11 @@ impl Peer {
             self.request("tools/call", params).await?;
             latencies.push(sent.elapsed());
             // A cheap guard that every counted call succeeded (the full check ran before).
-            if self.line.contains("\"isError\":true") || !self.line.contains("\"structuredContent\"") {
+            let structured = self.line.contains("\"structuredContent\"");
+            if self.line.contains("\"isError\":true")
+                || !self.line.contains("\"content\"")
+                || structured != (carried != Carried::TextOnly)
+            {
                 return Err(format!("{}: a call failed: {}", self.name, truncated(&self.line)));
             }
             calls += 1;
@@ -110,87 +210,182 @@ impl Peer {
         };
         Ok((rate, cpu))
     }
+
+    /// Closes stdin (the stdio shutdown) and waits up to `wait` for the process to end;
+    /// one that lingers is killed and is an error.
+    pub(super) async fn close(mut self, wait: Duration) -> Result<std::process::ExitStatus, String> {
+        let _ = self.stdin.shutdown().await;
+        drop(self.stdin);
+        if let Ok(status) = tokio::time::timeout(wait, self.child.wait()).await {
+            return status.map_err(|err| format!("{}: {err}", self.name));
+        }
+        let _ = self.child.kill().await;
+        Err(format!("{}: still running {} s after its stdin closed", self.name, wait.as_secs()))
+    }
+}
+
+/// The name a server's rows carry over stdio.
+pub(super) fn display_name(spec: &Spec) -> &'static str {
+    if spec.name == "tower-mcp" {
+        "tower-mcp (its stdio)"
+    } else {
+        spec.name
+    }
+}
+
+/// One timed row: a server (its process in one era) calling one root's tool.
+struct Row {
+    peer: usize,
+    era: Era,
+    root: Root,
+    carried: Carried,
 }
 
 pub(super) async fn run_stdio(options: &Options) -> Result<(), String> {
     let mut notes = Vec::new();
-    let mut peers = Vec::new();
-    for spec in specs(options, &mut notes)? {
-        let args: Vec<&str> = spec.args.iter().map(String::as_str).collect();
-        let name = if spec.name == "tower-mcp" { "tower-mcp (its stdio)" } else { spec.name };
-        peers.push(Peer::spawn(name, &spec.program, &args).await?);
-    }
+    let specs = specs(options, &mut notes)?;
     if options.invalid {
-        println!(
-            "invalid result probe over stdio: `{TOOL}` with query `{INVALID_QUERY}` (the first ticket has no title)"
-        );
-        print_notes(&notes);
-        let params = call_params(INVALID_QUERY, 2);
-        for peer in &mut peers {
-            peer.request("tools/call", &params).await?;
-            let reply: Value =
-                serde_json::from_str(&peer.line).map_err(|err| format!("{}: not JSON: {err}", peer.name))?;
-            println!("  {:<24} {}", peer.name, judge_invalid(&reply));
-        }
-        shut_down(&mut peers).await;
-        return Ok(());
+        return probe_invalid(options, &specs, &notes).await;
     }
-    let path = validation_path()?;
-    let params: Vec<String> = options.sizes.iter().map(|n| call_params(QUERY, *n)).collect();
-    for (size, params) in options.sizes.iter().zip(&params) {
-        let expected = serde_json::to_value(page(QUERY, *size)).map_err(|err| err.to_string())?;
-        for peer in &mut peers {
-            peer.verify(params, &expected).await?;
+    if options.instructions != Instructions::Only {
+        timed(options, &specs, &mut notes).await?;
+        println!();
+    }
+    if options.instructions == Instructions::Off {
+        println!("instructions per call: not counted (`--no-instructions`)");
+    } else {
+        super::callgrind::run_instructions(options, &specs, &notes).await?;
+    }
+    Ok(())
+}
+
+async fn probe_invalid(options: &Options, specs: &[Spec], notes: &[String]) -> Result<(), String> {
+    println!("invalid result probe over stdio: `{TOOL}` with query `{INVALID_QUERY}` (the first ticket has no title)");
+    print_notes(notes);
+    for &era in &options.eras {
+        for spec in specs {
+            let mut peer = Peer::spawn(display_name(spec), &spec.program, &spec.args, era).await?;
+            let label = format!("{} {}", peer.name, era.label());
+            match tokio::time::timeout(CHECK_DEADLINE, peer.probe_invalid()).await {
+                Ok(Ok(judged)) => println!("  {label:<40} {judged}"),
+                Ok(Err(err)) => println!("  {label:<40} no answer in this era: {err}"),
+                Err(_) => println!("  {label:<40} no answer within {} s", CHECK_DEADLINE.as_secs()),
+            }
+            let _ = peer.close(Duration::from_secs(2)).await;
         }
     }
-    let count = peers.len();
-    // [size][peer]
+    Ok(())
+}
+
+/// The timed rounds and their table: every server in every `--era`, calling every
+/// `--root`'s tool it has.
+async fn timed(options: &Options, specs: &[Spec], notes: &mut Vec<String>) -> Result<(), String> {
+    // [era][spec]: one process per server and era.
+    let mut peers = Vec::new();
+    for &era in &options.eras {
+        for spec in specs {
+            peers.push(Peer::spawn(display_name(spec), &spec.program, &spec.args, era).await?);
+        }
+    }
+    let mut dead = vec![false; peers.len()];
+    let mut rows = Vec::new();
+    let mut no_array = Vec::new();
+    for (e, &era) in options.eras.iter().enumerate() {
+        for &root in &options.roots {
+            for (k, spec) in specs.iter().enumerate() {
+                let p = e * specs.len() + k;
+                if root == Root::Array && !spec.array {
+                    if !no_array.contains(&display_name(spec)) {
+                        no_array.push(display_name(spec));
+                    }
+                    continue;
+                }
+                if dead[p] {
+                    continue;
+                }
+                let label = format!("{} {} {}", peers[p].name, era.label(), root.label());
+                match peers[p].check(root, &options.sizes).await {
+                    Ok(carried) => {
+                        if carried != Carried::Natural {
+                            notes.push(format!("{label}: {}", carried.describe()));
+                        }
+                        rows.push(Row { peer: p, era, root, carried });
+                    }
+                    // The Rust MCP servers serve every era and root: a failure is the command's.
+                    Err(err) if spec.counted => return Err(format!("{label}: {err}")),
+                    Err(err) => {
+                        notes.push(format!("{label}: no row: {err}"));
+                        dead[p] = true;
+                    }
+                }
+            }
+        }
+    }
+    if !no_array.is_empty() {
+        notes.push(format!(
+            "array root: {} have no array-root tool (only the Rust servers here have `{ARRAY_TOOL}`), no \
+             row",
+            no_array.join(", ")
+        ));
+    }
+    let count = rows.len();
+    // [size][row]
+    let params: Vec<Vec<String>> = options
+        .sizes
+        .iter()
+        .map(|&size| rows.iter().map(|row| call_params(row.root, row.era, QUERY, size)).collect())
+        .collect();
     let mut stats = vec![vec![Stats::default(); count]; options.sizes.len()];
     let mut discard = Vec::new();
     for round in 0..=options.rounds {
         for (s, params) in params.iter().enumerate() {
             for k in 0..count {
-                let p = (k + round) % count;
+                let r = (k + round) % count;
+                let (row, peer) = (&rows[r], &mut peers[rows[r].peer]);
                 if round == 0 {
-                    let _ = peers[p].round(params, options.round, &mut discard).await?;
+                    let _ = peer.round(&params[r], row.carried, options.round, &mut discard).await?;
                     discard.clear();
                 } else {
-                    let (rate, spent) = peers[p].round(params, options.round, &mut stats[s][p].latencies).await?;
-                    stats[s][p].add(rate, spent);
+                    let (rate, spent) =
+                        peer.round(&params[r], row.carried, options.round, &mut stats[s][r].latencies).await?;
+                    stats[s][r].add(rate, spent);
                 }
             }
         }
     }
     println!(
-        "peers end to end: `{TOOL}` over stdio, one client, sequential calls; {} interleaved rounds of {} ms per server \
-         and size (after one warm-up round); calls/s = median over rounds, p50/p99 over every call, wall-clock",
+        "peers end to end: `{TOOL}` (object root) / `{ARRAY_TOOL}` (array root) over stdio, one client, sequential \
+         calls; {} interleaved rounds of {} ms per server, era, root and size (after one warm-up round); calls/s = \
+         median over rounds, p50/p99 over every call, wall-clock; ratios against the first row of each group (ours)",
         options.rounds,
         options.round.as_millis()
     );
-    println!("ours validates `{TOOL}` on the {path}");
+    println!("ours validates `{TOOL}` on the {}", validation_path()?);
     println!(
-        "stdio transports: ours and plain rmcp: rmcp's stdio_pipes(){}; tower-mcp: its StdioTransport (reactor pipes \
-         on Linux); TypeScript v1: StdioServerTransport; TypeScript v2: serveStdio; Python: the SDK's stdio",
+        "stdio transports: ours: `serve_stdio` (the library's, on rmcp's stdio_pipes()) or, `--ours-stdio pipes`, \
+         rmcp's serve(stdio_pipes()); plain rmcp: rmcp's stdio_pipes(){}; tower-mcp: its StdioTransport (reactor \
+         pipes on Linux); TypeScript v1: StdioServerTransport; TypeScript v2: serveStdio; Python: the SDK's stdio",
         if options.blocking_stdio { " (the `stdio()` rows: rmcp's stdio())" } else { "" }
     );
-    print_notes(&notes);
-    print_header(&format!("{:>6}", "items"));
-    let names: Vec<String> = peers.iter().map(|p| p.name.clone()).collect();
+    print_notes(notes);
+    print_header(&format!("{:>6}  {:<10}  {:<6}", "items", "era", "root"));
+    let names: Vec<String> = rows.iter().map(|row| peers[row.peer].name.clone()).collect();
     for (s, size) in options.sizes.iter().enumerate() {
-        print_group(&format!("{size:>6}"), &names, &mut stats[s]);
-    }
-    shut_down(&mut peers).await;
-    Ok(())
-}
-
-async fn shut_down(peers: &mut [Peer]) {
-    for peer in peers {
-        // Closing stdin is the stdio shutdown; a server that lingers is killed.
-        let _ = peer.stdin.shutdown().await;
-        if tokio::time::timeout(Duration::from_secs(2), peer.child.wait()).await.is_err() {
-            let _ = peer.child.kill().await;
+        let mut start = 0;
+        while start < count {
+            let (era, root) = (rows[start].era, rows[start].root);
+            let end =
+                rows[start..].iter().position(|row| (row.era, row.root) != (era, root)).map_or(count, |n| start + n);
+            let key = format!("{size:>6}  {:<10}  {:<6}", era.label(), root.label());
+            print_group(&key, &names[start..end], &mut stats[s][start..end]);
+            start = end;
         }
     }
+    for peer in peers {
+        // A server that lingers is killed.
+        let _ = peer.close(Duration::from_secs(2)).await;
+    }
+    Ok(())
 }
 
 /// Which path of the rmcp adapter validates the result, and whether the contract would be

@@ -1,0 +1,175 @@
+//! Instructions per call of the Rust stdio processes, counted by callgrind: ours (each
+//! `--ours-stdio`), plain rmcp, tower-mcp, and the middle process of `contract-proxy →
+//! plain rmcp` and of `relay → plain rmcp`.
+//!
+//! Each process runs under `valgrind --tool=callgrind`, which counts the top process only
+//! (valgrind does not follow the server the proxy and the relay start), twice per
+//! configuration: driven by this client with the era's handshake (`initialize` in
+//! 2025-11-25, none in 2026-07-28) and one `tools/list`, then N sequential `tools/call`s
+//! (each sent once the previous one is answered), and once with 0 calls; (N − 0) / N is
+//! the figure. The 0-call run is made once per server and era and serves every size and
+//! root. Every call of a counted run is checked in full (a `result` for its id carrying
+//! the expected page or tickets), the process must exit cleanly when its stdin closes and
+//! its profile must hold a total; anything else stops the command with the reason.
+//!
+//! Instructions are repeatable whatever else the machine is doing, where CPU time is not.
+//! The Node and Python servers are not counted: callgrind on a JIT counts the compiler as
+//! much as the server, and under valgrind the JIT's choices differ from a normal run.
+
+use super::profile::{callgrind_args, grouped, total};
+use super::stdio::{display_name, Carried, Peer};
+#[allow(clippy::wildcard_imports)] // One program split by concern: the parent holds what they share.
+use super::*;
+
+/// How long one counted run may take under callgrind.
+const RUN_DEADLINE: Duration = Duration::from_secs(600);
+
+/// One counted configuration.
+struct Count {
+    size: usize,
+    era: usize,
+    root: usize,
+    spec: usize,
+    calls: u32,
+    per_call: u64,
+    carried: Carried,
+}
+
+/// What one callgrind run does after the handshake and `tools/list`: `calls` calls of
+/// `root`'s tool at `size` items, or nothing.
+#[derive(Clone, Copy)]
+struct Work {
+    root: Root,
+    size: u32,
+    calls: u32,
+}
+
+pub(super) async fn run_instructions(options: &Options, specs: &[Spec], notes: &[String]) -> Result<(), String> {
+    let version = match profile::valgrind() {
+        Ok(version) => version,
+        Err(why) => {
+            println!("instructions per call: skipped, {why}");
+            return Ok(());
+        }
+    };
+    let counted: Vec<&Spec> = specs.iter().filter(|spec| spec.counted).collect();
+    let dir = std::env::temp_dir().join(format!("peers-callgrind-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|err| format!("cannot make {}: {err}", dir.display()))?;
+    let calls = options.calls_per_size();
+    let mut counts = Vec::new();
+    let mut run = 0;
+    for (e, &era) in options.eras.iter().enumerate() {
+        for (k, spec) in counted.iter().enumerate() {
+            let (base, _) = counted_run(spec, era, None, &dir, &mut run).await?;
+            for (r, &root) in options.roots.iter().enumerate() {
+                if root == Root::Array && !spec.array {
+                    continue;
+                }
+                for (s, (&size, &n)) in options.sizes.iter().zip(&calls).enumerate() {
+                    let work = Work { root, size, calls: n };
+                    let (full, carried) = counted_run(spec, era, Some(work), &dir, &mut run).await?;
+                    let Some(spent) = full.checked_sub(base) else {
+                        return Err(format!(
+                            "{} {}: {n} calls counted fewer instructions ({full}) than none ({base})",
+                            spec.name,
+                            era.label()
+                        ));
+                    };
+                    let per_call = spent / u64::from(n);
+                    let carried = carried.ok_or("no call was checked")?;
+                    counts.push(Count { size: s, era: e, root: r, spec: k, calls: n, per_call, carried });
+                }
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    counts.sort_by_key(|c| (c.size, c.era, c.root, c.spec));
+    println!(
+        "instructions per call over stdio ({version}, --tool=callgrind): the process alone, for the proxy and the \
+         relay the middle process (plain rmcp behind it is not counted); (N calls − 0 calls) / N after the era's \
+         handshake and one tools/list; every call checked"
+    );
+    if options.instructions == Instructions::Only {
+        print_notes(notes);
+    }
+    let plain = counted.iter().position(|spec| spec.name == "plain rmcp");
+    println!(
+        "{:>6}  {:<10}  {:<6}  {:<36} {:>6} {:>14} {:>9} {:>10}  structuredContent",
+        "items", "era", "root", "server", "calls", "instr/call", "vs ours", "vs plain"
+    );
+    for count in &counts {
+        let same = |spec: usize| {
+            counts.iter().find(|c| (c.size, c.era, c.root, c.spec) == (count.size, count.era, count.root, spec))
+        };
+        #[allow(clippy::cast_precision_loss)]
+        let ratio = |against: Option<&Count>| {
+            against
+                .filter(|c| c.per_call > 0)
+                .map_or_else(|| "-".to_owned(), |c| format!("{:.2}x", count.per_call as f64 / c.per_call as f64))
+        };
+        println!(
+            "{:>6}  {:<10}  {:<6}  {:<36} {:>6} {:>14} {:>9} {:>10}  {}",
+            options.sizes[count.size],
+            options.eras[count.era].label(),
+            options.roots[count.root].label(),
+            display_name(counted[count.spec]),
+            count.calls,
+            grouped(count.per_call),
+            ratio(same(0)),
+            ratio(plain.and_then(same)),
+            count.carried.label(),
+        );
+    }
+    Ok(())
+}
+
+/// One run of `spec` under callgrind in `era` doing `work`: the instructions it executed
+/// in all, and how its calls carried the result.
+async fn counted_run(
+    spec: &Spec,
+    era: Era,
+    work: Option<Work>,
+    dir: &Path,
+    run: &mut u32,
+) -> Result<(u64, Option<Carried>), String> {
+    *run += 1;
+    let out = dir.join(format!("{run}.callgrind"));
+    let log = dir.join(format!("{run}.log"));
+    let mut args = callgrind_args(&out);
+    args.push(format!("--log-file={}", log.display()));
+    args.push(spec.program.to_string_lossy().into_owned());
+    args.extend(spec.args.iter().cloned());
+    let what = match work {
+        Some(Work { root, size, calls }) => {
+            format!("{} {} {}, {size} items, {calls} calls", spec.name, era.label(), root.label())
+        }
+        None => format!("{} {}, 0 calls", spec.name, era.label()),
+    };
+    eprintln!("peers: counting {what}");
+    let counted = async {
+        let mut peer = Peer::spawn(spec.name, Path::new("valgrind"), &args, era).await?;
+        peer.list_tools().await?;
+        let mut carried = None;
+        if let Some(Work { root, size, calls }) = work {
+            let expected = root.expected(QUERY, size)?;
+            let params = call_params(root, era, QUERY, size);
+            for _ in 0..calls {
+                let this = peer.verify(&params, &expected).await?;
+                if carried.is_some_and(|seen| seen != this) {
+                    return Err("the calls carried the result in different ways".to_owned());
+                }
+                carried = Some(this);
+            }
+        }
+        Ok::<_, String>((peer.close(Duration::from_secs(120)).await?, carried))
+    };
+    let (status, carried) = tokio::time::timeout(RUN_DEADLINE, counted)
+        .await
+        .map_err(|_| format!("{what}: not done within {} s under callgrind", RUN_DEADLINE.as_secs()))?
+        .map_err(|err| format!("{what}: {err} (valgrind's log: {})", log.display()))?;
+    if !status.success() {
+        return Err(format!("{what}: exited with {status} under callgrind (valgrind's log: {})", log.display()));
+    }
+    let total = total(&out).ok_or_else(|| format!("{what}: no instruction total in {}", out.display()))?;
+    Ok((total, carried))
+}
