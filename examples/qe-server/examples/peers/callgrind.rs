@@ -17,7 +17,7 @@
 //! much as the server, and under valgrind the JIT's choices differ from a normal run.
 
 use super::profile::{callgrind_args, grouped, total};
-use super::stdio::{display_name, Carried, Peer};
+use super::stdio::{display_name, Carried, Peer, Verdict};
 #[allow(clippy::wildcard_imports)] // One program split by concern: the parent holds what they share.
 use super::*;
 
@@ -33,6 +33,15 @@ struct Count {
     calls: u32,
     per_call: u64,
     carried: Carried,
+}
+
+/// What one callgrind run came to.
+enum Outcome {
+    /// The instructions the process executed in all, and how its calls carried the
+    /// result (none for a 0-call run).
+    Counted(u64, Option<Carried>),
+    /// The first call was answered with a refusal: this configuration is not served.
+    Refused(String),
 }
 
 /// What one callgrind run does after the handshake and `tools/list`: `calls` calls of
@@ -57,17 +66,31 @@ pub(super) async fn run_instructions(options: &Options, specs: &[Spec], notes: &
     std::fs::create_dir_all(&dir).map_err(|err| format!("cannot make {}: {err}", dir.display()))?;
     let calls = options.calls_per_size();
     let mut counts = Vec::new();
+    let mut refused = Vec::new();
     let mut run = 0;
     for (e, &era) in options.eras.iter().enumerate() {
         for (k, spec) in counted.iter().enumerate() {
-            let (base, _) = counted_run(spec, era, None, &dir, &mut run).await?;
+            let Outcome::Counted(base, _) = counted_run(spec, era, None, &dir, &mut run).await? else {
+                return Err(format!("{} {}: a run of 0 calls made a call", spec.name, era.label()));
+            };
             for (r, &root) in options.roots.iter().enumerate() {
                 if root == Root::Array && !spec.array {
                     continue;
                 }
                 for (s, (&size, &n)) in options.sizes.iter().zip(&calls).enumerate() {
                     let work = Work { root, size, calls: n };
-                    let (full, carried) = counted_run(spec, era, Some(work), &dir, &mut run).await?;
+                    let (full, carried) = match counted_run(spec, era, Some(work), &dir, &mut run).await? {
+                        Outcome::Counted(full, carried) => (full, carried),
+                        Outcome::Refused(why) => {
+                            refused.push(format!(
+                                "{} {} {}: refused at {size} items, not counted: {why}",
+                                display_name(spec),
+                                era.label(),
+                                root.label()
+                            ));
+                            break;
+                        }
+                    };
                     let Some(spent) = full.checked_sub(base) else {
                         return Err(format!(
                             "{} {}: {n} calls counted fewer instructions ({full}) than none ({base})",
@@ -120,18 +143,15 @@ pub(super) async fn run_instructions(options: &Options, specs: &[Spec], notes: &
             count.carried.label(),
         );
     }
+    for line in refused {
+        println!("note: {line}");
+    }
     Ok(())
 }
 
 /// One run of `spec` under callgrind in `era` doing `work`: the instructions it executed
-/// in all, and how its calls carried the result.
-async fn counted_run(
-    spec: &Spec,
-    era: Era,
-    work: Option<Work>,
-    dir: &Path,
-    run: &mut u32,
-) -> Result<(u64, Option<Carried>), String> {
+/// in all, and how its calls carried the result; or the refusal of its first call.
+async fn counted_run(spec: &Spec, era: Era, work: Option<Work>, dir: &Path, run: &mut u32) -> Result<Outcome, String> {
     *run += 1;
     let out = dir.join(format!("{run}.callgrind"));
     let log = dir.join(format!("{run}.log"));
@@ -153,23 +173,34 @@ async fn counted_run(
         if let Some(Work { root, size, calls }) = work {
             let expected = root.expected(QUERY, size)?;
             let params = call_params(root, era, QUERY, size);
-            for _ in 0..calls {
-                let this = peer.verify(&params, &expected).await?;
+            for call in 0..calls {
+                let this = match peer.verify(&params, &expected).await? {
+                    Verdict::Carried(this) => this,
+                    Verdict::Refused(why) if call == 0 => {
+                        let _ = peer.close(Duration::from_secs(120)).await;
+                        return Ok(Err(why));
+                    }
+                    Verdict::Refused(why) => return Err(format!("call {} of {calls} refused: {why}", call + 1)),
+                };
                 if carried.is_some_and(|seen| seen != this) {
                     return Err("the calls carried the result in different ways".to_owned());
                 }
                 carried = Some(this);
             }
         }
-        Ok::<_, String>((peer.close(Duration::from_secs(120)).await?, carried))
+        Ok::<_, String>(Ok((peer.close(Duration::from_secs(120)).await?, carried)))
     };
-    let (status, carried) = tokio::time::timeout(RUN_DEADLINE, counted)
+    let done = tokio::time::timeout(RUN_DEADLINE, counted)
         .await
         .map_err(|_| format!("{what}: not done within {} s under callgrind", RUN_DEADLINE.as_secs()))?
         .map_err(|err| format!("{what}: {err} (valgrind's log: {})", log.display()))?;
+    let (status, carried) = match done {
+        Ok(done) => done,
+        Err(why) => return Ok(Outcome::Refused(why)),
+    };
     if !status.success() {
         return Err(format!("{what}: exited with {status} under callgrind (valgrind's log: {})", log.display()));
     }
     let total = total(&out).ok_or_else(|| format!("{what}: no instruction total in {}", out.display()))?;
-    Ok((total, carried))
+    Ok(Outcome::Counted(total, carried))
 }

@@ -42,6 +42,15 @@ impl Carried {
     }
 }
 
+/// What a checked call came back with.
+pub(super) enum Verdict {
+    /// A success carrying the expected result, this way.
+    Carried(Carried),
+    /// An answer that is not a success (an `isError` result or a JSON-RPC error): the
+    /// server does not serve this configuration. What it said.
+    Refused(String),
+}
+
 /// One server child and its pipes, speaking one protocol era.
 pub(super) struct Peer {
     pub(super) name: String,
@@ -135,14 +144,16 @@ impl Peer {
     }
 
     /// One call, checked in full: a success for its id whose `structuredContent` and
-    /// text block both carry `expected`, and how.
-    pub(super) async fn verify(&mut self, params: &str, expected: &Value) -> Result<Carried, String> {
+    /// text block both carry `expected`, and how; or the server's refusal.
+    pub(super) async fn verify(&mut self, params: &str, expected: &Value) -> Result<Verdict, String> {
         self.request("tools/call", params).await?;
+        let reply: Value =
+            serde_json::from_str(&self.line).map_err(|err| format!("{}: tools/call: not JSON: {err}", self.name))?;
+        if reply["id"] == self.next_id && (reply.get("error").is_some() || reply["result"]["isError"] == true) {
+            return Ok(Verdict::Refused(judge_invalid(&reply)));
+        }
         let reply = self.answered("tools/call")?;
         let result = &reply["result"];
-        if result["isError"] == Value::Bool(true) {
-            return Err(format!("{}: not a success: {}", self.name, truncated(&self.line)));
-        }
         let wrapped = serde_json::json!({ "result": expected });
         let carried = match result.get("structuredContent") {
             Some(structured) if structured == expected => Carried::Natural,
@@ -156,25 +167,32 @@ impl Peer {
         if text.as_ref() != Some(&text_carries) {
             return Err(format!("{}: the text block is not the expected result", self.name));
         }
-        Ok(carried)
+        Ok(Verdict::Carried(carried))
     }
 
-    /// [`Peer::verify`] at every size, within [`CHECK_DEADLINE`] each; the way it
-    /// carried the result, which must be the same at every size.
-    async fn check(&mut self, root: Root, sizes: &[u32]) -> Result<Carried, String> {
+    /// [`Peer::verify`] at every size, within [`CHECK_DEADLINE`] each: how the result was
+    /// carried, the same way at every size, or the refusal at the first size.
+    async fn check(&mut self, root: Root, sizes: &[u32]) -> Result<Verdict, String> {
         let mut seen = None;
         for &size in sizes {
             let expected = root.expected(QUERY, size)?;
             let params = call_params(root, self.era, QUERY, size);
-            let carried = tokio::time::timeout(CHECK_DEADLINE, self.verify(&params, &expected))
+            let verdict = tokio::time::timeout(CHECK_DEADLINE, self.verify(&params, &expected))
                 .await
                 .map_err(|_| format!("no answer within {} s", CHECK_DEADLINE.as_secs()))??;
+            let carried = match (verdict, seen) {
+                (Verdict::Carried(carried), _) => carried,
+                (refused @ Verdict::Refused(_), None) => return Ok(refused),
+                (Verdict::Refused(why), Some(_)) => {
+                    return Err(format!("{}: refused at {size} items after serving smaller pages: {why}", self.name))
+                }
+            };
             if seen.is_some_and(|seen| seen != carried) {
                 return Err(format!("{}: carries the result differently at {size} items", self.name));
             }
             seen = Some(carried);
         }
-        seen.ok_or_else(|| "no sizes".to_owned())
+        seen.map(Verdict::Carried).ok_or_else(|| "no sizes".to_owned())
     }
 
     /// Sequential calls for `span`: the latency of each, the calls per second, and the
@@ -305,13 +323,14 @@ async fn timed(options: &Options, specs: &[Spec], notes: &mut Vec<String>) -> Re
                 }
                 let label = format!("{} {} {}", peers[p].name, era.label(), root.label());
                 match peers[p].check(root, &options.sizes).await {
-                    Ok(carried) => {
+                    Ok(Verdict::Refused(why)) => notes.push(format!("{label}: refused, no row: {why}")),
+                    Ok(Verdict::Carried(carried)) => {
                         if carried != Carried::Natural {
                             notes.push(format!("{label}: {}", carried.describe()));
                         }
                         rows.push(Row { peer: p, era, root, carried });
                     }
-                    // The Rust MCP servers serve every era and root: a failure is the command's.
+                    // A Rust process that answers wrongly, or not at all, stops the command.
                     Err(err) if spec.counted => return Err(format!("{label}: {err}")),
                     Err(err) => {
                         notes.push(format!("{label}: no row: {err}"));
