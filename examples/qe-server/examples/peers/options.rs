@@ -257,6 +257,14 @@ pub(super) fn parse(args: &[String]) -> Result<Options, String> {
             ));
         }
     }
+    let picked = options.eras != [Era::Sessions]
+        || options.roots != [Root::Object]
+        || options.ours_stdio != [Serving::ServeStdio];
+    if options.transport == Transport::Http && picked {
+        return Err("`--era`, `--root` and `--ours-stdio` pick stdio configurations; over HTTP every server is \
+                    tried in both eras, with the object root"
+            .to_owned());
+    }
     if options.instructions == Instructions::Only && (options.transport == Transport::Http || options.invalid) {
         return Err("`--instructions-only` counts instructions over stdio; it does not go with `--transport http` or \
                     `--invalid`"
