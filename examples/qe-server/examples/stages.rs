@@ -18,6 +18,11 @@
 //!
 //! The stages, as the two servers run them:
 //!
+//! - **decode**: rmcp reads the `tools/call` request line into its message type (both
+//!   servers pay it; its untagged enums buffer the message and try variant after
+//!   variant). Beside it, not part of either server: the same request read by its keys in
+//!   one pass into the same parameter type, the decoder rmcp could take (the command
+//!   checks that both read the same id, tool and arguments).
 //! - **page**: the tool body builds the page (the same for both).
 //! - **`Json` → result**: the tool's return value becomes rmcp's `CallToolResult`.
 //!   Plain rmcp's `Json<T>` converts with `serde_json::to_value` and writes the text block
@@ -63,7 +68,10 @@ use qe_server::contracts::TicketPage;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::tool::IntoCallToolResult;
 use rmcp::handler::server::wrapper::Parameters;
-use rmcp::model::{CallToolResult, NumberOrString, ServerJsonRpcMessage, ServerResult};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResult, ClientJsonRpcMessage, ClientRequest, NumberOrString, RequestId,
+    ServerJsonRpcMessage, ServerResult,
+};
 use rmcp::service::RoleServer;
 use rmcp::{tool, tool_handler, tool_router, ServerHandler, Service, ServiceExt};
 use schemars::JsonSchema;
@@ -137,6 +145,8 @@ impl ServerHandler for Plain {}
 
 /// The stages, in table order: name, side, what it is.
 const STAGES: &[(&str, &str, &str)] = &[
+    ("both.decode", "both", "rmcp decodes the `tools/call` request line"),
+    ("keyed.decode", "neither", "  the same request read by its keys (a decoder rmcp could take)"),
     ("page", "both", "build the page (the tool body)"),
     ("plain.json", "plain", "`Json` → result: `to_value`, then the text from the tree"),
     ("plain.to_value", "plain", "  of which `serde_json::to_value`"),
@@ -339,11 +349,14 @@ fn run_child(options: &Options) -> ExitCode {
         let ours_value: Value = serde_json::from_str(&ours_text).expect("the page parses");
         let ours_sent = sent_result(&runtime, contracted(), size);
         let plain_sent = sent_result(&runtime, plain(), size);
+        let request = request_line(size);
         let ours_line = response_line(ours_sent.clone());
         let plain_line = response_line(plain_sent.clone());
         for (stage, _, _) in STAGES {
             println!("{stage} {size} {n}");
             match *stage {
+                "both.decode" => count(|| (), n, |()| serde_json::from_slice::<ClientJsonRpcMessage>(&request)),
+                "keyed.decode" => count(|| (), n, |()| keyed_decode(&request)),
                 "page" => count(|| (), n, |()| page::page(QUERY, size)),
                 "plain.json" => count(
                     || rmcp::handler::server::wrapper::Json(page::page(QUERY, size)),
@@ -376,6 +389,14 @@ fn run_child(options: &Options) -> ExitCode {
             }
         }
     }
+    // Both decoders read the same call, or their counts compare different work.
+    let request = request_line(7);
+    let Ok(ClientJsonRpcMessage::Request(decoded)) = serde_json::from_slice::<ClientJsonRpcMessage>(&request) else {
+        panic!("rmcp did not decode the request")
+    };
+    let ClientRequest::CallToolRequest(call) = decoded.request else { panic!("rmcp decoded another request") };
+    let (id, params) = keyed_decode(&request).expect("the keyed decoder reads the request");
+    assert_eq!((id, params.name, params.arguments), (decoded.id, call.params.name, call.params.arguments));
     // The results must be the page on both sides, or the counts compare different work.
     let ours = sent_result(&runtime, contracted(), 3);
     let plain = sent_result(&runtime, plain(), 3);
@@ -383,6 +404,31 @@ fn run_child(options: &Options) -> ExitCode {
     assert_eq!(ours.structured_content.as_ref(), Some(&expected), "ours sent another page");
     assert_eq!(plain.structured_content.as_ref(), Some(&expected), "plain rmcp sent another page");
     ExitCode::SUCCESS
+}
+
+/// The `tools/call` request line the peers driver sends for a page of `size` items.
+fn request_line(size: u32) -> Vec<u8> {
+    let request = json!({
+        "jsonrpc": "2.0",
+        "id": 17,
+        "method": "tools/call",
+        "params": { "name": TOOL, "arguments": { "query": QUERY, "limit": size } },
+    });
+    serde_json::to_vec(&request).expect("the request serializes")
+}
+
+/// A `tools/call` request read by its keys in one pass: the members typed as rmcp types
+/// them, nothing buffered for an untagged enum to try each variant on.
+fn keyed_decode(line: &[u8]) -> Option<(RequestId, CallToolRequestParams)> {
+    #[derive(Deserialize)]
+    struct Top<'a> {
+        id: RequestId,
+        #[serde(borrow)]
+        method: std::borrow::Cow<'a, str>,
+        params: CallToolRequestParams,
+    }
+    let top: Top<'_> = serde_json::from_slice(line).ok()?;
+    (top.method == "tools/call").then_some((top.id, top.params))
 }
 
 /// The adapter's functions in a whole-call profile, inclusive, per call.
