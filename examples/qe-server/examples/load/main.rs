@@ -36,12 +36,12 @@
 //! judged), every call `search_tickets_page` `{"query":"t-","limit":1}`; with HTTP,
 //! `qe-server --http` once per `--era` (both by default), every call one of the mix's
 //! seven valid ones. A run passes when the judged process's largest sample after
-//! `--warmup` answers is within 5 % of its sample at `--warmup` (allocator pools, the
-//! connections' buffers and the runtime's queues reach their size in the first calls),
-//! and no call is lost, doubled or failed. The table is printed as Markdown, the samples
-//! after it, and an SVG plot of every process's RSS against calls is written to `--svg`
-//! (default `target/soak-rss.svg`). `--proxy` and `--upstream` name the `tool-contracts`
-//! binary and the `peers` example (else both are built, as the server is).
+//! `--warmup` answers is within 5 % of its sample at `--warmup` (the first calls grow every
+//! process by what it allocates once), and no call is lost, doubled or failed. The table
+//! is printed as Markdown, the samples after it, and an SVG plot of every process's RSS
+//! against calls is written to `--svg` (default `target/soak-rss.svg`). `--proxy` and
+//! `--upstream` name the `tool-contracts` binary and the `peers` example (else both are
+//! built, as the server is).
 
 use std::collections::HashMap;
 use std::net::SocketAddr;

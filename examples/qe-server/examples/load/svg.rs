@@ -3,10 +3,10 @@
 
 use std::fmt::Write as _;
 
-const WIDTH: f64 = 820.0;
+const WIDTH: f64 = 960.0;
 const HEIGHT: f64 = 440.0;
 const LEFT: f64 = 70.0;
-const RIGHT: f64 = 290.0;
+const RIGHT: f64 = 430.0;
 const TOP: f64 = 40.0;
 const BOTTOM: f64 = 50.0;
 const COLOURS: [&str; 8] = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf"];
