@@ -11,6 +11,8 @@ const DRIFT_LIMIT: f64 = 5.0;
 /// What one run measured.
 struct Soaked {
     label: String,
+    /// The run in the plot's legend, before each process's name.
+    short: String,
     calls: u64,
     wall: Duration,
     tally: Tally,
@@ -69,6 +71,7 @@ fn proxy_run(options: &Options, runtime: &tokio::runtime::Runtime) -> Result<Soa
     println!("  after {}", load_average());
     Ok(Soaked {
         label: format!("stdio via proxy, {} in flight", options.concurrency),
+        short: "stdio via proxy".to_owned(),
         calls: options.calls,
         wall,
         tally,
@@ -87,6 +90,7 @@ fn http_run(binary: &Path, era: Era, options: &Options, runtime: &tokio::runtime
     println!("  after {}", load_average());
     Ok(Soaked {
         label: format!("HTTP {}, {} connections", era.label(), options.concurrency),
+        short: format!("HTTP {}", era.label()),
         calls: options.calls,
         wall,
         tally,
@@ -203,7 +207,7 @@ pub(super) fn run(options: &Options, runtime: &tokio::runtime::Runtime) -> ExitC
         for (name, points) in &soaked.series {
             let kib: Vec<String> = points.iter().map(|(_, kib)| kib.to_string()).collect();
             println!("  {name}, KiB every {} calls from 0: {}", options.rss_every, kib.join(" "));
-            lines.push((format!("{}: {name}", soaked.label), points.clone()));
+            lines.push((format!("{}: {name}", soaked.short), points.clone()));
         }
     }
     let path = match options.svg.clone().map_or_else(
