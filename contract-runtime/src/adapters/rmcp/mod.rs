@@ -100,6 +100,8 @@
 mod bind;
 mod enforce;
 mod json;
+#[cfg(feature = "stdio")]
+mod lane;
 mod server_info;
 #[cfg(feature = "stdio")]
 mod stdio;
