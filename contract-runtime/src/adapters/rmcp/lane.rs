@@ -291,7 +291,24 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"n\u00e4me","arguments":{},"task":{"ttl":1000}}}"#,
             " {\"jsonrpc\" : \"2.0\" , \"id\" : 9 , \"method\" : \"tools/call\" , \"params\" : {\"name\":\"s\"}} ",
         ];
-        for line in read {
+        // Ids and arguments at the edges of their types.
+        let edges = ["-1", "0", "18446744073709551615", "9223372036854775807", r#""""#, r#""\u00e9""#];
+        let arguments = [r#"{"f":1.0,"e":1e300,"z":-0.0,"big":18446744073709551615,"neg":-9223372036854775808}"#];
+        let edge_lines: Vec<String> = edges
+            .iter()
+            .map(|id| {
+                format!(
+                    r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"s","arguments":{}}}}}"#,
+                    arguments[0]
+                )
+            })
+            .collect();
+        // An id rmcp's type cannot hold is left to rmcp's reader, which says what it says.
+        let edge_read: Vec<&str> =
+            edge_lines.iter().map(String::as_str).filter(|l| !l.contains("18446744073709551615,\"method")).collect();
+        assert_eq!(edge_read.len(), edges.len() - 1);
+        assert!(keyed_call(edge_lines[2].as_bytes()).is_none(), "{}", edge_lines[2]);
+        for line in read.iter().copied().chain(edge_read) {
             let ours = keyed_call(line.as_bytes()).unwrap_or_else(|| panic!("not read by its keys: {line}"));
             let theirs: ClientJsonRpcMessage = serde_json::from_str(line).unwrap();
             assert_eq!(serde_json::to_value(&ours).unwrap(), serde_json::to_value(&theirs).unwrap(), "{line}");
@@ -319,6 +336,8 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","method":"tools/call","params":{"name":"s"}}"#,
             r#"{"jsonrpc":"2.0","id":1,"method":"tools\/call","params":{"name":"s"}}"#,
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"s"}"#,
+            r#"{"jsonrpc":"2.0","id":null,"method":"tools/call","params":{"name":"s"}}"#,
+            r#"{"jsonrpc":"2.0","id":1.5,"method":"tools/call","params":{"name":"s"}}"#,
         ] {
             assert!(keyed_call(line.as_bytes()).is_none(), "read by its keys: {line}");
         }
