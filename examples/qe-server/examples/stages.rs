@@ -20,9 +20,9 @@
 //!
 //! - **decode**: rmcp reads the `tools/call` request line into its message type (both
 //!   servers pay it; its untagged enums buffer the message and try variant after
-//!   variant). Beside it, not part of either server: the same request read by its keys in
-//!   one pass into the same parameter type, the decoder rmcp could take (the command
-//!   checks that both read the same id, tool and arguments).
+//!   variant). Beside it, ours over `serve_stdio`: the same request read by its keys
+//!   (`contract_runtime::rmcp::read_tools_call`, the lane's own reader; the command checks
+//!   that both read the same id and parameters).
 //! - **page**: the tool body builds the page (the same for both).
 //! - **`Json` → result**: the tool's return value becomes rmcp's `CallToolResult`.
 //!   Plain rmcp's `Json<T>` converts with `serde_json::to_value` and writes the text block
@@ -69,8 +69,7 @@ use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::tool::IntoCallToolResult;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResult, ClientJsonRpcMessage, ClientRequest, NumberOrString, RequestId,
-    ServerJsonRpcMessage, ServerResult,
+    CallToolResult, ClientJsonRpcMessage, ClientRequest, NumberOrString, ServerJsonRpcMessage, ServerResult,
 };
 use rmcp::service::RoleServer;
 use rmcp::{tool, tool_handler, tool_router, ServerHandler, Service, ServiceExt};
@@ -146,7 +145,7 @@ impl ServerHandler for Plain {}
 /// The stages, in table order: name, side, what it is.
 const STAGES: &[(&str, &str, &str)] = &[
     ("both.decode", "both", "rmcp decodes the `tools/call` request line"),
-    ("keyed.decode", "neither", "  the same request read by its keys (a decoder rmcp could take)"),
+    ("keyed.decode", "ours", "  the same request read by its keys (`serve_stdio`'s lane)"),
     ("page", "both", "build the page (the tool body)"),
     ("plain.json", "plain", "`Json` → result: `to_value`, then the text from the tree"),
     ("plain.to_value", "plain", "  of which `serde_json::to_value`"),
@@ -356,7 +355,7 @@ fn run_child(options: &Options) -> ExitCode {
             println!("{stage} {size} {n}");
             match *stage {
                 "both.decode" => count(|| (), n, |()| serde_json::from_slice::<ClientJsonRpcMessage>(&request)),
-                "keyed.decode" => count(|| (), n, |()| keyed_decode(&request)),
+                "keyed.decode" => count(|| (), n, |()| contract_runtime::rmcp::read_tools_call(&request)),
                 "page" => count(|| (), n, |()| page::page(QUERY, size)),
                 "plain.json" => count(
                     || rmcp::handler::server::wrapper::Json(page::page(QUERY, size)),
@@ -395,8 +394,11 @@ fn run_child(options: &Options) -> ExitCode {
         panic!("rmcp did not decode the request")
     };
     let ClientRequest::CallToolRequest(call) = decoded.request else { panic!("rmcp decoded another request") };
-    let (id, params) = keyed_decode(&request).expect("the keyed decoder reads the request");
-    assert_eq!((id, params.name, params.arguments), (decoded.id, call.params.name, call.params.arguments));
+    let Some(ClientJsonRpcMessage::Request(keyed)) = contract_runtime::rmcp::read_tools_call(&request) else {
+        panic!("serve_stdio's lane did not read the request")
+    };
+    let ClientRequest::CallToolRequest(keyed_call) = keyed.request else { panic!("the lane read another request") };
+    assert_eq!((keyed.id, keyed_call.params), (decoded.id, call.params));
     // The results must be the page on both sides, or the counts compare different work.
     let ours = sent_result(&runtime, contracted(), 3);
     let plain = sent_result(&runtime, plain(), 3);
@@ -415,20 +417,6 @@ fn request_line(size: u32) -> Vec<u8> {
         "params": { "name": TOOL, "arguments": { "query": QUERY, "limit": size } },
     });
     serde_json::to_vec(&request).expect("the request serializes")
-}
-
-/// A `tools/call` request read by its keys in one pass: the members typed as rmcp types
-/// them, nothing buffered for an untagged enum to try each variant on.
-fn keyed_decode(line: &[u8]) -> Option<(RequestId, CallToolRequestParams)> {
-    #[derive(Deserialize)]
-    struct Top<'a> {
-        id: RequestId,
-        #[serde(borrow)]
-        method: std::borrow::Cow<'a, str>,
-        params: CallToolRequestParams,
-    }
-    let top: Top<'_> = serde_json::from_slice(line).ok()?;
-    (top.method == "tools/call").then_some((top.id, top.params))
 }
 
 /// The adapter's functions in a whole-call profile, inclusive, per call.

@@ -135,6 +135,8 @@ use crate::serve::wire::META_KEY;
 use enforce::{Enforcer, Shared};
 pub use json::Json;
 #[cfg(feature = "stdio")]
+pub use lane::read_tools_call;
+#[cfg(feature = "stdio")]
 pub use stdio::{serve_stdio, stdio_pipes, StdioError};
 
 /// Why a [`ContractedServer`] could not be built.
