@@ -440,15 +440,17 @@ impl<H: ServerHandler> Enforcer<H> {
         result
     }
 
-    /// A `tools/call` as the adapter answers it, before the server's identity is added.
+    /// A `tools/call` as the adapter answers it, before the server's identity is added,
+    /// and whether the adapter made the answer (every result it makes has one text block,
+    /// the compact JSON of its `structuredContent` when it has one).
     async fn route_call(
         &self,
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
-    ) -> Result<CallToolResponse, ErrorData> {
+    ) -> Result<(CallToolResponse, bool), ErrorData> {
         let Some(tool) = self.inner.get_tool(&request.name) else {
             // Unknown to us: the inner handler answers (a JSON-RPC error for an unknown tool).
-            return self.inner.call_tool(request, context).await;
+            return Ok((self.inner.call_tool(request, context).await?, false));
         };
         let contract = self.contract(&tool.name);
         let arguments = Value::Object(request.arguments.clone().unwrap_or_default());
@@ -456,12 +458,12 @@ impl<H: ServerHandler> Enforcer<H> {
             let meta = json!({ META_KEY: contract.map_or_else(unqualified_meta, result_meta) });
             let refused = ToolCallResult::invalid_arguments(&message, Some(meta));
             self.shared.pipeline.counters().served(&tool.name, contract, &refused);
-            return Ok(to_rmcp(refused).into());
+            return Ok((to_rmcp(refused).into(), true));
         }
         let Some(contract) = contract else {
             // Unqualified: served as the handler made it, marked as not validated.
             let response = self.inner.call_tool(request, context).await?;
-            return Ok(match response {
+            let response = match response {
                 CallToolResponse::Complete(result) => unqualified(result).into(),
                 CallToolResponse::Task(create) => {
                     let ctx = CallContext::new(tool.name.to_string(), arguments);
@@ -470,7 +472,8 @@ impl<H: ServerHandler> Enforcer<H> {
                     CallToolResponse::Task(create)
                 }
                 other => other,
-            });
+            };
+            return Ok((response, false));
         };
         // A retried call answers an input request: its result depends on more than the
         // arguments, so it neither comes from nor goes to the cache.
@@ -478,7 +481,7 @@ impl<H: ServerHandler> Enforcer<H> {
         let ctx = CallContext::new(tool.name.to_string(), arguments)
             .with_protocol(protocol_of(&context))
             .with_cacheable(!continuation);
-        self.contracted_call(contract, request, context, ctx).await
+        Ok((self.contracted_call(contract, request, context, ctx).await?, true))
     }
 }
 
@@ -517,10 +520,18 @@ impl<H: ServerHandler> ServerHandler for Enforcer<H> {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let protocol = protocol_of(&context);
-        let mut response = self.route_call(request, context).await?;
+        #[cfg(feature = "stdio")]
+        let vouch = context.extensions.get::<super::lane::Vouch>().cloned();
+        let (mut response, made_here) = self.route_call(request, context).await?;
         if let Some(info) = self.server_info(&protocol) {
             server_info::stamp_response(&mut response, info);
         }
+        #[cfg(feature = "stdio")]
+        if let (true, Some(vouch), CallToolResponse::Complete(result)) = (made_here, vouch, &response) {
+            vouch.vouch(result);
+        }
+        #[cfg(not(feature = "stdio"))]
+        let _ = made_here;
         Ok(response)
     }
 

@@ -14,22 +14,32 @@
 //! line before it has been read, decoded and delivered. Whatever the lane does not
 //! recognise (another method, a member it does not expect, a byte-order mark, a line
 //! longer than its buffer, text that is not JSON) is rmcp's, with rmcp's handling of it.
+//!
+//! The answers are the lane's to write, one line at a time in the order rmcp hands
+//! them over, each as rmcp's codec writes it, with one difference in the work and none
+//! in the JSON: a result the adapter vouches for (its own, whose text block is the
+//! compact JSON of its `structuredContent`) has that text copied as its
+//! `structuredContent` instead of its tree serialized again, and the text block escaped
+//! eight bytes at a time. rmcp's own transport is the oracle for every answer in the
+//! unit tests, in both protocol eras.
 
 use std::borrow::Cow;
+use std::collections::HashMap;
 use std::future::Future;
 use std::io;
 use std::pin::Pin;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::task::{Context, Poll};
 
 use rmcp::model::{
-    CallToolRequest, CallToolRequestParams, ClientJsonRpcMessage, ClientRequest, JsonRpcRequest, JsonRpcVersion2_0,
-    RequestId,
+    CallToolRequest, CallToolRequestParams, CallToolResult, ClientJsonRpcMessage, ClientRequest, ContentBlock,
+    JsonRpcRequest, JsonRpcResponse, JsonRpcVersion2_0, RequestId, ServerJsonRpcMessage, ServerResult,
 };
 use rmcp::service::{RoleServer, RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::transport::Transport;
 use serde::Deserialize;
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, ReadBuf};
 use tokio::sync::mpsc;
 
 /// The longest line the lane reads itself; longer ones pass to rmcp as they come.
@@ -149,10 +159,56 @@ impl<R: AsyncRead + Unpin> AsyncRead for Tap<R> {
     }
 }
 
-/// rmcp's stdio transport with the `tools/call` lane in front of its reader.
+/// The adapter's word, carried in a call's extensions, that the result it answers the
+/// call with has one text block and a `structuredContent` whose compact JSON that text
+/// is: the lane then writes the text itself as the `structuredContent` instead of having
+/// the tree serialized a second time. The word names the text by its address and
+/// length, so it holds for that result only and for nothing that replaced it.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Vouch(Arc<OnceLock<(usize, usize)>>);
+
+impl Vouch {
+    /// Vouches for `result`, whose `structuredContent` the adapter made from its text.
+    pub(crate) fn vouch(&self, result: &CallToolResult) {
+        if let (Some(text), Some(_)) = (sole_text(result), &result.structured_content) {
+            let _ = self.0.set((text.as_ptr() as usize, text.len()));
+        }
+    }
+
+    /// The text of `result` when it is the one vouched for.
+    fn text_of<'a>(&self, result: &'a CallToolResult) -> Option<&'a str> {
+        let text = sole_text(result)?;
+        (self.0.get() == Some(&(text.as_ptr() as usize, text.len()))).then_some(text)
+    }
+}
+
+/// The one text block of `result`, if that is all its content.
+fn sole_text(result: &CallToolResult) -> Option<&str> {
+    match result.content.as_slice() {
+        [block] => block.as_text().map(|text| text.text.as_str()),
+        _ => None,
+    }
+}
+
+/// Calls in flight the lane keeps a [`Vouch`] for; past this many (calls cancelled
+/// before their answer, whose entries no answer removes) the book starts again, and
+/// the calls in it are answered the ordinary way.
+const VOUCHES: usize = 1024;
+
+/// rmcp's stdio transport with the `tools/call` lane in front of its reader, and the
+/// writing of answers in the lane's hands: every message is written as rmcp's codec
+/// writes it (its JSON and a newline, then a flush, one message at a time), except that
+/// a vouched-for result's `structuredContent` is its text, copied, not its tree
+/// serialized again.
 pub(super) struct Lane<R: AsyncRead + Unpin, W: AsyncWrite> {
-    inner: AsyncRwTransport<RoleServer, Tap<R>, W>,
+    inner: AsyncRwTransport<RoleServer, Tap<R>, Stash>,
     calls: mpsc::UnboundedReceiver<ClientJsonRpcMessage>,
+    out: Arc<tokio::sync::Mutex<Option<W>>>,
+    /// What rmcp's reader writes itself (its answer to a message it refuses).
+    stash: Arc<Mutex<Vec<u8>>>,
+    /// The stash's writes under way.
+    stash_writes: Vec<tokio::task::JoinHandle<io::Result<()>>>,
+    vouches: HashMap<RequestId, Vouch>,
 }
 
 impl<R, W> Lane<R, W>
@@ -163,8 +219,114 @@ where
     pub(super) fn new(read: R, write: W) -> Self {
         let (tx, calls) = mpsc::unbounded_channel();
         let tap = Tap { read, buf: vec![0; BUFFER].into_boxed_slice(), start: 0, end: 0, passing: false, calls: tx };
-        Self { inner: AsyncRwTransport::new(tap, write), calls }
+        let stash = Arc::new(Mutex::new(Vec::new()));
+        Self {
+            inner: AsyncRwTransport::new(tap, Stash(stash.clone())),
+            calls,
+            out: Arc::new(tokio::sync::Mutex::new(Some(write))),
+            stash,
+            stash_writes: Vec::new(),
+            vouches: HashMap::new(),
+        }
     }
+
+    /// `item` as the line to write.
+    fn encode(&mut self, item: TxJsonRpcMessage<RoleServer>) -> io::Result<Vec<u8>> {
+        let id = match &item {
+            ServerJsonRpcMessage::Response(response) => Some(&response.id),
+            ServerJsonRpcMessage::Error(error) => error.id.as_ref(),
+            _ => None,
+        };
+        let vouch = id.and_then(|id| self.vouches.remove(id));
+        let mut line = match (vouch, item) {
+            (
+                Some(vouch),
+                ServerJsonRpcMessage::Response(JsonRpcResponse {
+                    id,
+                    result: ServerResult::CallToolResult(result),
+                    ..
+                }),
+            ) if result.structured_content.is_some() && vouch.text_of(&result).is_some() => {
+                written_from_text(&id, result)?
+            }
+            (_, item) => serde_json::to_vec(&item)?,
+        };
+        line.push(b'\n');
+        Ok(line)
+    }
+
+    /// Writes what rmcp's reader left in the stash, on a task of its own.
+    fn drain_stash(&mut self) {
+        let bytes = std::mem::take(&mut *self.stash.lock().unwrap_or_else(PoisonError::into_inner));
+        if !bytes.is_empty() {
+            self.stash_writes.retain(|write| !write.is_finished());
+            self.stash_writes.push(tokio::spawn(write_line(self.out.clone(), Ok(bytes))));
+        }
+    }
+}
+
+/// The answer to request `id` carrying `result`, a vouched-for result: its
+/// `structuredContent` is written as its text, and its text block (the usual plain
+/// one) escaped by [`write_json_string`], faster than serde on text that is JSON;
+/// every other member as serde writes it.
+fn written_from_text(id: &RequestId, mut result: CallToolResult) -> io::Result<Vec<u8>> {
+    const EMPTY: &[u8] = b"\"content\":[]";
+    // The tree goes unwritten: the text is its JSON.
+    result.structured_content = None;
+    let plain = matches!(result.content.as_slice(), [ContentBlock::Text(block)] if block.meta.is_none() && block.annotations.is_none());
+    let text = match (plain, result.content.pop()) {
+        (true, Some(ContentBlock::Text(block))) => block.text,
+        (_, block) => {
+            // Not the plain block: serde writes the content as it is.
+            result.content.extend(block);
+            let text = sole_text(&result).unwrap_or_default().to_owned();
+            return Ok(answer_line(id, &text, &serde_json::to_vec(&result)?, None));
+        }
+    };
+    let rest = serde_json::to_vec(&result)?;
+    // Before `content` serde writes only `resultType`, a string, so the first `"content":[]`
+    // (quotes unescaped) is the member and not text inside one.
+    let at = memchr::memmem::find(&rest, EMPTY).ok_or_else(|| io::Error::other("no content member"))?;
+    Ok(answer_line(id, &text, &rest, Some((at, EMPTY.len()))))
+}
+
+/// `{"jsonrpc":"2.0","id":…,"result":{"structuredContent":<text>,…}}`, the rest of the
+/// result's members from `rest` (a serialized object with at least one member), its
+/// empty `content` at `content` replaced by the one text block holding `text`.
+fn answer_line(id: &RequestId, text: &str, rest: &[u8], content: Option<(usize, usize)>) -> Vec<u8> {
+    let mut line = Vec::with_capacity(rest.len() + 2 * text.len() + 96);
+    line.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
+    // Writing an id into a Vec cannot fail.
+    let _ = serde_json::to_writer(&mut line, id);
+    line.extend_from_slice(b",\"result\":{\"structuredContent\":");
+    line.extend_from_slice(text.as_bytes());
+    line.push(b',');
+    match content {
+        Some((at, len)) => {
+            line.extend_from_slice(&rest[1..at]);
+            line.extend_from_slice(b"\"content\":[{\"type\":\"text\",\"text\":");
+            crate::contract::escape::write_json_string(&mut line, text);
+            line.extend_from_slice(b"}]");
+            line.extend_from_slice(&rest[at + len..]);
+        }
+        None => line.extend_from_slice(&rest[1..]),
+    }
+    line.push(b'}');
+    line
+}
+
+/// Writes `line` whole and flushes, after every line asked for before it.
+async fn write_line<W: AsyncWrite + Unpin>(
+    out: Arc<tokio::sync::Mutex<Option<W>>>,
+    line: io::Result<Vec<u8>>,
+) -> io::Result<()> {
+    let line = line?;
+    let mut out = out.lock().await;
+    let Some(write) = out.as_mut() else {
+        return Err(io::Error::new(io::ErrorKind::NotConnected, "Transport is closed"));
+    };
+    write.write_all(&line).await?;
+    write.flush().await
 }
 
 impl<R, W> Transport<RoleServer> for Lane<R, W>
@@ -178,23 +340,80 @@ where
         &mut self,
         item: TxJsonRpcMessage<RoleServer>,
     ) -> impl Future<Output = Result<(), io::Error>> + Send + 'static {
-        self.inner.send(item)
+        let line = self.encode(item);
+        write_line(self.out.clone(), line)
     }
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
-        let calls = &mut self.calls;
-        let mut lines = std::pin::pin!(self.inner.receive());
-        std::future::poll_fn(|cx| {
-            if let Poll::Ready(Some(call)) = calls.poll_recv(cx) {
-                return Poll::Ready(Some(call));
+        loop {
+            // `None`: rmcp answered a message it refused and reads on, and the answer
+            // goes out now; `Some`: what the wait for a message came to.
+            let got = {
+                let calls = &mut self.calls;
+                let stash = &self.stash;
+                let mut lines = std::pin::pin!(self.inner.receive());
+                std::future::poll_fn(|cx| {
+                    if let Poll::Ready(Some(call)) = calls.poll_recv(cx) {
+                        return Poll::Ready(Some(Some(call)));
+                    }
+                    let line = lines.as_mut().poll(cx);
+                    match line {
+                        Poll::Ready(message) => Poll::Ready(Some(message)),
+                        // rmcp's reader keeps a line it was reading when dropped.
+                        Poll::Pending if !stash.lock().unwrap_or_else(PoisonError::into_inner).is_empty() => {
+                            Poll::Ready(None)
+                        }
+                        Poll::Pending => Poll::Pending,
+                    }
+                })
+                .await
+            };
+            self.drain_stash();
+            let Some(received) = got else { continue };
+            let mut received = received?;
+            if let ClientJsonRpcMessage::Request(JsonRpcRequest {
+                id,
+                request: ClientRequest::CallToolRequest(call),
+                ..
+            }) = &mut received
+            {
+                if self.vouches.len() >= VOUCHES {
+                    self.vouches.clear();
+                }
+                let vouch = Vouch::default();
+                call.extensions.insert(vouch.clone());
+                self.vouches.insert(id.clone(), vouch);
             }
-            lines.as_mut().poll(cx)
-        })
-        .await
+            return Some(received);
+        }
     }
 
     async fn close(&mut self) -> Result<(), io::Error> {
-        self.inner.close().await
+        self.inner.close().await?;
+        self.drain_stash();
+        for write in std::mem::take(&mut self.stash_writes) {
+            let _ = write.await;
+        }
+        drop(self.out.lock().await.take());
+        Ok(())
+    }
+}
+
+/// The writer rmcp's reader is given: what it writes waits in the stash for the lane.
+struct Stash(Arc<Mutex<Vec<u8>>>);
+
+impl AsyncWrite for Stash {
+    fn poll_write(self: Pin<&mut Self>, _: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner).extend_from_slice(buf);
+        Poll::Ready(Ok(buf.len()))
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Poll::Ready(Ok(()))
     }
 }
 
@@ -357,6 +576,235 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":1.5,"method":"tools/call","params":{"name":"s"}}"#,
         ] {
             assert!(read_tools_call(line.as_bytes()).is_none(), "read by its keys: {line}");
+        }
+    }
+
+    /// A server with a tool of each kind the lane meets: contracted results with an object
+    /// and an array root (strings that need escaping, an `f32`, a `null`), a contracted
+    /// tool returning rmcp's own `Json` (refused), a failing tool, and an uncontracted
+    /// tool whose text is not its `structuredContent`.
+    mod served {
+        use rmcp::handler::server::router::tool::ToolRouter;
+        use rmcp::handler::server::wrapper::Parameters;
+        use rmcp::model::{CallToolResult, ContentBlock};
+        use rmcp::{tool, tool_handler, tool_router, ServerHandler};
+
+        use crate::rmcp::{ContractedServer, Json};
+        use crate::{contracts, ToolError, ToolOutput};
+
+        #[derive(Clone, serde::Serialize, schemars::JsonSchema, ToolOutput)]
+        #[tool_output(version = "1.0.0", compatibility = "exact")]
+        pub(super) struct Reading {
+            label: String,
+            ratio: f32,
+            note: Option<String>,
+            count: u64,
+        }
+
+        #[derive(serde::Serialize, schemars::JsonSchema, ToolOutput)]
+        #[serde(transparent)]
+        #[tool_output(version = "1.0.0", compatibility = "exact")]
+        pub(super) struct Readings(Vec<Reading>);
+
+        #[derive(serde::Deserialize, schemars::JsonSchema)]
+        pub(super) struct Ask {
+            label: String,
+        }
+
+        fn reading(label: String) -> Reading {
+            Reading { label, ratio: 0.8, note: None, count: u64::MAX }
+        }
+
+        #[derive(Clone)]
+        pub(super) struct Probe {
+            tool_router: ToolRouter<Self>,
+        }
+
+        #[tool_router]
+        impl Probe {
+            #[tool(description = "One reading.")]
+            async fn reading(&self, Parameters(ask): Parameters<Ask>) -> Result<Json<Reading>, ToolError> {
+                Ok(Json(reading(ask.label)))
+            }
+
+            #[tool(description = "Readings, an array root.")]
+            async fn readings(&self, Parameters(ask): Parameters<Ask>) -> Result<Json<Readings>, ToolError> {
+                Ok(Json(Readings(vec![reading(ask.label.clone()), reading(format!("{}\u{2028}\"2\"", ask.label))])))
+            }
+
+            #[tool(description = "A contracted tool returning rmcp's own Json.")]
+            async fn unchecked(&self) -> rmcp::Json<Reading> {
+                rmcp::Json(reading("unchecked".to_owned()))
+            }
+
+            #[tool(description = "Fails.")]
+            async fn failing(&self) -> Result<Json<Reading>, ToolError> {
+                Err(ToolError::execution("the probe failed"))
+            }
+
+            #[tool(description = "Uncontracted: its text is not its structuredContent.")]
+            async fn loose(&self) -> CallToolResult {
+                let mut result = CallToolResult::success(vec![ContentBlock::text("not the structured content")]);
+                result.structured_content = Some(serde_json::json!({ "b": 2, "a": 1 }));
+                result
+            }
+        }
+
+        #[tool_handler(router = self.tool_router)]
+        impl ServerHandler for Probe {}
+
+        pub(super) fn server() -> ContractedServer<Probe> {
+            let set = contracts![Reading, Readings, Reading => "unchecked"];
+            ContractedServer::new(Probe { tool_router: Probe::tool_router() }, set).unwrap()
+        }
+    }
+
+    /// Lines a client sends in turn, each once the answer to the one before arrived,
+    /// with the ids that get an answer.
+    fn session(era: &str) -> Vec<(Option<u64>, String)> {
+        let stateless = era != "2025-11-25";
+        let meta = serde_json::json!({
+            "io.modelcontextprotocol/protocolVersion": era,
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientInfo": { "name": "lane", "version": "1" },
+        });
+        let mut lines = Vec::new();
+        if !stateless {
+            let init = serde_json::json!({ "jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+                "protocolVersion": era, "capabilities": {}, "clientInfo": { "name": "lane", "version": "1" } } });
+            lines.push((Some(0), init.to_string()));
+            lines.push((None, r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_owned()));
+        }
+        let calls = [
+            ("reading", serde_json::json!({ "label": "a \"quoted\"\nline é 🚀" })),
+            ("readings", serde_json::json!({ "label": "r" })),
+            ("unchecked", serde_json::json!({})),
+            ("failing", serde_json::json!({})),
+            ("loose", serde_json::json!({})),
+            ("reading", serde_json::json!({ "label": 7 })),
+            ("no_such_tool", serde_json::json!({})),
+            ("reading", serde_json::json!({ "label": "again" })),
+        ];
+        for (n, (name, arguments)) in calls.into_iter().enumerate() {
+            let id = 10 + n as u64;
+            let mut params = serde_json::json!({ "name": name, "arguments": arguments });
+            if stateless {
+                params["_meta"] = meta.clone();
+            }
+            let line = serde_json::json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params });
+            lines.push((Some(id), line.to_string()));
+        }
+        // A string id, and a request rmcp reads itself.
+        let mut named = serde_json::json!({ "jsonrpc": "2.0", "id": "r-30", "method": "tools/call",
+            "params": { "name": "reading", "arguments": { "label": "named" } } });
+        let mut ping = serde_json::json!({ "jsonrpc": "2.0", "id": 31, "method": "ping" });
+        if stateless {
+            named["params"]["_meta"] = meta.clone();
+            ping["params"] = serde_json::json!({ "_meta": meta });
+        }
+        lines.push((Some(30), named.to_string()));
+        lines.push((Some(31), ping.to_string()));
+        lines
+    }
+
+    /// The answer lines of a server on `transport` to `session(era)`.
+    async fn answers<T, F>(make: F, era: &str) -> Vec<String>
+    where
+        T: Transport<RoleServer> + Send + 'static,
+        F: FnOnce(tokio::io::DuplexStream, tokio::io::DuplexStream) -> T + Send + 'static,
+    {
+        use rmcp::ServiceExt;
+        use tokio::io::AsyncBufReadExt;
+        let (mut client, server_read) = tokio::io::duplex(1 << 16);
+        let (server_write, back) = tokio::io::duplex(1 << 16);
+        let serving = tokio::spawn(async move {
+            if let Ok(running) = served::server().serve(make(server_read, server_write)).await {
+                let _ = running.waiting().await;
+            }
+        });
+        let mut back = tokio::io::BufReader::new(back).lines();
+        let mut answers = Vec::new();
+        for (id, line) in session(era) {
+            client.write_all(format!("{line}\n").as_bytes()).await.unwrap();
+            if id.is_some() {
+                answers.push(back.next_line().await.unwrap().expect("an answer"));
+            }
+        }
+        drop(client);
+        serving.await.unwrap();
+        answers
+    }
+
+    /// rmcp's own transport is the oracle for what the lane writes: the same answers, as
+    /// JSON, in both protocol eras; and the lane wrote the contracted successes'
+    /// `structuredContent` from their text (it puts that member first, serde puts it
+    /// after `content`), and nothing else that way: not the uncontracted tool's result,
+    /// whose text is not its `structuredContent`.
+    #[tokio::test]
+    async fn the_lanes_answers_are_rmcps() {
+        const FIRST: &str = r#""result":{"structuredContent":"#;
+        for era in ["2025-11-25", "2026-07-28"] {
+            let theirs = answers(AsyncRwTransport::<RoleServer, _, _>::new, era).await;
+            let ours = answers(Lane::new, era).await;
+            assert_eq!(ours.len(), theirs.len());
+            let mut from_text = Vec::new();
+            for (ours, theirs) in ours.iter().zip(&theirs) {
+                let (a, b): (Value, Value) =
+                    (serde_json::from_str(ours).unwrap(), serde_json::from_str(theirs).unwrap());
+                assert_eq!(a, b, "{era}\nlane: {ours}\nrmcp: {theirs}");
+                assert!(!theirs.contains(FIRST), "{theirs}");
+                if ours.contains(FIRST) {
+                    from_text.push(a["id"].clone());
+                }
+            }
+            // reading (three times, one by a string id) and readings; the control: the
+            // loose tool's result carries a `structuredContent` the lane left to serde.
+            assert_eq!(
+                from_text,
+                [serde_json::json!(10), serde_json::json!(11), serde_json::json!(17), serde_json::json!("r-30")],
+                "{era}: {ours:#?}"
+            );
+            let loose = theirs.iter().find(|line| line.contains(r#""id":14"#)).unwrap();
+            assert!(loose.contains(r#""structuredContent":{"a":1,"b":2}"#), "{loose}");
+        }
+    }
+
+    /// A vouched-for answer is the one serde writes for the same result, whatever the
+    /// result carries beside its text: a `resultType`, a `_meta` holding a member named
+    /// like the content with the value the lane looks for, a text block with annotations
+    /// (written by serde then), text that needs escaping.
+    #[test]
+    fn an_answer_written_from_its_text_is_the_one_serde_writes() {
+        use rmcp::model::{CallToolResult, ContentBlock, JsonRpcResponse, MetaObject, ResultType, ServerResult};
+        use rmcp::model::{NumberOrString, ServerJsonRpcMessage};
+
+        let text = r#"{"b":"a \"quote\" and \\ and \n","a":[1,2.5,null,"é🚀\u2028"],"content":[]}"#;
+        let plain = || {
+            let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+            result.structured_content = Some(serde_json::from_str(text).unwrap());
+            result
+        };
+        let mut with_type = plain();
+        with_type.result_type = Some(ResultType::COMPLETE);
+        let mut meta = serde_json::Map::new();
+        meta.insert("x".to_owned(), serde_json::json!({ "content": [], "y": "\"content\":[]" }));
+        with_type.meta = Some(MetaObject(meta));
+        let mut annotated = plain();
+        if let ContentBlock::Text(block) = &mut annotated.content[0] {
+            block.annotations = Some(serde_json::from_value(serde_json::json!({ "priority": 0.5 })).unwrap());
+        }
+        for (n, result) in (0_i64..).zip([plain(), with_type, annotated]) {
+            for id in [NumberOrString::Number(n), NumberOrString::String(format!("s-{n}").into())] {
+                let message = ServerJsonRpcMessage::Response(JsonRpcResponse {
+                    jsonrpc: rmcp::model::JsonRpcVersion2_0,
+                    id: id.clone(),
+                    result: ServerResult::CallToolResult(result.clone()),
+                });
+                let line = super::written_from_text(&id, result.clone()).unwrap();
+                let ours: Value = serde_json::from_slice(&line).unwrap();
+                assert_eq!(ours, serde_json::to_value(&message).unwrap(), "{}", String::from_utf8_lossy(&line));
+                assert!(line.starts_with(b"{\"jsonrpc\""), "{}", String::from_utf8_lossy(&line));
+            }
         }
     }
 }

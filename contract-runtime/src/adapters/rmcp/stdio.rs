@@ -30,7 +30,9 @@ pub use rmcp::transport::stdio_pipes;
 /// A plain `tools/call` request line is read by its keys into the request rmcp's own
 /// reader would make, about a sixth of what that reader spends on it (rmcp tries the
 /// line against each variant of its message enums); every other line is rmcp's to
-/// read, in the order the client sent it.
+/// read, in the order the client sent it. A contracted result goes out with its
+/// `structuredContent` written from the text the contract checked rather than from its
+/// tree; the JSON is the same.
 ///
 /// # Examples
 ///
