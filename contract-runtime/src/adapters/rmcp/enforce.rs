@@ -18,7 +18,7 @@ use rmcp::task_manager::{TaskManager, TaskOptions};
 use rmcp::{ErrorData, ServerHandler};
 use serde_json::{json, Value};
 
-use super::json::{error_from_marker, CHECKED_KEY, ERROR_KEY};
+use super::json::{error_from_marker, TextMark, CHECKED_KEY, ERROR_KEY};
 use super::server_info;
 use crate::contract::OutputContract;
 use crate::serve::pipeline::{CallContext, Pipeline};
@@ -254,21 +254,49 @@ impl<H: ServerHandler> Enforcer<H> {
         context: RequestContext<RoleServer>,
         ctx: CallContext,
     ) -> Result<CallToolResponse, ErrorData> {
+        // Whether the stdio lane writes this call's answer.
+        #[cfg(feature = "stdio")]
+        let lane = context.extensions.get::<super::lane::Vouch>().is_some();
         // A hit is served without running the handler, as `Pipeline::call` does, in the
         // shape the client would have got from the handler.
         if let Some(hit) = self.shared.pipeline.cached(&ctx, contract) {
-            let result = to_rmcp(hit);
             if self.hit_as_task(&ctx, &context) {
+                let result = to_rmcp(hit);
                 let task = self.shared.hits.spawn(TaskOptions::new(), move |_| Box::pin(async move { Ok(result) }));
                 return Ok(CallToolResponse::Task(CreateTaskResult::new(task)));
             }
-            return Ok(result.into());
+            #[cfg(feature = "stdio")]
+            if lane {
+                return Ok(to_rmcp_text_only(hit).into());
+            }
+            return Ok(to_rmcp(hit).into());
         }
+        // The stdio lane writes this call's answer: `Json` may hand over its text alone,
+        // checked while written, and the tree is never built.
+        #[cfg(feature = "stdio")]
+        // A contract with completeness invariants reads them from the tree, which `Json`
+        // then builds in the same pass as the text, so it keeps that path.
+        let lane = (lane
+            && self.shared.pipeline.serves_checked_text()
+            && contract.completeness_pointers().is_empty()
+            && contract.completeness_counts().is_empty())
+        .then(|| super::json::TextLane {
+            contract,
+            limits: *self.shared.pipeline.limits(),
+            checked: std::sync::Arc::default(),
+        });
         // Pinned in place rather than boxed: the handler's future can be large, and a
         // box would cost an allocation and a copy of it on every call.
         let mut call = std::pin::pin!(self.inner.call_tool(request, context));
         let outcome = std::future::poll_fn(|cx| {
-            match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| call.as_mut().poll(cx))) {
+            let poll = || {
+                #[cfg(feature = "stdio")]
+                if let Some(lane) = &lane {
+                    return super::json::TEXT_LANE.sync_scope(lane.clone(), || call.as_mut().poll(cx));
+                }
+                call.as_mut().poll(cx)
+            };
+            match std::panic::catch_unwind(std::panic::AssertUnwindSafe(poll)) {
                 Ok(std::task::Poll::Pending) => std::task::Poll::Pending,
                 Ok(std::task::Poll::Ready(output)) => std::task::Poll::Ready(Ok(output)),
                 Err(panic) => std::task::Poll::Ready(Err(panic)),
@@ -284,7 +312,13 @@ impl<H: ServerHandler> Enforcer<H> {
             }
         };
         match response {
-            CallToolResponse::Complete(result) => Ok(self.enforce(contract, &ctx, result).into()),
+            CallToolResponse::Complete(result) => {
+                #[cfg(feature = "stdio")]
+                let checked = lane.and_then(|lane| *lane.checked.lock().unwrap_or_else(PoisonError::into_inner));
+                #[cfg(not(feature = "stdio"))]
+                let checked = None;
+                Ok(self.enforce(contract, &ctx, result, checked).into())
+            }
             CallToolResponse::Task(create) => {
                 {
                     let mut task_tools = lock(&self.shared.task_tools);
@@ -308,6 +342,7 @@ impl<H: ServerHandler> Enforcer<H> {
         contract: &'static OutputContract,
         ctx: &CallContext,
         mut result: CallToolResult,
+        checked: Option<TextMark>,
     ) -> CallToolResult {
         let mut meta = result.meta.take().unwrap_or_default();
         if let Some(error) = meta.0.remove(ERROR_KEY).as_ref().and_then(error_from_marker) {
@@ -316,6 +351,18 @@ impl<H: ServerHandler> Enforcer<H> {
         if result.is_error == Some(true) {
             return self.shared.fail(ctx.tool(), Some(contract), &text_error(&result, meta.0.is_empty()));
         }
+        #[cfg(feature = "stdio")]
+        if let (Some(mark), None) = (checked, &result.structured_content) {
+            // This call's `Json` checked its text against the contract while writing it,
+            // and this is that very text: it goes on without a tree.
+            if mark.text_of(&result).is_some() && meta.0.remove(CHECKED_KEY).is_some() {
+                let text = first_text(result.content).unwrap_or_default();
+                let processed = self.shared.pipeline.process_checked_text(ctx, contract, text);
+                return with_handler_meta(to_rmcp_text_only(processed), meta);
+            }
+        }
+        #[cfg(not(feature = "stdio"))]
+        let _ = checked;
         let Some(value) = result.structured_content.take() else {
             let error = ToolError::new(
                 ErrorCode::OutputContractViolation,
@@ -347,20 +394,7 @@ impl<H: ServerHandler> Enforcer<H> {
             Some(text) => self.shared.pipeline.process_serialized(ctx, contract, value, text),
             None => self.shared.pipeline.process_value(ctx, contract, value),
         };
-        let mut enforced = to_rmcp(processed);
-        if enforced.is_error != Some(true) {
-            // What else the handler put in `_meta` stays beside the adapter's keys, except
-            // keys of the adapter's own namespace (the contract identity, the cache
-            // status), which only the adapter writes; a refused result's `_meta` is
-            // refused with it.
-            let out = enforced.meta.get_or_insert_with(MetaObject::default);
-            for (key, value) in meta.0 {
-                if !key.starts_with(OWN_NAMESPACE) {
-                    out.0.entry(key).or_insert(value);
-                }
-            }
-        }
-        enforced
+        with_handler_meta(to_rmcp(processed), meta)
     }
 
     /// The enforced result of a completed task, or the withheld one when the adapter
@@ -384,7 +418,7 @@ impl<H: ServerHandler> Enforcer<H> {
             return enforced;
         }
         let enforced = match (contract, serde_json::from_value::<CallToolResult>(Value::Object(result))) {
-            (Some(contract), Ok(result)) => self.enforce(contract, &ctx, result),
+            (Some(contract), Ok(result)) => self.enforce(contract, &ctx, result, None),
             (None, Ok(result)) => unqualified(result),
             (contract, Err(_)) => {
                 let error = ToolError::new(
@@ -655,6 +689,21 @@ impl Shared {
     }
 }
 
+/// `enforced` with what else the handler put in `meta`: beside the adapter's keys, except
+/// keys of the adapter's own namespace (the contract identity, the cache status), which
+/// only the adapter writes; a refused result's `_meta` is refused with it.
+fn with_handler_meta(mut enforced: CallToolResult, meta: MetaObject) -> CallToolResult {
+    if enforced.is_error != Some(true) {
+        let out = enforced.meta.get_or_insert_with(MetaObject::default);
+        for (key, value) in meta.0 {
+            if !key.starts_with(OWN_NAMESPACE) {
+                out.0.entry(key).or_insert(value);
+            }
+        }
+    }
+    enforced
+}
+
 fn to_object(result: &CallToolResult) -> JsonObject {
     match serde_json::to_value(result) {
         Ok(Value::Object(object)) => object,
@@ -665,7 +714,19 @@ fn to_object(result: &CallToolResult) -> JsonObject {
 /// The pipeline's result as an rmcp `CallToolResult`. The text block is the pipeline's
 /// own serialization of the value it validated, reused as is.
 pub(super) fn to_rmcp(result: ToolCallResult) -> CallToolResult {
-    let parts = result.into_parts();
+    rmcp_result(result.into_parts(), false)
+}
+
+/// [`to_rmcp`] for an answer the stdio lane writes: a success whose tree no one built
+/// carries none, its text standing for it (the lane copies the text as its
+/// `structuredContent`).
+#[cfg(feature = "stdio")]
+fn to_rmcp_text_only(result: ToolCallResult) -> CallToolResult {
+    let (parts, unparsed) = result.into_parts_unparsed();
+    rmcp_result(parts, unparsed)
+}
+
+fn rmcp_result(parts: crate::serve::wire::ResultParts, text_only: bool) -> CallToolResult {
     let text = vec![ContentBlock::text(parts.text)];
     let mut out = match (parts.is_error, parts.structured_content) {
         (false, Some(value)) => {
@@ -673,6 +734,7 @@ pub(super) fn to_rmcp(result: ToolCallResult) -> CallToolResult {
             out.structured_content = Some(value);
             out
         }
+        (false, None) if text_only => CallToolResult::success(text),
         _ => CallToolResult::error(text),
     };
     out.result_type = Some(ResultType::COMPLETE);

@@ -69,7 +69,72 @@ pub struct Json<T>(pub T);
 
 impl<T: Serialize> IntoCallToolResult for Json<T> {
     fn into_call_tool_result(self) -> Result<CallToolResponse, ErrorData> {
+        #[cfg(feature = "stdio")]
+        if let Ok(Some(result)) = TEXT_LANE.try_with(|lane| lane.checked(&self.0)) {
+            return Ok(result.into());
+        }
         Ok(checked_result(&self.0).into())
+    }
+}
+
+/// A text named by its address and length: the very string a result carries, not an
+/// equal one, and not one that replaced it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct TextMark(usize, usize);
+
+#[cfg_attr(not(feature = "stdio"), allow(dead_code))]
+impl TextMark {
+    pub(super) fn of(text: &str) -> Self {
+        Self(text.as_ptr() as usize, text.len())
+    }
+
+    /// The one text block of `result` when it is the text this names.
+    pub(super) fn text_of(self, result: &CallToolResult) -> Option<&str> {
+        let [block] = result.content.as_slice() else { return None };
+        let text = block.as_text()?.text.as_str();
+        (Self::of(text) == self).then_some(text)
+    }
+}
+
+/// A call of a contracted tool whose answer the stdio lane writes, as the adapter lends
+/// it to [`Json`] for the time the handler runs: the contract to check the result
+/// against while it is written, and, once it passed, which text passed (by address and
+/// length, as the lane's vouch names a text).
+#[cfg(feature = "stdio")]
+#[derive(Clone)]
+pub(super) struct TextLane {
+    pub(super) contract: &'static crate::contract::OutputContract,
+    pub(super) limits: Limits,
+    pub(super) checked: std::sync::Arc<std::sync::Mutex<Option<TextMark>>>,
+}
+
+/// Results a `Json` handed over as their checked text alone, in every test.
+#[cfg(all(test, feature = "stdio"))]
+pub(super) static TEXT_ONLY: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+#[cfg(feature = "stdio")]
+tokio::task_local! {
+    /// Set by the adapter around a direct call whose answer the stdio lane writes; a task
+    /// the handler spawns (a task-augmented call) does not see it.
+    pub(super) static TEXT_LANE: TextLane;
+}
+
+#[cfg(feature = "stdio")]
+impl TextLane {
+    /// The success holding only the text of `output`, checked against the contract
+    /// while written, or `None` when the check did not pass it (invalid, over a limit, a
+    /// non-finite float, not covered): then the usual conversion decides and reports.
+    fn checked<T: Serialize + ?Sized>(&self, output: &T) -> Option<CallToolResult> {
+        let text = String::from_utf8(crate::contract::fused::write(self.contract, output, &self.limits).ok()?).ok()?;
+        *self.checked.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(TextMark::of(&text));
+        #[cfg(test)]
+        TEXT_ONLY.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+        result.result_type = Some(ResultType::COMPLETE);
+        let mut meta = Map::with_capacity(1);
+        meta.insert(CHECKED_KEY.to_owned(), Value::Bool(true));
+        result.meta = Some(MetaObject(meta));
+        Some(result)
     }
 }
 

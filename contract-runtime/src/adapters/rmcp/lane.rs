@@ -42,6 +42,8 @@ use serde::Deserialize;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, ReadBuf};
 use tokio::sync::mpsc;
 
+use super::json::TextMark;
+
 /// The longest line the lane reads itself; longer ones pass to rmcp as they come.
 const BUFFER: usize = 64 * 1024;
 
@@ -161,24 +163,28 @@ impl<R: AsyncRead + Unpin> AsyncRead for Tap<R> {
 
 /// The adapter's word, carried in a call's extensions, that the result it answers the
 /// call with has one text block and a `structuredContent` whose compact JSON that text
-/// is: the lane then writes the text itself as the `structuredContent` instead of having
-/// the tree serialized a second time. The word names the text by its address and
-/// length, so it holds for that result only and for nothing that replaced it.
+/// is (or, [`Vouch::vouch_text`], no tree at all, the text standing for it): the lane
+/// then writes the text itself as the `structuredContent` instead of having a tree
+/// serialized. The word names the text by its [`TextMark`], so it holds for that result
+/// only.
 #[derive(Clone, Debug, Default)]
-pub(crate) struct Vouch(Arc<OnceLock<(usize, usize)>>);
+pub(crate) struct Vouch(Arc<OnceLock<(TextMark, bool)>>);
 
 impl Vouch {
-    /// Vouches for `result`, whose `structuredContent` the adapter made from its text.
+    /// Vouches for `result`: its `structuredContent`, the adapter made from its text, or,
+    /// when it has none, its text alone, checked against the contract (a success).
     pub(crate) fn vouch(&self, result: &CallToolResult) {
-        if let (Some(text), Some(_)) = (sole_text(result), &result.structured_content) {
-            let _ = self.0.set((text.as_ptr() as usize, text.len()));
+        if let (Some(text), false) = (sole_text(result), result.is_error == Some(true)) {
+            let _ = self.0.set((TextMark::of(text), result.structured_content.is_none()));
         }
     }
 
-    /// The text of `result` when it is the one vouched for.
-    fn text_of<'a>(&self, result: &'a CallToolResult) -> Option<&'a str> {
-        let text = sole_text(result)?;
-        (self.0.get() == Some(&(text.as_ptr() as usize, text.len()))).then_some(text)
+    /// The text of `result` when it is the one vouched for, and whether it stands for a
+    /// tree the result does not carry.
+    fn text_of<'a>(&self, result: &'a CallToolResult) -> Option<(&'a str, bool)> {
+        let (mark, text_only) = *self.0.get()?;
+        let text = mark.text_of(result)?;
+        (text_only || result.structured_content.is_some()).then_some((text, text_only))
     }
 }
 
@@ -246,9 +252,7 @@ where
                     result: ServerResult::CallToolResult(result),
                     ..
                 }),
-            ) if result.structured_content.is_some() && vouch.text_of(&result).is_some() => {
-                written_from_text(&id, result)?
-            }
+            ) if vouch.text_of(&result).is_some() => written_from_text(&id, result)?,
             (_, item) => serde_json::to_vec(&item)?,
         };
         line.push(b'\n');
@@ -653,9 +657,15 @@ mod tests {
         #[tool_handler(router = self.tool_router)]
         impl ServerHandler for Probe {}
 
-        pub(super) fn server() -> ContractedServer<Probe> {
+        /// The probe, with an in-memory result cache when `cached`.
+        pub(super) fn server(cached: bool) -> ContractedServer<Probe> {
             let set = contracts![Reading, Readings, Reading => "unchecked"];
-            ContractedServer::new(Probe { tool_router: Probe::tool_router() }, set).unwrap()
+            let server = ContractedServer::new(Probe { tool_router: Probe::tool_router() }, set).unwrap();
+            if !cached {
+                return server;
+            }
+            let cache = std::sync::Arc::new(crate::cache::InMemoryCache::new());
+            server.with_pipeline(crate::pipeline::Pipeline::builder().cache(cache).build())
         }
     }
 
@@ -684,6 +694,8 @@ mod tests {
             ("reading", serde_json::json!({ "label": 7 })),
             ("no_such_tool", serde_json::json!({})),
             ("reading", serde_json::json!({ "label": "again" })),
+            // The same call again: a hit where the server caches.
+            ("reading", serde_json::json!({ "label": "again" })),
         ];
         for (n, (name, arguments)) in calls.into_iter().enumerate() {
             let id = 10 + n as u64;
@@ -708,7 +720,7 @@ mod tests {
     }
 
     /// The answer lines of a server on `transport` to `session(era)`.
-    async fn answers<T, F>(make: F, era: &str) -> Vec<String>
+    async fn answers<T, F>(make: F, era: &str, cached: bool) -> Vec<String>
     where
         T: Transport<RoleServer> + Send + 'static,
         F: FnOnce(tokio::io::DuplexStream, tokio::io::DuplexStream) -> T + Send + 'static,
@@ -718,7 +730,7 @@ mod tests {
         let (mut client, server_read) = tokio::io::duplex(1 << 16);
         let (server_write, back) = tokio::io::duplex(1 << 16);
         let serving = tokio::spawn(async move {
-            if let Ok(running) = served::server().serve(make(server_read, server_write)).await {
+            if let Ok(running) = served::server(cached).serve(make(server_read, server_write)).await {
                 let _ = running.waiting().await;
             }
         });
@@ -743,9 +755,16 @@ mod tests {
     #[tokio::test]
     async fn the_lanes_answers_are_rmcps() {
         const FIRST: &str = r#""result":{"structuredContent":"#;
-        for era in ["2025-11-25", "2026-07-28"] {
-            let theirs = answers(AsyncRwTransport::<RoleServer, _, _>::new, era).await;
-            let ours = answers(Lane::new, era).await;
+        for (era, cached) in [("2025-11-25", false), ("2026-07-28", false), ("2025-11-25", true), ("2026-07-28", true)]
+        {
+            let theirs = answers(AsyncRwTransport::<RoleServer, _, _>::new, era, cached).await;
+            let text_only = super::super::json::TEXT_ONLY.load(std::sync::atomic::Ordering::Relaxed);
+            let ours = answers(Lane::new, era, cached).await;
+            // The lane's run handed over the contracted results as their text alone, no
+            // tree built: the three `reading`s, `readings` and the named call, less the
+            // cache's hit (the repeated `reading`) when cached.
+            let handed = super::super::json::TEXT_ONLY.load(std::sync::atomic::Ordering::Relaxed) - text_only;
+            assert_eq!(handed, if cached { 4 } else { 5 }, "{era}, cached: {cached}");
             assert_eq!(ours.len(), theirs.len());
             let mut from_text = Vec::new();
             for (ours, theirs) in ours.iter().zip(&theirs) {
@@ -757,11 +776,11 @@ mod tests {
                     from_text.push(a["id"].clone());
                 }
             }
-            // reading (three times, one by a string id) and readings; the control: the
+            // reading (four times, one a hit when cached, one by a string id) and readings; the control: the
             // loose tool's result carries a `structuredContent` the lane left to serde.
             assert_eq!(
                 from_text,
-                [serde_json::json!(10), serde_json::json!(11), serde_json::json!(17), serde_json::json!("r-30")],
+                [10, 11, 17, 18].map(Value::from).into_iter().chain([Value::from("r-30")]).collect::<Vec<_>>(),
                 "{era}: {ours:#?}"
             );
             let loose = theirs.iter().find(|line| line.contains(r#""id":14"#)).unwrap();

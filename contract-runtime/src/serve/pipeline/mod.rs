@@ -249,6 +249,45 @@ impl Pipeline {
         self.served(ctx, Some(contract), result)
     }
 
+    /// Whether a result checked while written (the fast path) is served as its text:
+    /// no middleware may change it and the fast path is on. What
+    /// [`Pipeline::process_checked_text`] needs to be called at all.
+    #[cfg(feature = "stdio")]
+    pub(crate) fn serves_checked_text(&self) -> bool {
+        self.middleware.is_empty() && !self.value_path_only
+    }
+
+    /// The fast path's end, for a result an adapter wrote with
+    /// `fused::write(contract, …, self.limits())`, which passed: the completeness
+    /// invariants, then admit and emit; no tree is built unless the invariants read one.
+    /// Only when [`Pipeline::serves_checked_text`].
+    #[cfg(feature = "stdio")]
+    pub(crate) fn process_checked_text(
+        &self,
+        ctx: &CallContext,
+        contract: &OutputContract,
+        text: String,
+    ) -> ToolCallResult {
+        let result = if contract.completeness_pointers().is_empty() && contract.completeness_counts().is_empty() {
+            self.admit(ctx, contract, None, text)
+        } else {
+            match serde_json::from_str::<Value>(&text) {
+                Ok(value) => match check_completeness(contract, &value) {
+                    Err(failure) => self.refuse_or_report(ctx, contract, *failure, value, text),
+                    Ok(()) => self.admit(ctx, contract, Some(value), text),
+                },
+                Err(err) => serialization_failure(contract, &err.to_string()),
+            }
+        };
+        self.served(ctx, Some(contract), result)
+    }
+
+    /// The limits a result is checked against.
+    #[cfg(feature = "stdio")]
+    pub(crate) fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
     /// The path after serialization, for a result that is already JSON (an adapter's
     /// handler wrote it): middleware, validate, admit, emit.
     pub fn process_value(&self, ctx: &CallContext, contract: &OutputContract, value: Value) -> ToolCallResult {

@@ -526,14 +526,30 @@ impl ToolCallResult {
     /// their SDK's own result type.
     #[must_use]
     pub fn into_parts(self) -> ResultParts {
+        let (mut parts, unparsed) = self.into_parts_unparsed();
+        if unparsed {
+            parts.structured_content = Some(parse(&parts.text));
+        }
+        parts
+    }
+
+    /// [`ToolCallResult::into_parts`] without parsing a success's tree from its text when
+    /// no one built it: then `structured_content` is `None` and the flag `true`, the text
+    /// standing for it (for a writer that copies the text as `structuredContent`).
+    pub(crate) fn into_parts_unparsed(self) -> (ResultParts, bool) {
         let text = self.text.into_string();
-        let structured_content = self.structured.map(|cell| cell.into_inner().unwrap_or_else(|| parse(&text)));
-        ResultParts {
+        let (structured_content, unparsed) = match self.structured.map(OnceLock::into_inner) {
+            Some(Some(value)) => (Some(value), false),
+            Some(None) => (None, true),
+            None => (None, false),
+        };
+        let parts = ResultParts {
             is_error: self.error.is_some(),
             text,
             structured_content,
             meta: self.meta.map(|m| m.value.clone()),
-        }
+        };
+        (parts, unparsed)
     }
 
     /// The MCP `CallToolResult` as a JSON value.
