@@ -15,53 +15,22 @@
 //! recognise (another method, a member it does not expect, a byte-order mark, a line
 //! longer than its buffer, text that is not JSON) is rmcp's, with rmcp's handling of it.
 
-use std::borrow::Cow;
 use std::future::Future;
 use std::io;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use rmcp::model::{
-    CallToolRequest, CallToolRequestParams, ClientJsonRpcMessage, ClientRequest, JsonRpcRequest, JsonRpcVersion2_0,
-    RequestId,
-};
+use rmcp::model::ClientJsonRpcMessage;
 use rmcp::service::{RoleServer, RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::transport::Transport;
-use serde::Deserialize;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::sync::mpsc;
 
+use super::read_tools_call;
+
 /// The longest line the lane reads itself; longer ones pass to rmcp as they come.
 const BUFFER: usize = 64 * 1024;
-
-/// A request line read by its keys, when it is a plain `tools/call`: the members rmcp's
-/// reader would read and no other (`None`: the line is rmcp's to read).
-pub(super) fn keyed_call(line: &[u8]) -> Option<ClientJsonRpcMessage> {
-    #[derive(Deserialize)]
-    #[serde(deny_unknown_fields)]
-    struct Top<'a> {
-        #[allow(dead_code)]
-        jsonrpc: JsonRpcVersion2_0,
-        id: RequestId,
-        #[serde(borrow)]
-        method: Cow<'a, str>,
-        params: CallToolRequestParams,
-    }
-    memchr::memmem::find(line, b"\"tools/call\"")?;
-    let top: Top<'_> = serde_json::from_slice(line).ok()?;
-    if top.method != "tools/call" {
-        return None;
-    }
-    let mut params = top.params;
-    // rmcp keeps a request's `_meta` in its extensions, not in the parameters.
-    let meta = params.meta.take();
-    let mut request = CallToolRequest::new(params);
-    if let Some(meta) = meta {
-        request.extensions.insert(meta);
-    }
-    Some(ClientJsonRpcMessage::Request(JsonRpcRequest::new(top.id, ClientRequest::CallToolRequest(request))))
-}
 
 /// The client's stream as rmcp's transport reads it, less the calls the lane reads.
 pub(super) struct Tap<R> {
@@ -84,7 +53,7 @@ impl<R: AsyncRead + Unpin> AsyncRead for Tap<R> {
                 let line_end = newline.map_or(window.len(), |at| at + 1);
                 if !tap.passing {
                     let line = &window[..line_end - 1];
-                    if let Some(call) = keyed_call(line.strip_suffix(b"\r").unwrap_or(line)) {
+                    if let Some(call) = read_tools_call(line.strip_suffix(b"\r").unwrap_or(line)) {
                         tap.start += line_end;
                         #[cfg(test)]
                         tests::READ_BY_KEYS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -190,7 +159,8 @@ mod tests {
     use serde_json::Value;
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-    use super::{keyed_call, Lane};
+    use super::Lane;
+    use crate::rmcp::read_tools_call;
 
     /// Calls the tap read by their keys, in every test.
     pub(super) static READ_BY_KEYS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
@@ -307,9 +277,9 @@ mod tests {
         let edge_read: Vec<&str> =
             edge_lines.iter().map(String::as_str).filter(|l| !l.contains("18446744073709551615,\"method")).collect();
         assert_eq!(edge_read.len(), edges.len() - 1);
-        assert!(keyed_call(edge_lines[2].as_bytes()).is_none(), "{}", edge_lines[2]);
+        assert!(read_tools_call(edge_lines[2].as_bytes()).is_none(), "{}", edge_lines[2]);
         for line in read.iter().copied().chain(edge_read) {
-            let ours = keyed_call(line.as_bytes()).unwrap_or_else(|| panic!("not read by its keys: {line}"));
+            let ours = read_tools_call(line.as_bytes()).unwrap_or_else(|| panic!("not read by its keys: {line}"));
             let theirs: ClientJsonRpcMessage = serde_json::from_str(line).unwrap();
             assert_eq!(serde_json::to_value(&ours).unwrap(), serde_json::to_value(&theirs).unwrap(), "{line}");
             let (ClientJsonRpcMessage::Request(ours), ClientJsonRpcMessage::Request(theirs)) = (ours, theirs) else {
@@ -339,7 +309,7 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":null,"method":"tools/call","params":{"name":"s"}}"#,
             r#"{"jsonrpc":"2.0","id":1.5,"method":"tools/call","params":{"name":"s"}}"#,
         ] {
-            assert!(keyed_call(line.as_bytes()).is_none(), "read by its keys: {line}");
+            assert!(read_tools_call(line.as_bytes()).is_none(), "read by its keys: {line}");
         }
     }
 }
