@@ -61,6 +61,7 @@
 mod answer;
 mod check;
 mod gate;
+mod lane;
 mod listen;
 
 use std::convert::Infallible;
