@@ -296,11 +296,9 @@ impl<H: ServerHandler + Send + 'static> Shared<H> {
             }
             Err(_) => return self.refuse(&parts, self.too_slow()).await,
         };
-        // A request whose headers could take the lane has its body read by its keys
-        // first: a plain `tools/call` is well formed as it is (the envelope check would
-        // pass it) and is not parsed again. Anything else gets the envelope check.
-        let door = self.door.session(&parts.headers);
-        let keyed = door.as_ref().and_then(|_| read_tools_call(&bytes)).filter(lane::plain_call);
+        // A plain `tools/call` read by its keys is well formed as it is (the envelope
+        // check would pass it); anything else gets the envelope check.
+        let keyed = read_tools_call(&bytes);
         let value = match &keyed {
             Some(_) => None,
             None => match envelope(&bytes) {
@@ -322,14 +320,11 @@ impl<H: ServerHandler + Send + 'static> Shared<H> {
             ),
             _ => None,
         };
-        let open = match door {
-            Some(session) if keyed.is_some() => {
-                matches!(self.sessions.has_session(&session).await, Ok(true)).then_some(session)
-            }
-            _ => None,
-        };
-        let answer = match (keyed, open) {
-            (Some(call), Some(session)) => self.by_keys(parts, session, call).await,
+        let answer = match keyed {
+            Some(call) if lane::plain_call(&call) => match self.lane(&parts).await {
+                Some(session) => self.by_keys(parts, session, call).await,
+                None => self.forward(parts, bytes, value.as_ref()).await,
+            },
             _ => self.forward(parts, bytes, value.as_ref()).await,
         };
         let answer = match answer {
@@ -344,6 +339,12 @@ impl<H: ServerHandler + Send + 'static> Shared<H> {
             }
             None => answer,
         }
+    }
+
+    /// The open session a call may be handed to directly ([`lane`]), if any.
+    async fn lane(&self, parts: &http::request::Parts) -> Option<SessionId> {
+        let session = self.door.session(&parts.headers)?;
+        matches!(self.sessions.has_session(&session).await, Ok(true)).then_some(session)
     }
 
     /// A plain `tools/call` handed to its open session as rmcp would hand it (the
