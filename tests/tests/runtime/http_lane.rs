@@ -7,6 +7,7 @@
 //! it answered by their keys shows which of the two took the lane: only a plain call with
 //! clean headers for an open session does.
 
+use std::fmt::Write as _;
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::thread;
@@ -48,9 +49,9 @@ fn post(addr: SocketAddr, headers: &[(&str, &str)], body: &Value) -> HttpReply {
     let body = body.to_string();
     let mut head = format!("POST /mcp HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
     for (k, v) in headers {
-        head.push_str(&format!("{k}: {v}\r\n"));
+        let _ = write!(head, "{k}: {v}\r\n");
     }
-    head.push_str(&format!("Content-Length: {}\r\n\r\n{body}", body.len()));
+    let _ = write!(head, "Content-Length: {}\r\n\r\n{body}", body.len());
     let mut stream = TcpStream::connect(addr).expect("connect");
     stream.set_read_timeout(Some(DEADLINE)).expect("read timeout");
     stream.write_all(head.as_bytes()).expect("write");
@@ -93,6 +94,9 @@ fn both(front: &Front, addr: SocketAddr, what: &str, headers: &[(&str, &str)], b
     assert_eq!(seen(&lane), seen(&rmcp), "{what}:\nlane {lane:?}\nrmcp {rmcp:?}");
     (lane, taken)
 }
+
+/// A request rmcp must judge: what it is, its headers, its body, the status it gets.
+type Case<'a> = (&'a str, Vec<(&'a str, &'a str)>, Value, u16);
 
 /// `headers` with `name` set to `value` (left out when `value` is empty).
 fn replaced<'a>(headers: &[(&'a str, &'a str)], name: &'a str, value: &'a str) -> Vec<(&'a str, &'a str)> {
@@ -140,7 +144,7 @@ fn the_lane_answers_every_request_as_rmcps_path_does_and_takes_only_plain_calls(
 
     // Requests rmcp must judge: none takes the lane, each is answered as before.
     let unknown_session = with("Mcp-Session-Id", "no-such-session");
-    let cases: [(&str, Vec<(&str, &str)>, Value, u16); 5] = [
+    let cases: [Case<'_>; 5] = [
         ("an unknown session", unknown_session, call(5, "ratio", json!({ "ratio": 0.5, "token": "u" })), 404),
         (
             "Accept without SSE",

@@ -101,19 +101,14 @@ impl Door {
 /// plainly an authority: letters, digits, `.` and `-` (hex digits and `:` between
 /// brackets), then an optional `:` and port number.
 fn host_and_port(value: &str) -> Option<(&str, Option<u16>)> {
-    let (host, rest) = match value.strip_prefix('[') {
-        Some(v6) => {
-            let (host, rest) = v6.split_once(']')?;
-            (!host.is_empty() && host.bytes().all(|b| b.is_ascii_hexdigit() || b == b':')).then_some(())?;
-            (host, rest)
-        }
-        None => {
-            let end = value.find(':').unwrap_or(value.len());
-            let host = &value[..end];
-            (!host.is_empty() && host.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'-'))
-                .then_some(())?;
-            (host, &value[end..])
-        }
+    let (host, rest) = if let Some(v6) = value.strip_prefix('[') {
+        let (host, rest) = v6.split_once(']')?;
+        let plain = !host.is_empty() && host.bytes().all(|b| b.is_ascii_hexdigit() || b == b':');
+        (host, plain.then_some(rest)?)
+    } else {
+        let (host, rest) = value.split_at(value.find(':').unwrap_or(value.len()));
+        let plain = !host.is_empty() && host.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'-');
+        (host, plain.then_some(rest)?)
     };
     let port = match rest.strip_prefix(':') {
         None if rest.is_empty() => None,
