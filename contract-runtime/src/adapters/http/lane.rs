@@ -23,7 +23,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use futures_util::{Stream, StreamExt as _};
-use http::header::{HeaderValue, ACCEPT, CACHE_CONTROL, CONTENT_TYPE, HOST, ORIGIN};
+use http::header::{HeaderName, HeaderValue, ACCEPT, CACHE_CONTROL, CONTENT_TYPE, HOST, ORIGIN};
 use http::{HeaderMap, Response};
 use http_body::Frame;
 use http_body_util::BodyExt as _;
@@ -34,6 +34,11 @@ use sse_stream::{KeepAlive, Sse, SseBody};
 
 use super::check::full;
 use super::Body;
+
+/// The session header (named once, not parsed per request).
+const SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
+/// The protocol version header.
+const PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
 
 /// What the lane needs of the service's configuration, read once: whether it serves
 /// sessions, and the `Host`s it allows.
@@ -72,7 +77,7 @@ impl Door {
         if !self.sessions || headers.contains_key(ORIGIN) || !self.host_allowed(headers) || !accepts_both(headers) {
             return None;
         }
-        let version = single(headers, "mcp-protocol-version")?;
+        let version = single(headers, &PROTOCOL_VERSION)?;
         let known = ProtocolVersion::KNOWN_VERSIONS.iter().any(|known| known.as_str() == version);
         if !known
             || version >= ProtocolVersion::NO_INITIALIZE.as_str()
@@ -80,14 +85,14 @@ impl Door {
         {
             return None;
         }
-        single(headers, "mcp-session-id").map(SessionId::from)
+        single(headers, &SESSION_ID).map(SessionId::from)
     }
 
     /// The request's one `Host` is a plain `name[:port]` or `[v6][:port]` that the
     /// allowed hosts name (an entry with a port wants that port). Anything else is for
     /// rmcp to judge.
     fn host_allowed(&self, headers: &HeaderMap) -> bool {
-        let Some((host, port)) = single(headers, HOST.as_str()).and_then(host_and_port) else { return false };
+        let Some((host, port)) = single(headers, &HOST).and_then(host_and_port) else { return false };
         match &self.hosts {
             None => true,
             Some(hosts) => hosts.iter().any(|(name, wanted)| {
@@ -127,7 +132,7 @@ pub(super) fn plain_call(message: &ClientJsonRpcMessage) -> bool {
 }
 
 /// The one value of header `name`, as text; `None` if it is absent, repeated or not text.
-fn single<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+fn single<'a>(headers: &'a HeaderMap, name: &HeaderName) -> Option<&'a str> {
     let mut values = headers.get_all(name).iter();
     let value = values.next()?;
     if values.next().is_some() {
