@@ -3,7 +3,8 @@
 //! sees) behind `McpLayer`, in this process, driven over raw TCP. A call whose client
 //! closes the connection (before its one JSON answer, or in the middle of its SSE stream)
 //! is cancelled: the handler's cancellation token fires; the session stays one session
-//! and serves its next call. Control: a slow call whose client waits gets its answer and
+//! and serves its next call. These calls take the front's `tools/call` lane (its count
+//! says so); `http_lane.rs` holds the lane to rmcp's answers. Control: a slow call whose client waits gets its answer and
 //! is not cancelled.
 
 use std::io::{Read, Write};
@@ -13,18 +14,19 @@ use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use contract_runtime::http::{HttpLimits, McpLayer};
+use contract_runtime::http::{HttpLimits, McpLayer, McpService};
+use contract_runtime::rmcp::ContractedServer;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use serde_json::{json, Value};
 
 use crate::support::interop::HttpSession;
-use crate::support::rollout_probe::{contracted, probe};
+use crate::support::rollout_probe::{contracted, probe, RolloutProbe};
 
 const DEADLINE: Duration = Duration::from_secs(30);
 
 /// The probe behind the front on its own thread and runtime: its address, its
-/// cancellation count and the front's session manager.
-fn start() -> (SocketAddr, Arc<AtomicU32>, Arc<LocalSessionManager>) {
+/// cancellation count, the front's session manager and the front.
+fn start() -> (SocketAddr, Arc<AtomicU32>, Arc<LocalSessionManager>, McpService<ContractedServer<RolloutProbe>>) {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
     listener.set_nonblocking(true).expect("non-blocking listener");
     let addr = listener.local_addr().expect("local address");
@@ -32,15 +34,17 @@ fn start() -> (SocketAddr, Arc<AtomicU32>, Arc<LocalSessionManager>) {
     let cancelled = Arc::clone(&probe.cancelled);
     let layer = McpLayer::new(HttpLimits::default());
     let sessions = layer.session_manager();
+    let front = layer.service(contracted(probe, None));
+    let served = front.clone();
     thread::spawn(move || {
         let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime");
         runtime.block_on(async move {
             let listener = tokio::net::TcpListener::from_std(listener).expect("a tokio listener");
-            let app = axum::Router::new().nest_service("/mcp", layer.service(contracted(probe, None)));
+            let app = axum::Router::new().nest_service("/mcp", served);
             contract_runtime::http::serve(listener, app, &HttpLimits::default()).await;
         });
     });
-    (addr, cancelled, sessions)
+    (addr, cancelled, sessions, front)
 }
 
 fn eventually(why: &str, what: impl Fn() -> bool) {
@@ -89,7 +93,7 @@ fn open_sessions(sessions: &LocalSessionManager) -> usize {
 
 #[test]
 fn an_http_client_that_goes_away_mid_call_has_the_handler_cancelled_and_the_session_serves_on() {
-    let (addr, cancelled, sessions) = start();
+    let (addr, cancelled, sessions, front) = start();
     let session = HttpSession::open(addr);
     assert_eq!(open_sessions(&sessions), 1);
 
@@ -99,6 +103,7 @@ fn an_http_client_that_goes_away_mid_call_has_the_handler_cancelled_and_the_sess
     assert_eq!(cancelled.load(Ordering::SeqCst), 0);
 
     // The client goes while the handler works; its answer would have been one JSON body.
+    let by_keys = front.calls_by_keys();
     let stream = slow_call(&session, 2, 60_000, false);
     thread::sleep(Duration::from_millis(300));
     stream.shutdown(Shutdown::Both).unwrap();
@@ -112,6 +117,8 @@ fn an_http_client_that_goes_away_mid_call_has_the_handler_cancelled_and_the_sess
     stream.shutdown(Shutdown::Both).unwrap();
     drop(stream);
     eventually("the streamed call's handler sees the cancellation", || cancelled.load(Ordering::SeqCst) == 2);
+    // Both abandoned calls were plain calls of an open session: the front's lane took them.
+    assert_eq!(front.calls_by_keys() - by_keys, 2, "the abandoned calls went by the lane");
 
     // The session is the one session, and serves its next call.
     assert_eq!(open_sessions(&sessions), 1, "no session left behind or opened");

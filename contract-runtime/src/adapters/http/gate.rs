@@ -3,6 +3,7 @@
 
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
@@ -10,7 +11,9 @@ use bytes::Bytes;
 use http::header::{HeaderValue, CONTENT_LENGTH, CONTENT_TYPE, RETRY_AFTER};
 use http::{Method, Request, Response, StatusCode};
 use http_body_util::{BodyExt, Empty};
+use rmcp::model::{ClientJsonRpcMessage, GetExtensions as _};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{SessionId, SessionManager as _};
 use rmcp::transport::StreamableHttpService;
 use rmcp::ServerHandler;
 use serde_json::{json, Value};
@@ -21,7 +24,9 @@ use tower_service::Service;
 
 use super::answer::prefer_json;
 use super::check::{envelope, error_response, full, initialize_id, is_json, rejection, too_large, typed};
+use super::lane;
 use super::{Body, BoxError, HttpLimits, INVALID_REQUEST, SERVER_BUSY};
+use crate::rmcp::read_tools_call;
 
 type Future_ = Pin<Box<dyn Future<Output = Result<Response<Body>, std::convert::Infallible>> + Send>>;
 
@@ -53,6 +58,10 @@ struct Shared<H> {
     /// concurrent handshakes cannot all pass the check and overshoot the cap.
     init_gate: Mutex<()>,
     limits: HttpLimits,
+    /// What the lane reads of rmcp's configuration.
+    door: lane::Door,
+    /// Calls answered by the lane ([`McpService::calls_by_keys`]).
+    keyed: AtomicU64,
 }
 
 /// The innermost service: the body arrives limited and timed by tower-http.
@@ -73,10 +82,20 @@ impl<H: ServerHandler + Send + 'static> McpService<H> {
         limits: HttpLimits,
     ) -> Self {
         let (max, timeout) = (limits.max_body_bytes, limits.body_timeout);
-        let shared = Arc::new(Shared { service, sessions, init_gate: Mutex::new(()), limits });
+        let door = lane::Door::new(&service.config);
+        let shared =
+            Arc::new(Shared { service, sessions, init_gate: Mutex::new(()), limits, door, keyed: AtomicU64::new(0) });
         let gate = Gate { shared: shared.clone() };
         let stack = RequestBodyLimit::new(RequestBodyTimeout::new(gate, timeout), max);
         Self { shared, stack }
+    }
+
+    /// How many `tools/call` requests the front has handed to their session itself,
+    /// read by their keys, rather than through rmcp's service (the lane of the module
+    /// documentation): a plain call for an open session whose headers pass rmcp's checks.
+    #[must_use]
+    pub fn calls_by_keys(&self) -> u64 {
+        self.shared.keyed.load(Ordering::Relaxed)
     }
 }
 
@@ -166,20 +185,14 @@ struct Abandon<H: ServerHandler + Send + 'static> {
 }
 
 impl<H: ServerHandler + Send + 'static> Abandon<H> {
-    /// For a request (but `initialize`, which is never cancelled) in a session.
-    fn of(shared: &Arc<Shared<H>>, parts: &http::request::Parts, message: &Value) -> Option<Self> {
-        let method = message.get("method").and_then(Value::as_str)?;
-        let id = message.get("id")?;
-        if method == "initialize" || !parts.headers.contains_key("mcp-session-id") {
+    /// For a request (`method` with an `id`; but `initialize`, which is never
+    /// cancelled) in a session.
+    fn of(shared: &Arc<Shared<H>>, parts: &http::request::Parts, method: &str, id: Option<Value>) -> Option<Self> {
+        let id = id?;
+        if method.is_empty() || method == "initialize" || !parts.headers.contains_key("mcp-session-id") {
             return None;
         }
-        Some(Self {
-            shared: shared.clone(),
-            uri: parts.uri.clone(),
-            headers: parts.headers.clone(),
-            id: id.clone(),
-            armed: true,
-        })
+        Some(Self { shared: shared.clone(), uri: parts.uri.clone(), headers: parts.headers.clone(), id, armed: true })
     }
 }
 
@@ -283,32 +296,41 @@ impl<H: ServerHandler + Send + 'static> Shared<H> {
             }
             Err(_) => return self.refuse(&parts, self.too_slow()).await,
         };
-        let value = match envelope(&bytes) {
-            Ok(value) => value,
-            Err(rejected) => return self.refuse(&parts, rejected.into_response()).await,
+        // A plain `tools/call` read by its keys is well formed as it is (the envelope
+        // check would pass it); anything else gets the envelope check.
+        let keyed = read_tools_call(&bytes);
+        let value = match &keyed {
+            Some(_) => None,
+            None => match envelope(&bytes) {
+                Ok(value) => Some(value),
+                Err(rejected) => return self.refuse(&parts, rejected.into_response()).await,
+            },
         };
         // Armed until the answer is out: dropped before (the client went away), it
         // cancels the request.
-        let abandon = Abandon::of(&self, &parts, &value);
-        let answer = if let Some(id) = initialize_id(&value).filter(|_| !parts.headers.contains_key("mcp-session-id")) {
-            let _gate = self.init_gate.lock().await;
-            let open = self.sessions.sessions.read().await.len();
-            if open >= limits.max_sessions {
-                return self.refuse(&parts, self.busy(open, id)).await;
+        let abandon = match (&keyed, &value) {
+            (Some(ClientJsonRpcMessage::Request(call)), _) => {
+                Abandon::of(&self, &parts, "tools/call", serde_json::to_value(&call.id).ok())
             }
-            self.service.handle(Request::from_parts(parts, full(bytes))).await
-        } else {
-            self.service.handle(Request::from_parts(parts, full(bytes))).await
+            (_, Some(value)) => Abandon::of(
+                &self,
+                &parts,
+                value.get("method").and_then(Value::as_str).unwrap_or_default(),
+                value.get("id").cloned(),
+            ),
+            _ => None,
         };
-        // On this path rmcp's only 415 is "could not read the body as a message" (the
-        // content type was checked above, and its `Host`/`Origin` check came first):
-        // the typed check names the JSON-RPC error instead of rmcp's plain text.
-        if answer.status() == StatusCode::UNSUPPORTED_MEDIA_TYPE
-            && let Err(rejected) = typed(&value)
-        {
-            return rejected.into_response();
-        }
-        let answer = prefer_json(answer).await;
+        let answer = match keyed {
+            Some(call) if lane::plain_call(&call) => match self.lane(&parts).await {
+                Some(session) => self.by_keys(parts, session, call).await,
+                None => self.forward(parts, bytes, value.as_ref()).await,
+            },
+            _ => self.forward(parts, bytes, value.as_ref()).await,
+        };
+        let answer = match answer {
+            Ok(answer) => answer,
+            Err(refused) => return refused,
+        };
         match abandon {
             Some(abandon) if is_stream(&answer) => answer.map(|body| Watched { body, abandon: Some(abandon) }.boxed()),
             Some(mut abandon) => {
@@ -317,6 +339,73 @@ impl<H: ServerHandler + Send + 'static> Shared<H> {
             }
             None => answer,
         }
+    }
+
+    /// The open session a call may be handed to directly ([`lane`]), if any.
+    async fn lane(&self, parts: &http::request::Parts) -> Option<SessionId> {
+        let session = self.door.session(&parts.headers)?;
+        matches!(self.sessions.has_session(&session).await, Ok(true)).then_some(session)
+    }
+
+    /// A plain `tools/call` handed to its open session as rmcp would hand it (the
+    /// request's parts in its extensions), answered by [`lane::answer`].
+    async fn by_keys(
+        &self,
+        parts: http::request::Parts,
+        session: SessionId,
+        call: ClientJsonRpcMessage,
+    ) -> Result<Response<Body>, Response<Body>> {
+        let ClientJsonRpcMessage::Request(mut request) = call else {
+            unreachable!("the lane takes requests only");
+        };
+        request.request.extensions_mut().insert(parts);
+        let stream = match self.sessions.create_stream(&session, ClientJsonRpcMessage::Request(request)).await {
+            Ok(stream) => stream,
+            Err(err) => {
+                // rmcp's own answer when the session cannot take the request.
+                let mut response =
+                    Response::new(full(Bytes::from(format!("Encounter an error when get session: {err}"))));
+                *response.status_mut() = StatusCode::INTERNAL_SERVER_ERROR;
+                return Ok(response);
+            }
+        };
+        self.keyed.fetch_add(1, Ordering::Relaxed);
+        Ok(lane::answer(stream, &self.service.config).await)
+    }
+
+    /// The request to rmcp's service, with its body, under the session cap; its answer
+    /// as JSON where it can be ([`prefer_json`]). `Err`: the front's own refusal.
+    async fn forward(
+        &self,
+        parts: http::request::Parts,
+        bytes: Bytes,
+        value: Option<&Value>,
+    ) -> Result<Response<Body>, Response<Body>> {
+        let limits = &self.limits;
+        let answer =
+            if let Some(id) = value.and_then(initialize_id).filter(|_| !parts.headers.contains_key("mcp-session-id")) {
+                let _gate = self.init_gate.lock().await;
+                let open = self.sessions.sessions.read().await.len();
+                if open >= limits.max_sessions {
+                    return Err(self.refuse(&parts, self.busy(open, id)).await);
+                }
+                self.service.handle(Request::from_parts(parts, full(bytes.clone()))).await
+            } else {
+                self.service.handle(Request::from_parts(parts, full(bytes.clone()))).await
+            };
+        // On this path rmcp's only 415 is "could not read the body as a message" (the
+        // content type was checked above, and its `Host`/`Origin` check came first):
+        // the typed check names the JSON-RPC error instead of rmcp's plain text.
+        if answer.status() == StatusCode::UNSUPPORTED_MEDIA_TYPE {
+            let parsed = match value {
+                Some(value) => Ok(value.clone()),
+                None => envelope(&bytes),
+            };
+            if let Err(rejected) = parsed.and_then(|value| typed(&value)) {
+                return Err(rejected.into_response());
+            }
+        }
+        Ok(prefer_json(answer).await)
     }
 
     fn too_slow(&self) -> Response<Body> {

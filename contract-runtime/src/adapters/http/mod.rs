@@ -40,11 +40,21 @@
 //! the same: a foreign or malformed `Host` or `Origin` gets rmcp's 403/400, never one of
 //! the answers above.
 //!
-//! JSON instead of SSE: rmcp's own `json_response` applies only to stateless serving;
-//! with sessions every answer is an SSE stream, so a stream whose first message is the
-//! request's response or error goes out as that one JSON object (the transport lets the
-//! server choose; every client takes both). A stream with anything before the answer
-//! (a notification, a request to the client, a keep-alive) is passed on unchanged.
+//! JSON instead of SSE: rmcp's own `json_response` (which [`loopback_config`] turns on)
+//! applies only to stateless serving; with sessions every answer is an SSE stream, so a
+//! stream whose first message is the request's response or error goes out as that one
+//! JSON object (the transport lets the server choose; every client takes both). A stream
+//! with anything before the answer (a notification, a request to the client, a
+//! keep-alive) is passed on unchanged.
+//!
+//! The `tools/call` lane: a POST whose body is a plain `tools/call` (read by its keys,
+//! [`read_tools_call`](crate::rmcp::read_tools_call), not parsed twice) for an open
+//! session, with headers rmcp would pass unchanged (an allowed `Host`, no `Origin`,
+//! `Accept` listing JSON and SSE, the session's id, a protocol version with the
+//! `initialize` handshake), is handed to the session by the front itself and answered as
+//! above, without rmcp's second reading of the body, its SSE framing or the front's
+//! reading of that SSE. Any other request, or one in doubt, goes through rmcp's service
+//! as before. [`McpService::calls_by_keys`] counts the calls the lane took.
 //!
 //! A client that closes the connection of a session's request before its answer went out
 //! (while the handler runs, or in the middle of the SSE stream) has the request cancelled:
@@ -61,6 +71,7 @@
 mod answer;
 mod check;
 mod gate;
+mod lane;
 mod listen;
 
 use std::convert::Infallible;
@@ -193,8 +204,10 @@ impl Default for HttpLimits {
 }
 
 /// rmcp's streamable HTTP configuration for a local server: loopback `Host`s only, and
-/// browser `Origin`s only from loopback pages (DNS-rebinding protection), and the body
-/// limit of `limits`, so a body rmcp reads again never exceeds what was checked. A
+/// browser `Origin`s only from loopback pages (DNS-rebinding protection), the body limit
+/// of `limits`, so a body rmcp reads again never exceeds what was checked, and JSON
+/// answers to stateless requests whose first message is their response (rmcp's
+/// `json_response`; a stream otherwise, as with sessions). A
 /// server reachable under other names starts from this and sets its own
 /// `allowed_hosts` and `allowed_origins`.
 #[must_use]
@@ -204,6 +217,7 @@ pub fn loopback_config(limits: &HttpLimits) -> StreamableHttpServerConfig {
         .with_allowed_origins(["http://localhost:*", "http://127.0.0.1:*", "http://[::1]:*"])
         .enforce_origin_validation()
         .with_max_request_body_bytes(limits.max_body_bytes)
+        .with_json_response(true)
 }
 
 /// The tower [`Layer`](tower_layer::Layer) that puts the front before rmcp's

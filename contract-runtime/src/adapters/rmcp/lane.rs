@@ -23,7 +23,6 @@
 //! eight bytes at a time. rmcp's own transport is the oracle for every answer in the
 //! unit tests, in both protocol eras.
 
-use std::borrow::Cow;
 use std::collections::HashMap;
 use std::future::Future;
 use std::io;
@@ -32,65 +31,20 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::task::{Context, Poll};
 
 use rmcp::model::{
-    CallToolRequest, CallToolRequestParams, CallToolResult, ClientJsonRpcMessage, ClientRequest, ContentBlock,
-    JsonRpcRequest, JsonRpcResponse, JsonRpcVersion2_0, RequestId, ServerJsonRpcMessage, ServerResult,
+    CallToolResult, ClientJsonRpcMessage, ClientRequest, ContentBlock, JsonRpcRequest, JsonRpcResponse, RequestId,
+    ServerJsonRpcMessage, ServerResult,
 };
 use rmcp::service::{RoleServer, RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::transport::Transport;
-use serde::Deserialize;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, ReadBuf};
 use tokio::sync::mpsc;
 
 use super::json::TextMark;
+use super::read_tools_call;
 
 /// The longest line the lane reads itself; longer ones pass to rmcp as they come.
 const BUFFER: usize = 64 * 1024;
-
-/// Reads a request line by its keys when it is a plain `tools/call` (`jsonrpc`, `id`,
-/// `method` and `params`, nothing else): the message rmcp's own reader makes of it, at
-/// about a sixth of the cost. `None`: the line is something else, for rmcp's reader.
-/// [`serve_stdio`](super::serve_stdio) reads calls this way.
-///
-/// # Examples
-///
-/// ```
-/// use contract_runtime::rmcp::read_tools_call;
-/// use rmcp::model::ClientJsonRpcMessage;
-///
-/// let line = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search","arguments":{"q":"t-"}}}"#;
-/// let ours = read_tools_call(line).unwrap();
-/// let rmcps: ClientJsonRpcMessage = serde_json::from_slice(line).unwrap();
-/// assert_eq!(serde_json::to_value(ours).unwrap(), serde_json::to_value(rmcps).unwrap());
-/// // Anything else is left to rmcp.
-/// assert!(read_tools_call(br#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#).is_none());
-/// ```
-#[must_use]
-pub fn read_tools_call(line: &[u8]) -> Option<ClientJsonRpcMessage> {
-    #[derive(Deserialize)]
-    #[serde(deny_unknown_fields)]
-    struct Top<'a> {
-        #[allow(dead_code)]
-        jsonrpc: JsonRpcVersion2_0,
-        id: RequestId,
-        #[serde(borrow)]
-        method: Cow<'a, str>,
-        params: CallToolRequestParams,
-    }
-    memchr::memmem::find(line, b"\"tools/call\"")?;
-    let top: Top<'_> = serde_json::from_slice(line).ok()?;
-    if top.method != "tools/call" {
-        return None;
-    }
-    let mut params = top.params;
-    // rmcp keeps a request's `_meta` in its extensions, not in the parameters.
-    let meta = params.meta.take();
-    let mut request = CallToolRequest::new(params);
-    if let Some(meta) = meta {
-        request.extensions.insert(meta);
-    }
-    Some(ClientJsonRpcMessage::Request(JsonRpcRequest::new(top.id, ClientRequest::CallToolRequest(request))))
-}
 
 /// The client's stream as rmcp's transport reads it, less the calls the lane reads.
 pub(super) struct Tap<R> {
@@ -430,7 +384,8 @@ mod tests {
     use serde_json::Value;
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-    use super::{read_tools_call, Lane};
+    use super::Lane;
+    use crate::rmcp::read_tools_call;
 
     /// Calls the tap read by their keys, in every test.
     pub(super) static READ_BY_KEYS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);

@@ -100,6 +100,8 @@
 mod bind;
 mod enforce;
 mod json;
+#[cfg(any(feature = "stdio", feature = "http"))]
+mod keyed;
 #[cfg(feature = "stdio")]
 mod lane;
 mod server_info;
@@ -134,8 +136,8 @@ use crate::serve::wire::META_KEY;
 
 use enforce::{Enforcer, Shared};
 pub use json::Json;
-#[cfg(feature = "stdio")]
-pub use lane::read_tools_call;
+#[cfg(any(feature = "stdio", feature = "http"))]
+pub use keyed::read_tools_call;
 #[cfg(feature = "stdio")]
 pub use stdio::{serve_stdio, stdio_pipes, StdioError};
 

@@ -115,6 +115,25 @@ impl Conn {
         Ok((self.post("tools/call", body).await?, id))
     }
 
+    /// One call for a page of `size` items, checked in full: a success whose
+    /// `structuredContent` and text block are both `expected`.
+    async fn checked_call(&mut self, size: u32, expected: &Value) -> Result<(), String> {
+        let (answer, id) = self.call(&arguments(QUERY, size)).await?;
+        let reply = Self::response(&answer, id)?;
+        let result = &reply["result"];
+        if result.is_null() || result["isError"] == Value::Bool(true) {
+            return Err(format!("not a success: {}", truncated(&reply.to_string())));
+        }
+        if result["structuredContent"] != *expected {
+            return Err("structuredContent differs from the expected page".to_owned());
+        }
+        let text = result["content"][0]["text"].as_str().unwrap_or_default();
+        if serde_json::from_str::<Value>(text).ok().as_ref() != Some(expected) {
+            return Err("the text block is not the expected page".to_owned());
+        }
+        Ok(())
+    }
+
     /// The response to call `id` in `answer`, parsed.
     fn response(answer: &Answer, id: u64) -> Result<Value, String> {
         answer
@@ -132,30 +151,38 @@ struct HttpRow {
     conns: Vec<Conn>,
 }
 
-/// One server process listening on a loopback port.
+/// One server process listening on a loopback port. It runs until its stdin closes
+/// ([`close`](Self::close)) or it is dropped (killed).
 struct HttpServer {
     name: &'static str,
     child: Child,
+    stdin: Option<ChildStdin>,
     addr: SocketAddr,
 }
 
 impl HttpServer {
     async fn spawn(spec: &Spec) -> Result<Self, String> {
-        let name = spec.name;
-        let mut child = Command::new(&spec.program)
-            .args(&spec.args)
+        Self::start(spec.name, &spec.program, &spec.args, Duration::from_secs(30)).await
+    }
+
+    /// Starts `program` with `args` and `--http 127.0.0.1:0`, and waits up to `wait` for
+    /// the address it listens on.
+    async fn start(name: &'static str, program: &Path, args: &[String], wait: Duration) -> Result<Self, String> {
+        let mut child = Command::new(program)
+            .args(args)
             .args(["--http", "127.0.0.1:0"])
-            .stdin(Stdio::null())
+            .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .kill_on_drop(true)
             .spawn()
-            .map_err(|err| format!("{name}: cannot start `{}`: {err}", spec.program.display()))?;
+            .map_err(|err| format!("{name}: cannot start `{}`: {err}", program.display()))?;
+        let stdin = child.stdin.take();
         let mut lines = BufReader::new(child.stdout.take().ok_or("no stdout")?).lines();
         let addr = loop {
-            let line = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
+            let line = tokio::time::timeout(wait, lines.next_line())
                 .await
-                .map_err(|_| format!("{name}: no `listening on` line within 30 s"))?
+                .map_err(|_| format!("{name}: no `listening on` line within {} s", wait.as_secs()))?
                 .map_err(|err| format!("{name}: {err}"))?
                 .ok_or_else(|| format!("{name}: exited before listening"))?;
             if let Some(url) = line.trim().strip_prefix("listening on http://") {
@@ -165,7 +192,17 @@ impl HttpServer {
         };
         // Keep reading stdout so that the server never blocks on a full pipe.
         tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
-        Ok(Self { name, child, addr })
+        Ok(Self { name, child, stdin, addr })
+    }
+
+    /// Closes the server's stdin (the Rust servers here stop then) and waits up to
+    /// `wait` for it to exit.
+    async fn close(mut self, wait: Duration) -> Result<std::process::ExitStatus, String> {
+        drop(self.stdin.take());
+        tokio::time::timeout(wait, self.child.wait())
+            .await
+            .map_err(|_| format!("{}: still running {} s after its stdin closed", self.name, wait.as_secs()))?
+            .map_err(|err| format!("{}: {err}", self.name))
     }
 
     /// A row in `era` with `connections` connections, each call checked in full at
@@ -178,23 +215,35 @@ impl HttpServer {
         for &size in sizes {
             let expected = serde_json::to_value(page(QUERY, size)).map_err(|err| err.to_string())?;
             for conn in &mut conns {
-                let (answer, id) = conn.call(&arguments(QUERY, size)).await?;
-                let reply = Conn::response(&answer, id)?;
-                let result = &reply["result"];
-                if result.is_null() || result["isError"] == Value::Bool(true) {
-                    return Err(format!("not a success: {}", truncated(&reply.to_string())));
-                }
-                if result["structuredContent"] != expected {
-                    return Err("structuredContent differs from the expected page".to_owned());
-                }
-                let text = result["content"][0]["text"].as_str().unwrap_or_default();
-                if serde_json::from_str::<Value>(text).ok().as_ref() != Some(&expected) {
-                    return Err("the text block is not the expected page".to_owned());
-                }
+                conn.checked_call(size, &expected).await?;
             }
         }
         Ok(HttpRow { name: format!("{} {}", self.name, era.label()), pid: self.child.id(), conns })
     }
+}
+
+/// One server under callgrind over HTTP (`valgrind` with `args`, the server's program
+/// and arguments among them): a connection opened in `era` (the handshake in
+/// 2025-11-25), then `calls` sequential calls for pages of `size` items over that
+/// keep-alive connection, each checked in full; then its stdin is closed and its exit
+/// status returned.
+pub(super) async fn counted_calls(
+    name: &'static str,
+    args: &[String],
+    era: Era,
+    work: Option<(u32, u32)>,
+    wait: Duration,
+) -> Result<std::process::ExitStatus, String> {
+    let server = HttpServer::start(name, Path::new("valgrind"), args, wait).await?;
+    let mut conn = Conn::open(server.addr, era).await?;
+    if let Some((size, calls)) = work {
+        let expected = serde_json::to_value(page(QUERY, size)).map_err(|err| err.to_string())?;
+        for call in 0..calls {
+            conn.checked_call(size, &expected).await.map_err(|err| format!("call {} of {calls}: {err}", call + 1))?;
+        }
+    }
+    drop(conn);
+    server.close(wait).await
 }
 
 fn arguments(query: &str, limit: u32) -> String {
@@ -278,9 +327,26 @@ impl HttpRow {
 
 pub(super) async fn run_http(options: &Options) -> Result<(), String> {
     let mut notes = Vec::new();
+    let specs = specs(options, &mut notes)?;
+    if options.instructions != Instructions::Only {
+        timed(options, &specs, notes.clone()).await?;
+        println!();
+    }
+    if options.instructions == Instructions::Off || options.invalid {
+        if !options.invalid {
+            println!("instructions per call: not counted (`--no-instructions`)");
+        }
+    } else {
+        super::callgrind::run_instructions(options, &specs, &notes).await?;
+    }
+    Ok(())
+}
+
+/// The rounds (or the `--invalid` probe) over HTTP.
+async fn timed(options: &Options, specs: &[Spec], mut notes: Vec<String>) -> Result<(), String> {
     let mut servers = Vec::new();
-    for spec in specs(options, &mut notes)? {
-        servers.push(HttpServer::spawn(&spec).await?);
+    for spec in specs {
+        servers.push(HttpServer::spawn(spec).await?);
     }
     let most = options.connections.iter().copied().max().unwrap_or(1);
     if options.invalid {

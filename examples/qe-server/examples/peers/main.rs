@@ -13,6 +13,8 @@
 //! cargo run --release -p qe-server --features server --example peers -- --rounds 12 --round-ms 300 \
 //!     --sizes 1,100,1000 --blocking-stdio
 //! cargo run --release -p qe-server --features server --example peers -- --transport http --connections 1,8
+//! cargo run --release -p qe-server --features server --example peers -- --transport http --instructions-only \
+//!     --sizes 1,100,1000
 //! cargo run --release -p qe-server --features server --example peers -- --invalid [--transport http]
 //! cargo run --release -p qe-server --features server --example peers -- --servers typescript
 //! cargo run --release -p qe-server --features server --example peers -- --era 2025-11-25,2026-07-28 \
@@ -29,15 +31,16 @@
 //! serves stdio (the library's `serve_stdio`, or rmcp's `serve(stdio_pipes())` written out),
 //! a row each. The defaults (2025-11-25, object, `serve_stdio`) are the project's table.
 //!
-//! **Instructions per call** (stdio, after the timed rounds; `--no-instructions` skips
-//! them, `--instructions-only` skips the rounds): each Rust process — ours, plain rmcp,
+//! **Instructions per call** (after the timed rounds; `--no-instructions` skips them,
+//! `--instructions-only` skips the rounds and needs no SDK installed): each Rust process — ours, plain rmcp,
 //! tower-mcp, and the middle process of the proxy and relay rows — runs under `valgrind
 //! --tool=callgrind` with N sequential calls and with 0 (the same handshake and
 //! `tools/list`); the difference over N is printed per server, era, root and size, with
 //! ratios against ours and plain rmcp (`callgrind.rs`). N is 200 up to 10 items, 50 up to
 //! 100 and 20 above; `--instruction-calls 200,50,20` sets it per `--sizes` entry. Without
 //! `valgrind` on PATH the command says so and prints no counts. The Node and Python
-//! servers get no count: callgrind on a JIT is not comparable.
+//! servers get no count: callgrind on a JIT is not comparable. With `--transport http`
+//! ours and plain rmcp are counted as HTTP servers, in both eras (`callgrind.rs`).
 //!
 //! Over stdio two rows put a process in front of plain rmcp: `contract-proxy`, and a relay
 //! (`peers relay -- PROGRAM…`) that only copies bytes both ways, the floor of any proxy.
@@ -218,7 +221,9 @@ fn specs(options: &Options, notes: &mut Vec<String>) -> Result<Vec<Spec>, String
     let interop = interop_dir();
     let python = interop.join(".venv/bin/python");
     let node_sdk = interop.join("node_modules/@modelcontextprotocol/sdk");
-    if !python.exists() || !node_sdk.exists() {
+    // Counting instructions needs only the Rust servers.
+    let sdks = python.exists() && node_sdk.exists();
+    if !sdks && options.instructions != Instructions::Only {
         return Err(format!(
             "the pinned SDKs are not installed under {}: run `bash tests/interop/install.sh` first",
             interop.display()
@@ -289,6 +294,10 @@ fn specs(options: &Options, notes: &mut Vec<String>) -> Result<Vec<Spec>, String
     // proxy pays for the extra hop before it reads a byte (the proxy row's floor).
     if options.transport == Transport::Stdio && !options.invalid {
         specs.push(own(RELAY, &["relay", "--", &exe.to_string_lossy(), "serve", "plain"]));
+    }
+    if !sdks {
+        specs.retain(|spec| keep(spec.name));
+        return Ok(specs);
     }
     let script = |file: &str| interop.join("peers").join(file).to_string_lossy().into_owned();
     let node = |name, file| Spec {

@@ -79,7 +79,7 @@ impl Root {
     }
 }
 
-/// Whether instructions per call are counted under callgrind (stdio only).
+/// Whether instructions per call are counted under callgrind.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(super) enum Instructions {
     /// After the timed rounds (the default).
@@ -265,10 +265,8 @@ pub(super) fn parse(args: &[String]) -> Result<Options, String> {
                     tried in both eras, with the object root"
             .to_owned());
     }
-    if options.instructions == Instructions::Only && (options.transport == Transport::Http || options.invalid) {
-        return Err("`--instructions-only` counts instructions over stdio; it does not go with `--transport http` or \
-                    `--invalid`"
-            .to_owned());
+    if options.instructions == Instructions::Only && options.invalid {
+        return Err("`--instructions-only` counts instructions; it does not go with `--invalid`".to_owned());
     }
     Ok(options)
 }

@@ -143,6 +143,16 @@ async fn serve<H: ServerHandler>(handler: H, how: StdioMode, ours: bool) -> Resu
     Ok(())
 }
 
+/// Resolves once this process's stdin reaches its end: an HTTP server stops then, so a
+/// client that started it with a piped stdin ends it cleanly by closing that pipe (what
+/// a run under callgrind needs to write its profile).
+async fn stdin_closed() {
+    use tokio::io::AsyncReadExt;
+    let mut stdin = tokio::io::stdin();
+    let mut buf = [0u8; 64];
+    while matches!(stdin.read(&mut buf).await, Ok(n) if n > 0) {}
+}
+
 /// Binds `addr` and says where on stdout (the line the client waits for).
 async fn listen(addr: &str) -> Result<tokio::net::TcpListener, Box<dyn std::error::Error>> {
     let listener = tokio::net::TcpListener::bind(addr).await?;
@@ -151,7 +161,7 @@ async fn listen(addr: &str) -> Result<tokio::net::TcpListener, Box<dyn std::erro
 }
 
 /// Ours over streamable HTTP: the library's front before rmcp's service, served by its
-/// `serve` (`TCP_NODELAY`, the connection cap, the header deadline).
+/// `serve` (`TCP_NODELAY`, the connection cap, the header deadline) until stdin closes.
 async fn serve_http_contracted(
     server: ContractedServer<Contracted>,
     addr: &str,
@@ -159,16 +169,21 @@ async fn serve_http_contracted(
     use contract_runtime::http::{HttpLimits, McpLayer};
     let limits = HttpLimits::default();
     let app = axum::Router::new().nest_service("/mcp", McpLayer::new(limits.clone()).service(server));
-    contract_runtime::http::serve(listen(addr).await?, app, &limits).await;
+    let listener = listen(addr).await?;
+    tokio::select! {
+        () = contract_runtime::http::serve(listener, app, &limits) => {}
+        () = stdin_closed() => {}
+    }
     Ok(())
 }
 
 /// Plain rmcp over streamable HTTP: its `StreamableHttpService` with the default
 /// configuration (sessions, SSE answers) in axum, with `TCP_NODELAY` as every HTTP server
-/// here has it.
+/// here has it, until stdin closes.
 async fn serve_http_plain(addr: &str) -> Result<(), Box<dyn std::error::Error>> {
     use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
     use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
+    use std::future::IntoFuture as _;
     let service = StreamableHttpService::new(
         || Ok(Plain { tool_router: Plain::tool_router() }),
         Arc::new(LocalSessionManager::default()),
@@ -178,7 +193,10 @@ async fn serve_http_plain(addr: &str) -> Result<(), Box<dyn std::error::Error>> 
     let listener = axum::serve::ListenerExt::tap_io(listen(addr).await?, |tcp| {
         let _ = tcp.set_nodelay(true);
     });
-    axum::serve(listener, app).await?;
+    tokio::select! {
+        served = axum::serve(listener, app).into_future() => served?,
+        () = stdin_closed() => {}
+    }
     Ok(())
 }
 
