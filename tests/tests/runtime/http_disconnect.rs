@@ -27,23 +27,12 @@ const DEADLINE: Duration = Duration::from_secs(30);
 /// The probe behind the front on its own thread and runtime: its address, its
 /// cancellation count, the front's session manager and the front.
 fn start() -> (SocketAddr, Arc<AtomicU32>, Arc<LocalSessionManager>, McpService<ContractedServer<RolloutProbe>>) {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
-    listener.set_nonblocking(true).expect("non-blocking listener");
-    let addr = listener.local_addr().expect("local address");
     let probe = probe();
     let cancelled = Arc::clone(&probe.cancelled);
     let layer = McpLayer::new(HttpLimits::default());
     let sessions = layer.session_manager();
     let front = layer.service(contracted(probe, None));
-    let served = front.clone();
-    thread::spawn(move || {
-        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime");
-        runtime.block_on(async move {
-            let listener = tokio::net::TcpListener::from_std(listener).expect("a tokio listener");
-            let app = axum::Router::new().nest_service("/mcp", served);
-            contract_runtime::http::serve(listener, app, &HttpLimits::default()).await;
-        });
-    });
+    let addr = crate::support::http_front::serve_on_thread(front.clone(), HttpLimits::default());
     (addr, cancelled, sessions, front)
 }
 

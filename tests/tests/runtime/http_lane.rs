@@ -10,7 +10,6 @@
 use std::fmt::Write as _;
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
-use std::thread;
 use std::time::Duration;
 
 use contract_runtime::http::{HttpLimits, McpLayer, McpService};
@@ -27,19 +26,8 @@ type Front = McpService<contract_runtime::rmcp::ContractedServer<RolloutProbe>>;
 
 /// The probe behind the front on its own thread and runtime: its address and the front.
 fn start() -> (SocketAddr, Front) {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
-    listener.set_nonblocking(true).expect("non-blocking listener");
-    let addr = listener.local_addr().expect("local address");
     let front = McpLayer::new(HttpLimits::default()).service(contracted(probe(), None));
-    let served = front.clone();
-    thread::spawn(move || {
-        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime");
-        runtime.block_on(async move {
-            let listener = tokio::net::TcpListener::from_std(listener).expect("a tokio listener");
-            let app = axum::Router::new().nest_service("/mcp", served);
-            contract_runtime::http::serve(listener, app, &HttpLimits::default()).await;
-        });
-    });
+    let addr = crate::support::http_front::serve_on_thread(front.clone(), HttpLimits::default());
     (addr, front)
 }
 

@@ -16,6 +16,7 @@ pub(crate) mod capture;
 pub(crate) mod corpus;
 pub(crate) mod evolution;
 pub(crate) mod fast_path;
+pub(crate) mod http_front;
 pub(crate) mod interop;
 pub(crate) mod lenient;
 pub(crate) mod lint_types;
