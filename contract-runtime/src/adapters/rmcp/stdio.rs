@@ -32,7 +32,11 @@ pub use rmcp::transport::stdio_pipes;
 /// line against each variant of its message enums); every other line is rmcp's to
 /// read, in the order the client sent it. A contracted result goes out with its
 /// `structuredContent` written from the text the contract checked rather than from its
-/// tree; the JSON is the same.
+/// tree; the JSON is the same. Where no completeness invariant needs the tree, it is
+/// never built: between the adapter and the wire such a result carries its text alone
+/// and no `structured_content`, and a handler of your own wrapped around
+/// `ContractedServer` that reads or rewrites `structured_content` should serve with
+/// rmcp's `serve(stdio_pipes())` instead, where every result carries its tree.
 ///
 /// # Examples
 ///
