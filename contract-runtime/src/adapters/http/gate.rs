@@ -26,7 +26,7 @@ use super::answer::prefer_json;
 use super::check::{envelope, error_response, full, initialize_id, is_json, rejection, too_large, typed};
 use super::lane;
 use super::{Body, BoxError, HttpLimits, INVALID_REQUEST, SERVER_BUSY};
-use crate::rmcp::read_tools_call;
+use crate::adapters::rmcp::read_tools_call;
 
 type Future_ = Pin<Box<dyn Future<Output = Result<Response<Body>, std::convert::Infallible>> + Send>>;
 

@@ -385,7 +385,7 @@ mod tests {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
     use super::Lane;
-    use crate::rmcp::read_tools_call;
+    use crate::adapters::rmcp::read_tools_call;
 
     /// Calls the tap read by their keys, in every test.
     pub(super) static READ_BY_KEYS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
@@ -548,7 +548,7 @@ mod tests {
         use rmcp::model::{CallToolResult, ContentBlock};
         use rmcp::{tool, tool_handler, tool_router, ServerHandler};
 
-        use crate::rmcp::{ContractedServer, Json};
+        use crate::adapters::rmcp::{ContractedServer, Json};
         use crate::{contracts, ToolError, ToolOutput};
 
         #[derive(Clone, serde::Serialize, schemars::JsonSchema, ToolOutput)]
@@ -619,8 +619,8 @@ mod tests {
             if !cached {
                 return server;
             }
-            let cache = std::sync::Arc::new(crate::cache::InMemoryCache::new());
-            server.with_pipeline(crate::pipeline::Pipeline::builder().cache(cache).build())
+            let cache = std::sync::Arc::new(crate::serve::cache::InMemoryCache::new());
+            server.with_pipeline(crate::serve::pipeline::Pipeline::builder().cache(cache).build())
         }
     }
 
