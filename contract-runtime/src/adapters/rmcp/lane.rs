@@ -781,4 +781,50 @@ mod tests {
             }
         }
     }
+
+    /// Calls written all at once, answered as the server finishes them: every answer the
+    /// lane writes from a text carries the text of its own call, not of another in flight
+    /// (each call's label comes back in its result).
+    #[tokio::test]
+    async fn calls_in_flight_each_get_their_own_answer() {
+        use rmcp::ServiceExt;
+        use tokio::io::AsyncBufReadExt;
+        let (mut client, server_read) = tokio::io::duplex(1 << 20);
+        let (server_write, back) = tokio::io::duplex(1 << 20);
+        let serving = tokio::spawn(async move {
+            if let Ok(running) = served::server(false).serve(Lane::new(server_read, server_write)).await {
+                let _ = running.waiting().await;
+            }
+        });
+        let init = serde_json::json!({ "jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": { "name": "lane", "version": "1" } } });
+        let mut batch = format!("{init}\n{}\n", r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        let calls: u64 = 64;
+        for id in 1..=calls {
+            let tool = if id % 2 == 0 { "reading" } else { "readings" };
+            let call = serde_json::json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call",
+                "params": { "name": tool, "arguments": { "label": format!("call-{id}") } } });
+            batch.push_str(&call.to_string());
+            batch.push('\n');
+        }
+        client.write_all(batch.as_bytes()).await.unwrap();
+        let mut back = tokio::io::BufReader::new(back).lines();
+        let mut answered = std::collections::BTreeSet::new();
+        while (answered.len() as u64) < calls {
+            let line = back.next_line().await.unwrap().expect("an answer");
+            let answer: Value = serde_json::from_str(&line).unwrap();
+            let Some(id) = answer["id"].as_u64().filter(|id| *id > 0) else { continue };
+            let label = format!("call-{id}");
+            let structured = &answer["result"]["structuredContent"];
+            let first = if id % 2 == 0 { &structured["label"] } else { &structured["result"][0]["label"] };
+            assert_eq!(first, &Value::from(label.clone()), "{line}");
+            let text: Value = serde_json::from_str(answer["result"]["content"][0]["text"].as_str().unwrap()).unwrap();
+            assert_eq!(&text, structured, "{line}");
+            // Written by the lane from the text (it puts `structuredContent` first).
+            assert!(line.contains(r#""result":{"structuredContent":"#), "{line}");
+            assert!(answered.insert(id), "answered twice: {id}");
+        }
+        drop(client);
+        serving.await.unwrap();
+    }
 }
