@@ -25,20 +25,9 @@ const HEADER_TIMEOUT: Duration = Duration::from_secs(1);
 /// The demo server's contracted handler behind the library front, on its own thread and
 /// runtime; it ends with the test process.
 fn start() -> SocketAddr {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
-    listener.set_nonblocking(true).expect("non-blocking listener");
-    let addr = listener.local_addr().expect("local address");
-    std::thread::spawn(move || {
-        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime");
-        runtime.block_on(async move {
-            let listener = tokio::net::TcpListener::from_std(listener).expect("a tokio listener");
-            let limits = HttpLimits::default().with_max_body_bytes(MAX_BODY).with_header_timeout(HEADER_TIMEOUT);
-            let server = qe_server::server::contracted(false).expect("the demo contracts bind");
-            let app = axum::Router::new().nest_service("/mcp", McpLayer::new(limits.clone()).service(server));
-            contract_runtime::http::serve(listener, app, &limits).await;
-        });
-    });
-    addr
+    let limits = HttpLimits::default().with_max_body_bytes(MAX_BODY).with_header_timeout(HEADER_TIMEOUT);
+    let server = qe_server::server::contracted(false).expect("the demo contracts bind");
+    crate::support::http_front::serve_on_thread(McpLayer::new(limits.clone()).service(server), limits)
 }
 
 #[derive(Debug)]
