@@ -108,9 +108,12 @@ pub(super) struct TextLane {
     pub(super) checked: std::sync::Arc<std::sync::Mutex<Option<TextMark>>>,
 }
 
-/// Results a `Json` handed over as their checked text alone, in every test.
 #[cfg(all(test, feature = "stdio"))]
-pub(super) static TEXT_ONLY: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+thread_local! {
+    /// Results a `Json` handed over as their checked text alone, on this thread: a test
+    /// on its own single-threaded runtime counts its own, whatever runs beside it.
+    pub(super) static TEXT_ONLY: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
 
 #[cfg(feature = "stdio")]
 tokio::task_local! {
@@ -128,7 +131,7 @@ impl TextLane {
         let text = String::from_utf8(crate::contract::fused::write(self.contract, output, &self.limits).ok()?).ok()?;
         *self.checked.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(TextMark::of(&text));
         #[cfg(test)]
-        TEXT_ONLY.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        TEXT_ONLY.with(|n| n.set(n.get() + 1));
         let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
         result.result_type = Some(ResultType::COMPLETE);
         let mut meta = Map::with_capacity(1);

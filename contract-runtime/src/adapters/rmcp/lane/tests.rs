@@ -1,5 +1,7 @@
 //! The lane against rmcp's own transport: what it reads, what it writes, in order.
 
+use std::cell::Cell;
+
 use rmcp::model::{ClientJsonRpcMessage, ClientRequest, RequestMetaObject};
 use rmcp::service::RoleServer;
 use rmcp::transport::async_rw::AsyncRwTransport;
@@ -8,7 +10,8 @@ use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use super::Lane;
-use crate::adapters::rmcp::read_tools_call;
+use crate::adapters::rmcp::json::TEXT_ONLY;
+use crate::adapters::rmcp::{read_tools_call, ContractedServer};
 
 /// Calls the tap read by their keys, in every test.
 pub(super) static READ_BY_KEYS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
@@ -159,16 +162,33 @@ fn a_call_read_by_its_keys_is_the_one_rmcp_reads() {
 
 /// A server with a tool of each kind the lane meets: contracted results with an object
 /// and an array root (strings that need escaping, an `f32`, a `null`), a contracted
-/// tool returning rmcp's own `Json` (refused), a failing tool, and an uncontracted
-/// tool whose text is not its `structuredContent`.
+/// tool returning rmcp's own `Json` (refused), a failing tool, an uncontracted tool
+/// whose text is not its `structuredContent`, and a tool whose result breaks its
+/// contract. A 2026-07-28 client that declared the tasks extension gets every call as
+/// a task, its tool run on a tokio task of its own.
 mod served {
+    use std::sync::{Arc, Mutex, PoisonError};
+
     use rmcp::handler::server::router::tool::ToolRouter;
+    use rmcp::handler::server::tool::ToolCallContext;
     use rmcp::handler::server::wrapper::Parameters;
-    use rmcp::model::{CallToolResult, ContentBlock};
-    use rmcp::{tool, tool_handler, tool_router, ServerHandler};
+    use rmcp::model::{
+        CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CreateTaskResult, DetailedTask,
+        GetTaskParams, GetTaskResult, Implementation, JsonObject, ServerCapabilities, ServerConfig, Task, TaskPayload,
+        TaskStatus,
+    };
+    use rmcp::service::{RequestContext, RoleServer};
+    use rmcp::{tool, tool_handler, tool_router, ErrorData, ServerHandler};
+    use serde_json::Value;
+    use tokio::sync::watch;
 
     use crate::adapters::rmcp::{ContractedServer, Json};
     use crate::{contracts, ToolError, ToolOutput};
+
+    /// When each task says it was made and last updated: the same in every run, as are
+    /// the task ids (`task-0`, `task-1`, … in the order of the calls), so two servers
+    /// given the same calls answer with the same JSON.
+    const MADE: &str = "2026-07-28T00:00:00Z";
 
     #[derive(Clone, serde::Serialize, schemars::JsonSchema, ToolOutput)]
     #[tool_output(version = "1.0.0", compatibility = "exact")]
@@ -184,18 +204,31 @@ mod served {
     #[tool_output(version = "1.0.0", compatibility = "exact")]
     pub(super) struct Readings(Vec<Reading>);
 
+    /// What `broken` returns for the `Reading` contract: no `ratio`, no `count`.
+    #[derive(serde::Serialize, schemars::JsonSchema)]
+    pub(super) struct Partial {
+        label: String,
+    }
+
     #[derive(serde::Deserialize, schemars::JsonSchema)]
     pub(super) struct Ask {
         label: String,
     }
 
-    fn reading(label: String) -> Reading {
+    pub(super) fn reading(label: String) -> Reading {
         Reading { label, ratio: 0.8, note: None, count: u64::MAX }
+    }
+
+    /// What `readings` answers for `label`.
+    pub(super) fn readings(label: &str) -> Readings {
+        Readings(vec![reading(label.to_owned()), reading(format!("{label}\u{2028}\"2\""))])
     }
 
     #[derive(Clone)]
     pub(super) struct Probe {
         tool_router: ToolRouter<Self>,
+        /// The tasks made, by their number: each one's payload once its tool finished.
+        tasks: Arc<Mutex<Vec<watch::Receiver<Option<TaskPayload>>>>>,
     }
 
     #[tool_router]
@@ -207,7 +240,7 @@ mod served {
 
         #[tool(description = "Readings, an array root.")]
         async fn readings(&self, Parameters(ask): Parameters<Ask>) -> Result<Json<Readings>, ToolError> {
-            Ok(Json(Readings(vec![reading(ask.label.clone()), reading(format!("{}\u{2028}\"2\"", ask.label))])))
+            Ok(Json(readings(&ask.label)))
         }
 
         #[tool(description = "A contracted tool returning rmcp's own Json.")]
@@ -226,15 +259,96 @@ mod served {
             result.structured_content = Some(serde_json::json!({ "b": 2, "a": 1 }));
             result
         }
+
+        #[tool(description = "Breaks the contract of `reading`.")]
+        async fn broken(&self, Parameters(ask): Parameters<Ask>) -> Result<Json<Partial>, ToolError> {
+            Ok(Json(Partial { label: ask.label }))
+        }
+    }
+
+    /// A task with the fixed times, as its tool finished (`payload`) or still working.
+    fn task(id: String, payload: TaskPayload) -> DetailedTask {
+        DetailedTask::new(Task::new(id, TaskStatus::Working, MADE, MADE).with_poll_interval_ms(10), payload)
+    }
+
+    /// What a task's tool came to, as its `tasks/get` carries it.
+    fn payload(response: Result<CallToolResponse, ErrorData>) -> TaskPayload {
+        let object = |value: Result<Value, serde_json::Error>| match value {
+            Ok(Value::Object(object)) => object,
+            _ => JsonObject::new(),
+        };
+        match response {
+            Ok(CallToolResponse::Complete(result)) => {
+                TaskPayload::Completed { result: object(serde_json::to_value(result)) }
+            }
+            Ok(_) => TaskPayload::Failed {
+                error: object(serde_json::to_value(ErrorData::internal_error("the tool did not complete", None))),
+            },
+            Err(err) => TaskPayload::Failed { error: object(serde_json::to_value(err)) },
+        }
     }
 
     #[tool_handler(router = self.tool_router)]
-    impl ServerHandler for Probe {}
+    impl ServerHandler for Probe {
+        fn get_info(&self) -> ServerConfig {
+            ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_tasks().build())
+                .with_server_info(Implementation::from_build_env())
+        }
+
+        async fn call_tool(
+            &self,
+            request: CallToolRequestParams,
+            context: RequestContext<RoleServer>,
+        ) -> Result<CallToolResponse, ErrorData> {
+            let declared = context.client_capabilities().is_some_and(|caps| caps.supports_tasks());
+            let tasks_era = context.protocol_version().is_some_and(|version| version.as_str() >= "2026-07-28");
+            if !(declared && tasks_era) {
+                return self.tool_router.call(ToolCallContext::new(self, request, context)).await;
+            }
+            let (finish, finished) = watch::channel(None);
+            let id = {
+                let mut tasks = self.tasks.lock().unwrap_or_else(PoisonError::into_inner);
+                tasks.push(finished);
+                format!("task-{}", tasks.len() - 1)
+            };
+            // The tool runs on a task of its own, as rmcp's `TaskManager` runs it.
+            let server = self.clone();
+            tokio::spawn(async move {
+                let response = server.tool_router.call(ToolCallContext::new(&server, request, context)).await;
+                let _ = finish.send(Some(payload(response)));
+            });
+            Ok(CallToolResponse::Task(CreateTaskResult::new(task(id, TaskPayload::Working).task)))
+        }
+
+        /// The task once its tool finished: every `tasks/get` sees it done, in every run.
+        async fn get_task(
+            &self,
+            request: GetTaskParams,
+            _context: RequestContext<RoleServer>,
+        ) -> Result<GetTaskResult, ErrorData> {
+            let finished = request
+                .task_id
+                .strip_prefix("task-")
+                .and_then(|n| n.parse::<usize>().ok())
+                .and_then(|n| self.tasks.lock().unwrap_or_else(PoisonError::into_inner).get(n).cloned());
+            let Some(mut finished) = finished else {
+                return Err(ErrorData::invalid_params("no such task", None));
+            };
+            let payload = finished
+                .wait_for(Option::is_some)
+                .await
+                .ok()
+                .and_then(|payload| payload.clone())
+                .unwrap_or(TaskPayload::Cancelled);
+            Ok(GetTaskResult::new(task(request.task_id, payload)))
+        }
+    }
 
     /// The probe, with an in-memory result cache when `cached`.
     pub(super) fn server(cached: bool) -> ContractedServer<Probe> {
-        let set = contracts![Reading, Readings, Reading => "unchecked"];
-        let server = ContractedServer::new(Probe { tool_router: Probe::tool_router() }, set).unwrap();
+        let set = contracts![Reading, Readings, Reading => "unchecked", Reading => "broken"];
+        let probe = Probe { tool_router: Probe::tool_router(), tasks: Arc::default() };
+        let server = ContractedServer::new(probe, set).unwrap();
         if !cached {
             return server;
         }
@@ -293,8 +407,12 @@ fn session(era: &str) -> Vec<(Option<u64>, String)> {
     lines
 }
 
-/// The answer lines of a server on `transport` to `session(era)`.
-async fn answers<T, F>(make: F, era: &str, cached: bool) -> Vec<String>
+/// The answer lines of `server` on the transport `make` makes to `lines`, sent in turn.
+async fn answers<T, F>(
+    make: F,
+    server: ContractedServer<served::Probe>,
+    lines: Vec<(Option<u64>, String)>,
+) -> Vec<String>
 where
     T: Transport<RoleServer> + Send + 'static,
     F: FnOnce(tokio::io::DuplexStream, tokio::io::DuplexStream) -> T + Send + 'static,
@@ -304,13 +422,13 @@ where
     let (mut client, server_read) = tokio::io::duplex(1 << 16);
     let (server_write, back) = tokio::io::duplex(1 << 16);
     let serving = tokio::spawn(async move {
-        if let Ok(running) = served::server(cached).serve(make(server_read, server_write)).await {
+        if let Ok(running) = server.serve(make(server_read, server_write)).await {
             let _ = running.waiting().await;
         }
     });
     let mut back = tokio::io::BufReader::new(back).lines();
     let mut answers = Vec::new();
-    for (id, line) in session(era) {
+    for (id, line) in lines {
         client.write_all(format!("{line}\n").as_bytes()).await.unwrap();
         if id.is_some() {
             answers.push(back.next_line().await.unwrap().expect("an answer"));
@@ -330,13 +448,13 @@ where
 async fn the_lanes_answers_are_rmcps() {
     const FIRST: &str = r#""result":{"structuredContent":"#;
     for (era, cached) in [("2025-11-25", false), ("2026-07-28", false), ("2025-11-25", true), ("2026-07-28", true)] {
-        let theirs = answers(AsyncRwTransport::<RoleServer, _, _>::new, era, cached).await;
-        let text_only = super::super::json::TEXT_ONLY.load(std::sync::atomic::Ordering::Relaxed);
-        let ours = answers(Lane::new, era, cached).await;
+        let theirs = answers(AsyncRwTransport::<RoleServer, _, _>::new, served::server(cached), session(era)).await;
+        let text_only = TEXT_ONLY.with(Cell::get);
+        let ours = answers(Lane::new, served::server(cached), session(era)).await;
         // The lane's run handed over the contracted results as their text alone, no
         // tree built: the three `reading`s, `readings` and the named call, less the
         // cache's hit (the repeated `reading`) when cached.
-        let handed = super::super::json::TEXT_ONLY.load(std::sync::atomic::Ordering::Relaxed) - text_only;
+        let handed = TEXT_ONLY.with(Cell::get) - text_only;
         assert_eq!(handed, if cached { 4 } else { 5 }, "{era}, cached: {cached}");
         assert_eq!(ours.len(), theirs.len());
         let mut from_text = Vec::new();
@@ -357,6 +475,111 @@ async fn the_lanes_answers_are_rmcps() {
         );
         let loose = theirs.iter().find(|line| line.contains(r#""id":14"#)).unwrap();
         assert!(loose.contains(r#""structuredContent":{"a":1,"b":2}"#), "{loose}");
+    }
+}
+
+/// A 2026-07-28 session (the era that has tasks) of task-augmented calls of contracted
+/// tools, each followed by its `tasks/get`, with plain calls of the same tools beside
+/// them: ids 40 to 45 in turn, a call then a poll (`task-0` to `task-2`) for `reading`,
+/// `readings` and `broken`; then the plain calls 47 (`reading`), 48 (`readings`) and
+/// 49 (`broken`), from a client that declared no tasks.
+fn task_session() -> Vec<(Option<u64>, String)> {
+    let meta = |tasks: bool| {
+        let capabilities = if tasks {
+            serde_json::json!({ "extensions": { "io.modelcontextprotocol/tasks": {} } })
+        } else {
+            serde_json::json!({})
+        };
+        serde_json::json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": capabilities,
+            "io.modelcontextprotocol/clientInfo": { "name": "lane", "version": "1" },
+        })
+    };
+    let call = |id: u64, tool: &str, label: &str, tasks: bool| {
+        let line = serde_json::json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": { "name": tool, "arguments": { "label": label }, "_meta": meta(tasks) } });
+        (Some(id), line.to_string())
+    };
+    let poll = |id: u64, task: &str| {
+        let line = serde_json::json!({ "jsonrpc": "2.0", "id": id, "method": "tasks/get",
+            "params": { "taskId": task, "_meta": meta(true) } });
+        (Some(id), line.to_string())
+    };
+    let mut lines = Vec::new();
+    for (n, (tool, label)) in TASK_CALLS.into_iter().enumerate() {
+        let id = 40 + 2 * n as u64;
+        lines.push(call(id, tool, label, true));
+        lines.push(poll(id + 1, &format!("task-{n}")));
+    }
+    for (n, (tool, label)) in TASK_CALLS.into_iter().enumerate() {
+        lines.push(call(47 + n as u64, tool, label, false));
+    }
+    lines
+}
+
+/// The tools [`task_session`] calls, each with its label, as a task and plainly.
+const TASK_CALLS: [(&str, &str); 3] = [("reading", "a \"quoted\"\nline é 🚀"), ("readings", "r"), ("broken", "b")];
+
+/// Task-augmented calls through the lane, whose tools run on a task of their own out
+/// of its reach, are answered as rmcp's own transport answers them: the task made, and
+/// its `tasks/get` with the completed result, are the same JSON; that result carries
+/// the contracted value as its `structuredContent` and the compact JSON of it as its
+/// text, the very result of the plain call; a result that breaks its contract is the
+/// same refusal (`output_contract_violation`) as a task and plainly. The control: in
+/// the same run the lane still wrote the plain calls' successes from their text.
+#[tokio::test]
+async fn a_task_augmented_call_is_answered_over_the_lane_as_over_rmcps_transport() {
+    const FIRST: &str = r#""result":{"structuredContent":"#;
+    let theirs = answers(AsyncRwTransport::<RoleServer, _, _>::new, served::server(false), task_session()).await;
+    let text_only = TEXT_ONLY.with(Cell::get);
+    let ours = answers(Lane::new, served::server(false), task_session()).await;
+    // Only the plain `reading` and `readings` were handed over as their text alone; the
+    // tasks' tools ran where the lane lends no contract, and built their tree.
+    assert_eq!(TEXT_ONLY.with(Cell::get) - text_only, 2);
+    assert_eq!(ours.len(), theirs.len());
+    let mut by_id = std::collections::BTreeMap::new();
+    let mut from_text = Vec::new();
+    for (ours, theirs) in ours.iter().zip(&theirs) {
+        let (a, b): (Value, Value) = (serde_json::from_str(ours).unwrap(), serde_json::from_str(theirs).unwrap());
+        assert_eq!(a, b, "\nlane: {ours}\nrmcp: {theirs}");
+        if ours.contains(FIRST) {
+            from_text.push(a["id"].clone());
+        }
+        by_id.insert(a["id"].as_u64().unwrap(), a["result"].clone());
+    }
+    // The control: the plain successes, and nothing else, were written from their text.
+    assert_eq!(from_text, [47, 48].map(Value::from), "{ours:#?}");
+    for (n, (tool, label)) in TASK_CALLS.into_iter().enumerate() {
+        let id = 40 + 2 * n as u64;
+        let (made, polled, plain) = (&by_id[&id], &by_id[&(id + 1)], &by_id[&(47 + n as u64)]);
+        assert_eq!(made["resultType"], "task", "{made}");
+        assert_eq!(made["taskId"], format!("task-{n}"), "{made}");
+        assert_eq!(polled["status"], "completed", "{polled}");
+        let result = &polled["result"];
+        let text = result["content"][0]["text"].as_str().unwrap_or_else(|| panic!("a text block: {result}"));
+        assert_eq!(result["content"].as_array().map(Vec::len), Some(1), "{result}");
+        assert!(result["_meta"].get("tool-contracts.dev/checked").is_none(), "{result}");
+        // The task's result is the plain call's.
+        for member in ["structuredContent", "content", "isError"] {
+            assert_eq!(result.get(member), plain.get(member), "{tool}: {member}\ntask: {result}\nplain: {plain}");
+        }
+        if tool == "broken" {
+            assert_eq!(result["isError"], true, "{result}");
+            assert!(result.get("structuredContent").is_none(), "{result}");
+            let body: Value = serde_json::from_str(text).unwrap();
+            assert_eq!(body["error"]["code"], "output_contract_violation", "{result}");
+            continue;
+        }
+        // The contracted value, and its compact JSON as serde writes it from the type.
+        let compact = match tool {
+            "reading" => serde_json::to_string(&served::reading(label.to_owned())),
+            _ => serde_json::to_string(&served::readings(label)),
+        }
+        .unwrap();
+        assert_eq!(result["isError"], false, "{result}");
+        assert_eq!(result["structuredContent"], serde_json::from_str::<Value>(&compact).unwrap(), "{result}");
+        assert_eq!(text, compact, "{result}");
     }
 }
 
