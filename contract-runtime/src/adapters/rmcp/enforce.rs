@@ -363,6 +363,21 @@ impl<H: ServerHandler> Enforcer<H> {
         }
         #[cfg(not(feature = "stdio"))]
         let _ = checked;
+        #[cfg(feature = "stdio")]
+        if result.structured_content.is_none() && meta.0.contains_key(CHECKED_KEY) {
+            // This call's `Json` handed over its text alone, but the result came back
+            // another way than the call's own answer (a task the handler made holds it)
+            // and no mark names its text: its tree is read from the text and the
+            // pipeline judges it in full, as it judges a result carrying its tree.
+            if let [ContentBlock::Text(block)] = result.content.as_slice()
+                && let Ok(value) = serde_json::from_str::<Value>(&block.text)
+            {
+                meta.0.remove(CHECKED_KEY);
+                let text = first_text(result.content).unwrap_or_default();
+                let processed = self.shared.pipeline.process_serialized(ctx, contract, value, text);
+                return with_handler_meta(to_rmcp(processed), meta);
+            }
+        }
         let Some(value) = result.structured_content.take() else {
             let error = ToolError::new(
                 ErrorCode::OutputContractViolation,

@@ -118,7 +118,9 @@ thread_local! {
 #[cfg(feature = "stdio")]
 tokio::task_local! {
     /// Set by the adapter around a direct call whose answer the stdio lane writes; a task
-    /// the handler spawns (a task-augmented call) does not see it.
+    /// the handler spawns (a task-augmented call) does not see it. A handler that runs
+    /// the tool in the call and puts the result in a task hands that task the text
+    /// alone: the adapter reads its tree back from the text when `tasks/get` returns it.
     pub(super) static TEXT_LANE: TextLane;
 }
 

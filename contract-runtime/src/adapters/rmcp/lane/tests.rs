@@ -165,7 +165,8 @@ fn a_call_read_by_its_keys_is_the_one_rmcp_reads() {
 /// tool returning rmcp's own `Json` (refused), a failing tool, an uncontracted tool
 /// whose text is not its `structuredContent`, and a tool whose result breaks its
 /// contract. A 2026-07-28 client that declared the tasks extension gets every call as
-/// a task, its tool run on a tokio task of its own.
+/// a task, its tool run on a tokio task of its own, or, by an eager probe, run in the
+/// call itself before the task is made and handed the finished result.
 mod served {
     use std::sync::{Arc, Mutex, PoisonError};
 
@@ -229,6 +230,8 @@ mod served {
         tool_router: ToolRouter<Self>,
         /// The tasks made, by their number: each one's payload once its tool finished.
         tasks: Arc<Mutex<Vec<watch::Receiver<Option<TaskPayload>>>>>,
+        /// Runs a task's tool in the call, before it makes the task.
+        eager: bool,
     }
 
     #[tool_router]
@@ -311,12 +314,17 @@ mod served {
                 tasks.push(finished);
                 format!("task-{}", tasks.len() - 1)
             };
-            // The tool runs on a task of its own, as rmcp's `TaskManager` runs it.
-            let server = self.clone();
-            tokio::spawn(async move {
-                let response = server.tool_router.call(ToolCallContext::new(&server, request, context)).await;
+            if self.eager {
+                let response = self.tool_router.call(ToolCallContext::new(self, request, context)).await;
                 let _ = finish.send(Some(payload(response)));
-            });
+            } else {
+                // The tool runs on a task of its own, as rmcp's `TaskManager` runs it.
+                let server = self.clone();
+                tokio::spawn(async move {
+                    let response = server.tool_router.call(ToolCallContext::new(&server, request, context)).await;
+                    let _ = finish.send(Some(payload(response)));
+                });
+            }
             Ok(CallToolResponse::Task(CreateTaskResult::new(task(id, TaskPayload::Working).task)))
         }
 
@@ -346,8 +354,17 @@ mod served {
 
     /// The probe, with an in-memory result cache when `cached`.
     pub(super) fn server(cached: bool) -> ContractedServer<Probe> {
+        probe(cached, false)
+    }
+
+    /// The eager probe, without a cache.
+    pub(super) fn eager_server() -> ContractedServer<Probe> {
+        probe(false, true)
+    }
+
+    fn probe(cached: bool, eager: bool) -> ContractedServer<Probe> {
         let set = contracts![Reading, Readings, Reading => "unchecked", Reading => "broken"];
-        let probe = Probe { tool_router: Probe::tool_router(), tasks: Arc::default() };
+        let probe = Probe { tool_router: Probe::tool_router(), tasks: Arc::default(), eager };
         let server = ContractedServer::new(probe, set).unwrap();
         if !cached {
             return server;
@@ -521,26 +538,37 @@ fn task_session() -> Vec<(Option<u64>, String)> {
 /// The tools [`task_session`] calls, each with its label, as a task and plainly.
 const TASK_CALLS: [(&str, &str); 3] = [("reading", "a \"quoted\"\nline é 🚀"), ("readings", "r"), ("broken", "b")];
 
-/// Task-augmented calls through the lane, whose tools run on a task of their own out
-/// of its reach, are answered as rmcp's own transport answers them: the task made, and
-/// its `tasks/get` with the completed result, are the same JSON; that result carries
-/// the contracted value as its `structuredContent` and the compact JSON of it as its
-/// text, the very result of the plain call; a result that breaks its contract is the
-/// same refusal (`output_contract_violation`) as a task and plainly. The control: in
-/// the same run the lane still wrote the plain calls' successes from their text.
+/// Task-augmented calls through the lane are answered as rmcp's own transport answers
+/// them, whether their tools run on a task of their own, out of the lane's reach, or
+/// in the call itself before the task is made (where a `Json` hands over its text
+/// alone): the task made, and its `tasks/get` with the completed result, are the same
+/// JSON; that result carries the contracted value as its `structuredContent` and the
+/// compact JSON of it as its text, the very result of the plain call; a result that
+/// breaks its contract is the same refusal (`output_contract_violation`) as a task and
+/// plainly. The control: in the same run the lane still wrote the plain calls'
+/// successes from their text.
 #[tokio::test]
 async fn a_task_augmented_call_is_answered_over_the_lane_as_over_rmcps_transport() {
+    for eager in [false, true] {
+        let server = || if eager { served::eager_server() } else { served::server(false) };
+        let theirs = answers(AsyncRwTransport::<RoleServer, _, _>::new, server(), task_session()).await;
+        let text_only = TEXT_ONLY.with(Cell::get);
+        let ours = answers(Lane::new, server(), task_session()).await;
+        // The plain `reading` and `readings` were handed over as their text alone, and
+        // so were the eager probe's tasks of them, run in the call.
+        assert_eq!(TEXT_ONLY.with(Cell::get) - text_only, if eager { 4 } else { 2 }, "eager: {eager}");
+        the_task_answers_are_rmcps(&ours, &theirs);
+    }
+}
+
+/// The checks of [`a_task_augmented_call_is_answered_over_the_lane_as_over_rmcps_transport`]
+/// on the answers to [`task_session`] over the lane (`ours`) and over rmcp's transport.
+fn the_task_answers_are_rmcps(ours: &[String], theirs: &[String]) {
     const FIRST: &str = r#""result":{"structuredContent":"#;
-    let theirs = answers(AsyncRwTransport::<RoleServer, _, _>::new, served::server(false), task_session()).await;
-    let text_only = TEXT_ONLY.with(Cell::get);
-    let ours = answers(Lane::new, served::server(false), task_session()).await;
-    // Only the plain `reading` and `readings` were handed over as their text alone; the
-    // tasks' tools ran where the lane lends no contract, and built their tree.
-    assert_eq!(TEXT_ONLY.with(Cell::get) - text_only, 2);
     assert_eq!(ours.len(), theirs.len());
     let mut by_id = std::collections::BTreeMap::new();
     let mut from_text = Vec::new();
-    for (ours, theirs) in ours.iter().zip(&theirs) {
+    for (ours, theirs) in ours.iter().zip(theirs) {
         let (a, b): (Value, Value) = (serde_json::from_str(ours).unwrap(), serde_json::from_str(theirs).unwrap());
         assert_eq!(a, b, "\nlane: {ours}\nrmcp: {theirs}");
         if ours.contains(FIRST) {
