@@ -205,10 +205,7 @@ impl Pipeline {
                 }
                 // The completeness invariants are read from the tree.
                 if let Ok(value) = serde_json::to_value(output) {
-                    if let Err(failure) = check_completeness(contract, &value) {
-                        return self.refuse_or_report(ctx, contract, *failure, value, text);
-                    }
-                    return self.admit(ctx, contract, Some(value), text);
+                    return self.admit_if_complete(ctx, contract, value, text);
                 }
             }
         }
@@ -272,10 +269,7 @@ impl Pipeline {
             self.admit(ctx, contract, None, text)
         } else {
             match serde_json::from_str::<Value>(&text) {
-                Ok(value) => match check_completeness(contract, &value) {
-                    Err(failure) => self.refuse_or_report(ctx, contract, *failure, value, text),
-                    Ok(()) => self.admit(ctx, contract, Some(value), text),
-                },
+                Ok(value) => self.admit_if_complete(ctx, contract, value, text),
                 Err(err) => serialization_failure(contract, &err.to_string()),
             }
         };
@@ -365,6 +359,21 @@ impl Pipeline {
             return self.refuse_or_report(ctx, contract, *failure, value, text);
         }
         let text = text.unwrap_or_else(|| value.to_string());
+        self.admit(ctx, contract, Some(value), text)
+    }
+
+    /// A result checked against its contract while written, with its tree: its
+    /// completeness invariants, then admitted, or refused (reported under report-only).
+    fn admit_if_complete(
+        &self,
+        ctx: &CallContext,
+        contract: &OutputContract,
+        value: Value,
+        text: String,
+    ) -> ToolCallResult {
+        if let Err(failure) = check_completeness(contract, &value) {
+            return self.refuse_or_report(ctx, contract, *failure, value, text);
+        }
         self.admit(ctx, contract, Some(value), text)
     }
 
