@@ -58,7 +58,7 @@ mod adapters;
 mod contract;
 mod serve;
 
-pub use contract::{completeness, fused, limits, pointer, redact, schema, validate};
+pub use contract::{completeness, fused, limits, pointer, redact, scan, schema, validate};
 pub use serve::{cache, observe, observed, pipeline, set, wire};
 
 #[cfg(feature = "client")]

@@ -16,6 +16,7 @@
 //! - [`completeness`]: completeness metadata and its invariants.
 //! - `escape`: a string written as a JSON string literal, byte for byte what
 //!   serde_json writes.
+//! - [`scan`]: JSON text read where it lies, its grammar checked, nothing decoded.
 //! - Run-time contracts ([`OutputContract::from_file`], [`OutputContract::from_json`],
 //!   [`Declared`], [`LoadError`]): contracts read from checked-in canonical schema files,
 //!   for tools whose result type is not known at build time, in `load.rs`; a server's
@@ -36,7 +37,10 @@ pub mod fused;
 pub mod limits;
 pub mod pointer;
 pub mod redact;
+pub mod scan;
 pub mod schema;
+#[cfg(test)]
+mod testing;
 pub mod validate;
 
 pub use error_shape::ErrorShape;

@@ -27,8 +27,8 @@ struct Compiled {
     /// Every property name the schema mentions: pointer tokens outside this set are
     /// names the server chose, and are masked in reports.
     declared: BTreeSet<String>,
-    /// An output schema's fast-path plan, when the validator compiles and the plan
-    /// judges the schema exactly (input schemas have none).
+    /// The schema's fast-path plan, when the validator compiles (the plan may still say
+    /// why it cannot judge the schema exactly).
     plan: Option<crate::contract::fused::Compiled>,
 }
 
@@ -330,9 +330,7 @@ impl Catalog {
                         declared_names(schema, &mut declared);
                     }
                     let plan = match schema {
-                        Some(s) if what == "outputSchema" && validator.is_ok() => {
-                            Some(crate::contract::fused::compile_schema(s))
-                        }
+                        Some(s) if validator.is_ok() => Some(crate::contract::fused::compile_schema(s)),
                         _ => None,
                     };
                     Arc::new(Compiled { sha256, validator, declared, plan })
@@ -550,6 +548,40 @@ impl Catalog {
         let plan = output.plan.as_ref()?.as_ref().ok()?;
         // The `Value` path judges any size and depth serde_json reads; past the plan's
         // depth limit the check misses and that path decides.
+        let limits = crate::contract::limits::Limits::default().with_max_bytes(usize::MAX);
+        Some(crate::contract::fused::TextCheck::new(plan, limits))
+    }
+
+    /// The fast path's check of `tool`'s arguments, read as JSON text, when the tool is
+    /// served, its `inputSchema` compiles, and the plan judges that schema exactly. An
+    /// object (text starting with `{`) that passes it is one
+    /// [`check_arguments`](Self::check_arguments) lets through; for anything else (no
+    /// check, a miss, another type) ask `check_arguments`, which writes the report.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use contract_runtime::client::Catalog;
+    /// use serde_json::json;
+    ///
+    /// let mut catalog = Catalog::new();
+    /// catalog.refresh([json!({
+    ///     "name": "search",
+    ///     "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]},
+    /// })]);
+    /// let check = catalog.arguments_check("search").unwrap();
+    /// assert!(check.check(r#"{"q": "t-"}"#).is_ok());
+    /// assert!(check.check(r#"{"q": 3}"#).is_err());
+    /// assert!(catalog.check_arguments("search", &json!({"q": 3})).is_err());
+    /// assert!(catalog.arguments_check("other").is_none());
+    /// ```
+    #[must_use]
+    pub fn arguments_check(&self, tool: &str) -> Option<crate::contract::fused::TextCheck<'_>> {
+        if self.quarantined.contains_key(tool) {
+            return None;
+        }
+        let plan = self.tools.get(tool)?.input.plan.as_ref()?.as_ref().ok()?;
+        // As for `structured_check`: past the plan's depth limit the check misses.
         let limits = crate::contract::limits::Limits::default().with_max_bytes(usize::MAX);
         Some(crate::contract::fused::TextCheck::new(plan, limits))
     }

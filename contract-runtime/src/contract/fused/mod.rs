@@ -203,6 +203,45 @@ impl<'c> TextCheck<'c> {
     pub fn check(&self, text: &str) -> Result<(), Miss> {
         raw::check(self.plan, text, &self.limits)
     }
+
+    /// Reads one value from `scan` (a document read where it lies) and gives the plan's
+    /// verdict, the scan left after the value whatever the verdict: the outer `Err` is
+    /// the scan's (not JSON it reads).
+    ///
+    /// # Errors
+    ///
+    /// [`Stop`](crate::scan::Stop) where the scan stops; the inner `Err` as for
+    /// [`check`](Self::check).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use contract_runtime::client::Catalog;
+    /// use contract_runtime::scan::Scan;
+    /// use serde_json::json;
+    ///
+    /// let mut catalog = Catalog::new();
+    /// catalog.refresh([json!({
+    ///     "name": "count",
+    ///     "inputSchema": {"type": "object"},
+    ///     "outputSchema": {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]},
+    /// })]);
+    /// let check = catalog.structured_check("count").unwrap();
+    /// let mut scan = Scan::new(r#"{"structuredContent":{"n":3},"isError":false}"#);
+    /// let mut verdict = None;
+    /// scan.members(|scan, key| match key {
+    ///     "structuredContent" => Ok(verdict = Some(check.check_scanned(scan)?)),
+    ///     _ => scan.value().map(drop),
+    /// })?;
+    /// assert_eq!(verdict, Some(Ok(())));
+    /// # Ok::<(), contract_runtime::scan::Stop>(())
+    /// ```
+    pub fn check_scanned(
+        &self,
+        scan: &mut crate::contract::scan::Scan<'_>,
+    ) -> Result<Result<(), Miss>, crate::contract::scan::Stop> {
+        raw::scanned(self.plan, scan, &self.limits)
+    }
 }
 
 impl<'de> serde::de::DeserializeSeed<'de> for TextCheck<'_> {

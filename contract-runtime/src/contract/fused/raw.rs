@@ -1,7 +1,7 @@
-//! JSON text checked against a [`Plan`] as it is read: the events of a borrowed
-//! `serde_json` reader drive the validating serializer ([`Writer`] with nothing kept), so
-//! a value already written by someone else is judged without building a
-//! `serde_json::Value`. The first miss is kept in the writer; the rest of the value is
+//! JSON text checked against a [`Plan`] as it is read: the events of a scan of the text
+//! (`contract::scan`), or of a borrowed `serde_json` reader inside a larger document,
+//! drive the validating serializer ([`Writer`] with nothing kept), so a value already
+//! written by someone else is judged without building a `serde_json::Value`. The first miss is kept in the writer; the rest of the value is
 //! then read to its end unjudged (a value inside a larger document leaves the reader
 //! where the document goes on).
 
@@ -14,6 +14,7 @@ use super::miss::{Miss, R};
 use super::plan::{Plan, NEVER};
 use super::ser::{Obj, Seq, Ser, Writer};
 use crate::contract::limits::Limits;
+use crate::contract::scan::{Scan, Stop};
 
 /// Checks `text`, one JSON value, against `plan` within `limits`; nothing is written.
 pub(crate) fn check(plan: &Plan, text: &str, limits: &Limits) -> R {
@@ -21,10 +22,10 @@ pub(crate) fn check(plan: &Plan, text: &str, limits: &Limits) -> R {
     if text.len() > limits.max_bytes() {
         return Err(Miss::Unsupported("over the size limit"));
     }
-    let mut de = serde_json::Deserializer::from_str(text);
-    match read(plan, &mut de, limits) {
-        Ok(verdict) => de.end().map_err(|_| Miss::Unsupported("text after the value")).and(verdict),
-        Err(_) => Err(Miss::Unsupported("text that is not one JSON value")),
+    let mut scan = Scan::new(text);
+    match scanned(plan, &mut scan, limits) {
+        Ok(verdict) => scan.end().map_err(|_| Miss::Unsupported("text after the value")).and(verdict),
+        Err(Stop) => Err(Miss::Unsupported("text that is not one JSON value")),
     }
 }
 
@@ -37,6 +38,128 @@ pub(crate) fn read<'de, D: Deserializer<'de>>(plan: &Plan, de: D, limits: &Limit
         Some(miss) => Err(miss),
         None => Ok(()),
     })
+}
+
+/// Reads one value from `scan` and checks it against `plan` within `limits`, as [`read`]
+/// does from a serde_json reader: the outer `Err` is the scan's (not JSON it reads), the
+/// inner one the plan's verdict. Each event is the one serde_json's reader gives for the
+/// same text: strings decoded, integers as `u64` or `i64`, every other number as the
+/// `f64` serde_json parses.
+pub(crate) fn scanned(plan: &Plan, scan: &mut Scan<'_>, limits: &Limits) -> Result<R, Stop> {
+    let mut w = Writer::new(plan, limits, false);
+    scan.peek();
+    let start = scan.position();
+    walk(&mut w, plan.root, scan)?;
+    if scan.position() - start > limits.max_bytes() {
+        return Ok(Err(Miss::Unsupported("over the size limit")));
+    }
+    Ok(match w.miss.take() {
+        Some(miss) => Err(miss),
+        None => Ok(()),
+    })
+}
+
+/// One value of a scan at one plan node; after the first miss the rest is scanned
+/// unjudged.
+fn walk(w: &mut Writer<'_>, node: usize, scan: &mut Scan<'_>) -> Result<(), Stop> {
+    if w.miss.is_some() {
+        return scan.value().map(drop);
+    }
+    match scan.peek().ok_or(Stop)? {
+        b'{' => match (Ser::<false> { w: &mut *w, node }).map() {
+            Ok(mut object) => {
+                scan.object(|scan, key| {
+                    let node = match object.key(&key) {
+                        Ok(node) => node,
+                        Err(miss) => {
+                            object.w.miss.get_or_insert(miss);
+                            NEVER
+                        }
+                    };
+                    walk(object.w, node, scan)
+                })?;
+                if object.w.miss.is_none() {
+                    let verdict = object.finish();
+                    Check::note(w, verdict);
+                }
+            }
+            Err(miss) => {
+                Check::note::<()>(w, Err(miss));
+                scan.value()?;
+            }
+        },
+        b'[' => match (Ser::<false> { w: &mut *w, node }).seq(None) {
+            Ok(mut items) => {
+                scan.array(|scan| {
+                    let node = items.next_node();
+                    walk(items.w, node, scan)
+                })?;
+                if items.w.miss.is_none() {
+                    let verdict = items.finish();
+                    Check::note(w, verdict);
+                }
+            }
+            Err(miss) => {
+                Check::note::<()>(w, Err(miss));
+                scan.value()?;
+            }
+        },
+        b'"' => {
+            let text = scan.string()?;
+            let verdict = Ser::<false> { w: &mut *w, node }.serialize_str(&text);
+            Check::note(w, verdict);
+        }
+        _ => {
+            let ser = Ser::<false> { w: &mut *w, node };
+            let verdict = match scan.value()? {
+                "true" => ser.serialize_bool(true),
+                "false" => ser.serialize_bool(false),
+                "null" => ser.serialize_unit(),
+                number => match parse_number(number)? {
+                    Number::U(v) => ser.serialize_u64(v),
+                    Number::I(v) => ser.serialize_i64(v),
+                    Number::F(v) => ser.serialize_f64(v),
+                },
+            };
+            Check::note(w, verdict);
+        }
+    }
+    Ok(())
+}
+
+/// A number as serde_json's reader gives it.
+enum Number {
+    U(u64),
+    I(i64),
+    F(f64),
+}
+
+/// Reads a number's text (its grammar checked by the scan) as serde_json does: an integer
+/// as `u64`, a negative one as `i64` (`-0` and those below `i64::MIN` as `f64`), one past
+/// `u64::MAX` or with a fraction or an exponent as the `f64` serde_json parses (out of
+/// range is not JSON serde_json reads).
+#[allow(clippy::cast_possible_wrap, clippy::cast_precision_loss)] // serde_json's own conversions, on purpose
+fn parse_number(text: &str) -> Result<Number, Stop> {
+    let (negative, digits) = match text.strip_prefix('-') {
+        Some(digits) => (true, digits),
+        None => (false, text),
+    };
+    let float = || serde_json::from_str::<f64>(text).map(Number::F).map_err(|_| Stop);
+    if !digits.bytes().all(|byte| byte.is_ascii_digit()) {
+        return float();
+    }
+    let mut significand = 0u64;
+    for byte in digits.bytes() {
+        match significand.checked_mul(10).and_then(|s| s.checked_add(u64::from(byte - b'0'))) {
+            Some(next) => significand = next,
+            None => return float(),
+        }
+    }
+    if !negative {
+        return Ok(Number::U(significand));
+    }
+    let negated = (significand as i64).wrapping_neg();
+    Ok(if negated >= 0 { Number::F(-(significand as f64)) } else { Number::I(negated) })
 }
 
 /// One value at one plan node.
@@ -199,6 +322,7 @@ mod tests {
 
     use super::check;
     use crate::contract::limits::Limits;
+    use crate::contract::testing::Rng;
     use crate::contract::validate::compile;
 
     /// An advertised-style schema: closed objects, a recursive `$ref`, bounds, an enum,
@@ -224,27 +348,6 @@ mod tests {
                 }
             }
         })
-    }
-
-    /// A small deterministic generator (xorshift).
-    struct Rng(u64);
-
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0
-        }
-        fn below(&mut self, n: usize) -> usize {
-            usize::try_from(self.next() % n as u64).unwrap()
-        }
-        fn one<'a>(&mut self, items: &[&'a str]) -> &'a str {
-            items[self.below(items.len())]
-        }
-        fn chance(&mut self, in_ten: usize) -> bool {
-            self.below(10) < in_ten
-        }
     }
 
     const NUMBERS: &[&str] = &[
@@ -374,6 +477,111 @@ mod tests {
             }
         }
         assert!(passed > 100 && refused > 300 && undecodable > 30, "{passed} / {refused} / {undecodable}");
+    }
+
+    /// The check driven by serde_json's reader, as a [`TextCheck`](super::super::TextCheck)
+    /// reads a value inside a document: the oracle of the scan-driven one.
+    fn read_check(plan: &super::Plan, text: &str, limits: &Limits) -> super::R {
+        let mut de = serde_json::Deserializer::from_str(text);
+        match super::read(plan, &mut de, limits) {
+            Ok(verdict) => de.end().map_err(|_| super::Miss::Unsupported("text after the value")).and(verdict),
+            Err(_) => Err(super::Miss::Unsupported("text that is not one JSON value")),
+        }
+    }
+
+    /// The scan-driven check against the reader-driven one (serde_json's events) on the
+    /// same generated texts: the same verdict, the same first miss, and a pass only
+    /// where the `Value` path passes.
+    #[test]
+    fn a_scanned_check_gives_the_verdicts_of_the_read_one() {
+        let schema = schema();
+        let plan = super::Plan::compile(&schema).expect("the plan judges the schema");
+        let oracle = compile(&schema).unwrap();
+        let limits = Limits::default().with_max_bytes(usize::MAX);
+        let mut rng = Rng(0x5eed_cafe_f00d_5678);
+        let (mut passed, mut missed, mut stopped) = (0, 0, 0);
+        for _ in 0..3000 {
+            let text = instance(&mut rng);
+            let read = read_check(&plan, &text, &limits);
+            let mut scan = crate::contract::scan::Scan::new(&text);
+            let scanned = super::scanned(&plan, &mut scan, &limits).and_then(|verdict| scan.end().map(|()| verdict));
+            match scanned {
+                Ok(Ok(())) => {
+                    passed += 1;
+                    assert_eq!(read, Ok(()), "the scan passed what the reader refuses: {text:.300}");
+                    let value: Value = serde_json::from_str(&text).unwrap();
+                    assert!(oracle.is_valid(&value), "a pass jsonschema refuses: {text:.300}");
+                }
+                Ok(Err(miss)) => {
+                    missed += 1;
+                    assert_eq!(read, Err(miss), "{text:.300}");
+                }
+                // Not JSON the scan reads: the reader finds no pass either.
+                Err(_) => {
+                    stopped += 1;
+                    assert!(read.is_err(), "the reader passed what the scan stops on: {text:.300}");
+                }
+            }
+        }
+        assert!(passed > 100 && missed > 300 && stopped > 30, "{passed} / {missed} / {stopped}");
+        // Each literal and number kind where its reading decides the verdict, against
+        // jsonschema on the decoded value: both ways for each.
+        let kinds = serde_json::json!({
+            "type": "object",
+            "properties": {
+                "b": { "const": false },
+                "t": { "enum": [true] },
+                "n": { "type": "null" },
+                "i": { "type": "integer", "maximum": -9_223_372_036_854_775_807_i64 },
+                "u": { "type": "integer", "minimum": 18_446_744_073_709_551_615_u64 },
+                "f": { "type": "number", "exclusiveMaximum": 1.5 }
+            },
+            "additionalProperties": false
+        });
+        let kinds_plan = super::Plan::compile(&kinds).expect("the plan judges the schema");
+        let kinds_oracle = compile(&kinds).unwrap();
+        for text in [
+            r#"{"b":false}"#,
+            r#"{"b":true}"#,
+            r#"{"t":true}"#,
+            r#"{"t":false}"#,
+            r#"{"n":null}"#,
+            r#"{"n":0}"#,
+            r#"{"i":-9223372036854775808}"#,
+            r#"{"i":-9223372036854775806}"#,
+            r#"{"i":-9223372036854775809}"#,
+            r#"{"u":18446744073709551615}"#,
+            r#"{"u":18446744073709551614}"#,
+            r#"{"u":18446744073709551616}"#,
+            r#"{"f":1.5}"#,
+            r#"{"f":1.25}"#,
+            r#"{"f":-0}"#,
+            r#"{"f":15e-1}"#,
+            r#"{"f":1E-1}"#,
+            r#"{"f":1.4999999999999999999}"#,
+        ] {
+            let mut scan = crate::contract::scan::Scan::new(text);
+            let verdict = super::scanned(&kinds_plan, &mut scan, &limits).unwrap();
+            let valid = kinds_oracle.is_valid(&serde_json::from_str::<Value>(text).unwrap());
+            assert_eq!(verdict.is_ok(), valid, "{text}");
+            assert_eq!(verdict, read_check(&kinds_plan, text, &limits), "{text}");
+        }
+        // Control: integers at the edges of u64 and i64, -0, and floats, as the reader reads them.
+        for number in [
+            "0",
+            "-0",
+            "18446744073709551615",
+            "18446744073709551616",
+            "-9223372036854775808",
+            "-9223372036854775809",
+            "0.7",
+            "1e2",
+            "-1.5E-3",
+        ] {
+            let text = format!(r#"{{"title":"t","count":{number}}}"#);
+            let mut scan = crate::contract::scan::Scan::new(&text);
+            assert_eq!(super::scanned(&plan, &mut scan, &limits), Ok(read_check(&plan, &text, &limits)), "{number}");
+        }
     }
 
     #[test]
