@@ -260,6 +260,16 @@ impl Policy {
                 || listing.catalog.get(tool).and_then(|t| t.output_schema()).is_some())
     }
 
+    /// Whether `arguments`, as written, pass [`gate`](Self::gate) with nothing to say:
+    /// the tool is not quarantined, its mode checks arguments, and its `inputSchema`'s
+    /// compiled plan passes the object. `false` says nothing: ask `gate`.
+    pub(crate) fn passes_arguments(&self, listing: &Listing, tool: &str, arguments: &str) -> bool {
+        !listing.quarantined.contains_key(tool)
+            && self.mode(tool) != Mode::Off
+            && arguments.starts_with('{')
+            && listing.catalog.arguments_check(tool).is_some_and(|check| check.check(arguments).is_ok())
+    }
+
     /// The quarantine and argument checks, before anything is forwarded.
     pub(crate) fn gate(&self, listing: &Listing, tool: &str, arguments: &Value) -> Gate {
         if let Some(kinds) = listing.quarantined.get(tool) {
@@ -525,6 +535,77 @@ mod tests {
             assert!(!lift_text(&mut result), "no lift is reported: {original}");
             assert_eq!(result, original);
         }
+    }
+
+    fn policy(default_mode: Mode) -> super::Policy {
+        super::Policy {
+            declared: std::collections::BTreeMap::new(),
+            error_shapes: std::collections::BTreeMap::new(),
+            lock: None,
+            default_mode,
+            modes: std::collections::BTreeMap::new(),
+            lift_text: std::collections::BTreeSet::new(),
+            qualify: false,
+            observer: None,
+            names_checked: std::sync::atomic::AtomicBool::new(false),
+            pipeline: contract_runtime::pipeline::Pipeline::builder().build(),
+            warned: std::sync::atomic::AtomicU64::new(0),
+        }
+    }
+
+    /// Arguments the input schema's plan passes as written are ones the gate forwards
+    /// (the validator, on the decoded value, is the oracle); the rest are left to it.
+    #[test]
+    fn arguments_the_plan_passes_are_the_ones_the_gate_forwards() {
+        let listing = policy(Mode::Enforce).listing(vec![json!({
+            "name": "search",
+            "inputSchema": {
+                "type": "object",
+                "properties": {
+                    "query": { "type": "string", "minLength": 1 },
+                    "limit": { "type": "integer", "minimum": 1, "maximum": 100 },
+                    "tags": { "type": "array", "items": { "enum": ["a", "b"] } }
+                },
+                "required": ["query"],
+                "additionalProperties": false
+            }
+        })]);
+        let cases = [
+            (r#"{"query":"t-","limit":1}"#, true),
+            (r#"{ "query" : "t-" , "tags" : ["a","b"] }"#, true),
+            (r#"{"query":"t-","limit":100}"#, true),
+            (r#"{"query":""}"#, false),
+            (r#"{"query":"t-","limit":0}"#, false),
+            (r#"{"query":"t-","limit":1.5}"#, false),
+            (r#"{"query":"t-","tags":["c"]}"#, false),
+            (r#"{"query":"t-","extra":1}"#, false),
+            (r#"{"limit":1}"#, false),
+            (r#"["query"]"#, false),
+            ("null", false),
+        ];
+        for mode in [Mode::Enforce, Mode::Warn] {
+            let policy = policy(mode);
+            for (text, valid) in cases {
+                let passes = policy.passes_arguments(&listing, "search", text);
+                assert_eq!(passes, valid, "{mode:?} {text}");
+                let decoded: serde_json::Value = serde_json::from_str(text).unwrap();
+                let forwards = matches!(policy.gate(&listing, "search", &decoded), super::Gate::Forward);
+                // A pass is always forwarded; in enforce mode a miss is always refused.
+                assert!(!passes || forwards, "{mode:?} {text}");
+                assert_eq!(forwards, valid || mode == Mode::Warn, "{mode:?} {text}");
+            }
+        }
+        // A schema that takes any value: arguments must still be an object.
+        let loose = policy(Mode::Enforce).listing(vec![json!({ "name": "loose", "inputSchema": {} })]);
+        for (text, valid) in [(r#"{"a":[1]}"#, true), ("[1]", false), ("3", false), (r#""{}""#, false)] {
+            let policy = policy(Mode::Enforce);
+            assert_eq!(policy.passes_arguments(&loose, "loose", text), valid, "{text}");
+            let decoded: serde_json::Value = serde_json::from_str(text).unwrap();
+            assert_eq!(matches!(policy.gate(&loose, "loose", &decoded), super::Gate::Forward), valid, "{text}");
+        }
+        // Off: nothing is checked, so nothing passes unread; an unknown tool neither.
+        assert!(!policy(Mode::Off).passes_arguments(&listing, "search", r#"{"query":"t-"}"#));
+        assert!(!policy(Mode::Enforce).passes_arguments(&listing, "other", r#"{"query":"t-"}"#));
     }
 
     #[test]

@@ -3,6 +3,8 @@
 //! requests.
 
 use std::collections::{HashMap, HashSet, VecDeque};
+
+use foldhash::fast::RandomState;
 use std::sync::Arc;
 
 use serde_json::value::RawValue;
@@ -28,8 +30,9 @@ pub(super) enum Judge {
     Start,
     /// A page of `tools/list`; `first` when the request named no cursor.
     List { first: bool },
-    /// A `tools/call`, judged with the listing it was gated with.
-    Call { tool: String, arguments: Value, listing: Arc<Listing> },
+    /// A `tools/call`, judged with the listing it was gated with; its arguments as
+    /// written (they decode: the gate made sure).
+    Call { tool: String, arguments: Box<str>, listing: Arc<Listing> },
     /// `tasks/get`: a completed task's `result` is judged.
     TaskGet,
     /// `tasks/result` (2025-11-25) of this task: the result is the tool's.
@@ -49,20 +52,20 @@ pub(super) struct Pending {
 #[derive(Debug, Default)]
 pub(super) struct Book {
     /// The client's requests in flight, by their id's JSON text.
-    pub(super) pending: HashMap<String, Pending>,
+    pub(super) pending: HashMap<String, Pending, RandomState>,
     /// When each request times out, oldest first (every request has the same timeout).
     pub(super) deadlines: VecDeque<(Instant, String, u64)>,
     /// The deadline the timer sleeps until (`None`: it waits to be woken).
     pub(super) armed: Option<Instant>,
     pub(super) seq: u64,
     /// Ids of requests whose late answers are dropped, oldest first.
-    pub(super) dropped: HashSet<String>,
+    pub(super) dropped: HashSet<String, RandomState>,
     pub(super) dropped_order: VecDeque<String>,
     /// The server's requests forwarded to the client and not answered yet: their id's JSON
     /// text, oldest first (at most [`ASKED_MEMORY`]).
     pub(super) asked: VecDeque<String>,
     /// The proxy's own requests in flight, by id.
-    pub(super) own: HashMap<String, oneshot::Sender<Result<Box<RawValue>, String>>>,
+    pub(super) own: HashMap<String, oneshot::Sender<Result<Box<RawValue>, String>>, RandomState>,
     /// The tools of the pages of the client's current `tools/list`, in order.
     pub(super) pages: Vec<Value>,
 }

@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 use tokio::sync::oneshot;
 
 use super::book::Judge;
-use super::message::{contains, modern, CallParams, Cancelled, Params, Peek, ENVELOPE_KEY};
+use super::message::{holds_envelope, modern, CallParams, Cancelled, Params, Request, ENVELOPE_KEY};
 use super::wire::Wire;
 use crate::verdicts::{Gate, Listing};
 
@@ -21,7 +21,7 @@ pub(super) const MAX_PAGES: usize = 1000;
 
 impl Wire {
     pub(super) async fn client_line(&self, line: &[u8]) {
-        let peek = match serde_json::from_slice::<Peek<'_>>(line) {
+        let peek = match Request::read(line) {
             Ok(peek) => peek,
             Err(err) => {
                 if serde_json::from_slice::<IgnoredAny>(line).is_ok() {
@@ -39,23 +39,22 @@ impl Wire {
                 self.cancelled(peek.params);
             }
             if let (None, Some(id)) = (peek.method.as_deref(), peek.id) {
-                self.book().answered(id.get());
+                self.book().answered(id);
             }
             self.forward_up(line);
             return;
         };
         if peek.jsonrpc.as_deref() != Some("2.0") || peek.result.is_some() || peek.error.is_some() {
-            self.send_down_error(id.get(), &ErrorData::invalid_request("Invalid request", None));
+            self.send_down_error(id, &ErrorData::invalid_request("Invalid request", None));
             return;
         }
-        // The parameters are read for a cursor, a task id or a 2026-07-28 envelope only.
-        let wanted = matches!(method, "tools/list" | "tasks/result")
-            || peek.params.is_some_and(|p| contains(p.get().as_bytes(), ENVELOPE_KEY.as_bytes()));
-        let params = peek
-            .params
-            .filter(|_| wanted)
-            .and_then(|p| serde_json::from_str::<Params<'_>>(p.get()).ok())
-            .unwrap_or_default();
+        // The parameters are read for a cursor, a task id or a 2026-07-28 envelope only; an
+        // envelope in the very `_meta` text it was last read from is not read again.
+        let envelope_here = peek.params.is_some_and(holds_envelope)
+            && peek.meta.is_none_or(|meta| *self.envelope_read.lock().unwrap_or_else(PoisonError::into_inner) != meta);
+        let wanted = matches!(method, "tools/list" | "tasks/result") || envelope_here;
+        let params =
+            peek.params.filter(|_| wanted).and_then(|p| serde_json::from_str::<Params<'_>>(p).ok()).unwrap_or_default();
         if let Some(meta) = params.meta {
             let envelope: Map<String, Value> =
                 meta.into_iter().filter(|(key, _)| key.starts_with("io.modelcontextprotocol/")).collect();
@@ -64,17 +63,20 @@ impl Wire {
                     self.modern.store(true, Ordering::Release);
                 }
                 *self.envelope.lock().unwrap_or_else(PoisonError::into_inner) = envelope;
+                peek.meta
+                    .unwrap_or_default()
+                    .clone_into(&mut self.envelope_read.lock().unwrap_or_else(PoisonError::into_inner));
             }
         }
         let judge = match method {
-            "tools/call" => return self.call(line, id, peek.params).await,
+            "tools/call" => return self.call(line, id, peek.params, peek.call).await,
             "tools/list" => Judge::List { first: params.cursor.is_none_or(|c| c.get() == "null") },
             "server/discover" if self.legacy_only => {
                 let error = ErrorData::unsupported_protocol_version(
                     ProtocolVersion::V_2026_07_28,
                     ProtocolVersion::known_up_to(&ProtocolVersion::V_2025_11_25),
                 );
-                self.send_down_error(id.get(), &error);
+                self.send_down_error(id, &error);
                 return;
             }
             "initialize" | "server/discover" => Judge::Start,
@@ -91,8 +93,8 @@ impl Wire {
 
     /// A client's `notifications/cancelled`: the request's answer, if one still comes, is
     /// dropped (the notification itself goes on to the server).
-    pub(super) fn cancelled(&self, params: Option<&RawValue>) {
-        let Some(cancelled) = params.and_then(|p| serde_json::from_str::<Cancelled<'_>>(p.get()).ok()) else {
+    pub(super) fn cancelled(&self, params: Option<&str>) {
+        let Some(cancelled) = params.and_then(|p| serde_json::from_str::<Cancelled<'_>>(p).ok()) else {
             return;
         };
         let key = cancelled.request_id.get().to_owned();
@@ -105,22 +107,24 @@ impl Wire {
     }
 
     /// A `tools/call`: gated, then forwarded as it came or answered here.
-    pub(super) async fn call(&self, line: &[u8], id: &RawValue, params: Option<&RawValue>) {
-        let Some(call) = params.and_then(|p| serde_json::from_str::<CallParams<'_>>(p.get()).ok()) else {
+    pub(super) async fn call(&self, line: &[u8], id: &str, params: Option<&str>, read: Option<CallParams<'_>>) {
+        let invalid = || {
             let error = ErrorData::invalid_request("Invalid request: tools/call takes an object with a `name`", None);
-            self.send_down_error(id.get(), &error);
-            return;
+            self.send_down_error(id, &error);
         };
+        let Some(call) = read.or_else(|| params.and_then(CallParams::read)) else { return invalid() };
+        let arguments = call.arguments.unwrap_or("{}");
+        // Arguments that do not decode make the request invalid, as they always did.
+        let undecodable = || serde_json::from_str::<Value>(arguments).is_err();
         if !self.has_tools.load(Ordering::Acquire) {
+            if undecodable() {
+                return invalid();
+            }
             // A server that declared no tools answers for itself.
             self.expect(id, "tools/call", Judge::Plain);
             self.forward_up(line);
             return;
         }
-        let arguments = match call.arguments {
-            None | Some(Value::Null) => Value::Object(Map::new()),
-            Some(arguments) => arguments,
-        };
         let mut listing = Arc::clone(&*self.shared.listing.read().await);
         if self.stale.load(Ordering::Acquire) || !listing.knows(&call.name) {
             match self.relist().await {
@@ -129,16 +133,25 @@ impl Wire {
             }
         }
         if !listing.knows(&call.name) {
+            if undecodable() {
+                return invalid();
+            }
             let message = format!("tool `{}` is not in the upstream server's tools/list", call.name);
-            self.send_down_error(id.get(), &ErrorData::invalid_params(message, None));
+            self.send_down_error(id, &ErrorData::invalid_params(message, None));
             return;
         }
-        if let Gate::Refuse(result) = self.shared.policy.gate(&listing, &call.name, &arguments) {
-            tracing::info!(tool = %call.name, "call refused before forwarding");
-            self.send_down_result(id.get(), &self.written(result));
-            return;
+        // Arguments its input schema's plan passes as written go on unread; any others
+        // are decoded (as every call's were before the plan) and gated by the validator.
+        if !self.shared.policy.passes_arguments(&listing, &call.name, arguments) {
+            let Ok(decoded) = serde_json::from_str::<Value>(arguments) else { return invalid() };
+            if let Gate::Refuse(result) = self.shared.policy.gate(&listing, &call.name, &decoded) {
+                tracing::info!(tool = %call.name, "call refused before forwarding");
+                self.send_down_result(id, &self.written(result));
+                return;
+            }
         }
-        self.expect(id, "tools/call", Judge::Call { tool: call.name.into_owned(), arguments, listing });
+        let judge = Judge::Call { tool: call.name.into_owned(), arguments: arguments.into(), listing };
+        self.expect(id, "tools/call", judge);
         self.forward_up(line);
     }
 

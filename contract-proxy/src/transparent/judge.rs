@@ -9,7 +9,7 @@ use rmcp::model::ErrorData;
 use serde::de::IgnoredAny;
 use serde::Deserialize;
 use serde_json::value::RawValue;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::book::Judge;
 use super::message::{line_str, modern, splice, Cancelled, Fields, Peek, TaskPeek};
@@ -217,10 +217,12 @@ impl Wire {
         &self,
         result: &str,
         tool: &str,
-        arguments: &Value,
+        arguments: &str,
         listing: &Arc<Listing>,
     ) -> Option<String> {
         let policy = &self.shared.policy;
+        // The gate made sure they decode.
+        let arguments = &serde_json::from_str::<Value>(arguments).unwrap_or_else(|_| Value::Object(Map::new()));
         let fields = match serde_json::from_str::<Fields<'_>>(result) {
             Ok(fields) => fields,
             Err(err) => {

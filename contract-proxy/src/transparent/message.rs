@@ -4,7 +4,7 @@
 
 use std::borrow::Cow;
 
-use contract_runtime::fused::{Miss, TextCheck};
+use contract_runtime::scan::{Scan, Stop};
 use serde::de::IgnoredAny;
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -35,13 +35,172 @@ fn present<'de: 'a, 'a, D: serde::Deserializer<'de>>(deserializer: D) -> Result<
     <&'a RawValue>::deserialize(deserializer).map(Some)
 }
 
-/// The parameters of a `tools/call`, as far as the gate reads them.
-#[derive(Deserialize)]
+/// A client's line as the relay reads it: [`Peek`]'s members, each value as written.
+/// It is read where it lies ([`Scan`]); what the scan leaves (text that is not UTF-8, an
+/// escaped or repeated key, a member of another type, deep nesting, anything not JSON)
+/// `Peek` reads, and decides as it always did.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(super) struct Request<'a> {
+    pub(super) jsonrpc: Option<Cow<'a, str>>,
+    pub(super) id: Option<&'a str>,
+    pub(super) method: Option<Cow<'a, str>>,
+    pub(super) params: Option<&'a str>,
+    /// Present when the message has the member, `null` too.
+    pub(super) result: Option<&'a str>,
+    pub(super) error: Option<&'a str>,
+    /// The parameters read as a `tools/call`'s, when the scan read them so (whatever the
+    /// method): `None` says nothing, [`CallParams::read`] decides.
+    pub(super) call: Option<CallParams<'a>>,
+    /// The text of the parameters' `_meta`, when the scan read it (the last one of a
+    /// repeated member).
+    pub(super) meta: Option<&'a str>,
+}
+
+impl<'a> From<Peek<'a>> for Request<'a> {
+    fn from(peek: Peek<'a>) -> Self {
+        Self {
+            jsonrpc: peek.jsonrpc,
+            id: peek.id.map(RawValue::get),
+            method: peek.method,
+            params: peek.params.map(RawValue::get),
+            result: peek.result.map(RawValue::get),
+            error: peek.error.map(RawValue::get),
+            call: None,
+            meta: None,
+        }
+    }
+}
+
+impl<'a> Request<'a> {
+    pub(super) fn read(line: &'a [u8]) -> Result<Self, serde_json::Error> {
+        if let Some(request) = std::str::from_utf8(line).ok().and_then(|text| Self::scan(text).ok()) {
+            return Ok(request);
+        }
+        serde_json::from_slice::<Peek<'a>>(line).map(Self::from)
+    }
+
+    fn scan(text: &'a str) -> Result<Self, Stop> {
+        let mut request = Self::default();
+        let mut seen = 0u8;
+        let mut scan = Scan::new(text);
+        scan.members(|scan, key| {
+            let bit = match key {
+                "jsonrpc" => 1,
+                "id" => 2,
+                "method" => 4,
+                "params" => 8,
+                "result" => 16,
+                "error" => 32,
+                _ => return scan.value().map(drop),
+            };
+            // `Peek` refuses a repeated member.
+            if seen & bit != 0 {
+                return Err(Stop);
+            }
+            seen |= bit;
+            if bit == 8 {
+                // Read as a call's while scanned: a call's parameters are read once.
+                let start = scan.peek().map(|_| scan.position()).ok_or(Stop)?;
+                (request.call, request.meta) = CallParams::members(scan)?;
+                request.params = not_null(&text[start..scan.position()]);
+                return Ok(());
+            }
+            let value = scan.value()?;
+            match bit {
+                1 => request.jsonrpc = optional_str(value)?,
+                2 => request.id = not_null(value),
+                4 => request.method = optional_str(value)?,
+                16 => request.result = Some(value),
+                _ => request.error = not_null(value),
+            }
+            Ok(())
+        })?;
+        scan.end()?;
+        Ok(request)
+    }
+}
+
+/// A member read as `Option<&RawValue>` reads it: `null` is none.
+fn not_null(value: &str) -> Option<&str> {
+    Some(value).filter(|value| *value != "null")
+}
+
+/// A member read as `Option<Cow<str>>` reads it: `null` is none, escapes are decoded, and
+/// any other type is left to serde_json.
+fn optional_str(value: &str) -> Result<Option<Cow<'_, str>>, Stop> {
+    if value == "null" {
+        return Ok(None);
+    }
+    let inner = value.strip_prefix('"').and_then(|v| v.strip_suffix('"')).ok_or(Stop)?;
+    if !inner.contains('\\') {
+        return Ok(Some(Cow::Borrowed(inner)));
+    }
+    serde_json::from_str::<Cow<'_, str>>(value).map(Some).map_err(|_| Stop)
+}
+
+/// The parameters of a `tools/call`, as far as the gate reads them: the tool's name and
+/// its arguments as written (`None` when absent or `null`). Read like [`Request`]: by a
+/// [`Scan`], and what it leaves by serde_json, as the derived reading does.
+#[derive(Debug, PartialEq, Eq)]
 pub(super) struct CallParams<'a> {
-    #[serde(borrow)]
     pub(super) name: Cow<'a, str>,
-    #[serde(default)]
-    pub(super) arguments: Option<Value>,
+    pub(super) arguments: Option<&'a str>,
+}
+
+impl<'a> CallParams<'a> {
+    pub(super) fn read(params: &'a str) -> Option<Self> {
+        #[derive(Deserialize)]
+        struct Derived<'a> {
+            #[serde(borrow)]
+            name: Cow<'a, str>,
+            #[serde(borrow, default)]
+            arguments: Option<&'a RawValue>,
+        }
+        if let Ok(call) = Self::scan(params) {
+            return Some(call);
+        }
+        let derived = serde_json::from_str::<Derived<'a>>(params).ok()?;
+        Some(Self { name: derived.name, arguments: derived.arguments.map(RawValue::get) })
+    }
+
+    fn scan(params: &'a str) -> Result<Self, Stop> {
+        let mut scan = Scan::new(params);
+        let (call, _) = Self::members(&mut scan)?;
+        scan.end()?;
+        call.ok_or(Stop)
+    }
+
+    /// Reads the value at `scan` (any value: it stops only where the scan does) as a
+    /// call's parameters: `None` unless it is an object with a string `name`, and
+    /// neither `name` nor `arguments` repeated; and the text of its `_meta`.
+    fn members(scan: &mut Scan<'a>) -> Result<(Option<Self>, Option<&'a str>), Stop> {
+        if scan.peek() != Some(b'{') {
+            return scan.value().map(|_| (None, None));
+        }
+        let (mut name, mut arguments, mut seen, mut readable, mut meta) = (None, None, 0u8, true, None);
+        scan.members(|scan, key| {
+            let bit = match key {
+                "name" => 1,
+                "arguments" => 2,
+                "_meta" => {
+                    meta = Some(scan.value()?);
+                    return Ok(());
+                }
+                _ => return scan.value().map(drop),
+            };
+            let value = scan.value()?;
+            readable &= seen & bit == 0;
+            seen |= bit;
+            if bit == 1 {
+                name = optional_str(value).ok().flatten();
+                readable &= name.is_some();
+            } else {
+                arguments = not_null(value);
+            }
+            Ok(())
+        })?;
+        Ok((name.filter(|_| readable).map(|name| Self { name, arguments }), meta))
+    }
 }
 
 #[derive(Deserialize)]
@@ -153,115 +312,6 @@ impl Fields<'_> {
     }
 }
 
-/// A `tools/call` result read once for the fast path: the fields that decide whether it
-/// passes, borrowed, and its `structuredContent` checked as it is read (never decoded).
-/// A repeated key keeps its last value, as the `Value` path reads it.
-#[derive(Default)]
-pub(super) struct Quick<'a> {
-    pub(super) content: Option<&'a RawValue>,
-    pub(super) structured: Option<Result<(), Miss>>,
-    pub(super) is_error: Option<&'a RawValue>,
-    pub(super) result_type: Option<&'a RawValue>,
-}
-
-/// Reads a result object as [`Quick`], its `structuredContent` judged by the check.
-pub(super) struct QuickSeed<'c>(pub(super) TextCheck<'c>);
-
-impl<'de> serde::de::DeserializeSeed<'de> for QuickSeed<'_> {
-    type Value = Quick<'de>;
-
-    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<Quick<'de>, D::Error> {
-        deserializer.deserialize_map(QuickObject { check: self.0, _text: std::marker::PhantomData })
-    }
-}
-
-impl Quick<'_> {
-    /// Whether the result passes as it came: a complete result whose content is an
-    /// array and whose `structuredContent` passed the check, or which says `isError: true`
-    /// (an error is not judged). Anything else is for the `Value` path to decide.
-    pub(super) fn passes(&self) -> bool {
-        let complete = self.result_type.is_none_or(|kind| kind.get() == r#""complete""#);
-        let content_is_array = self.content.is_some_and(|c| c.get().starts_with('['));
-        if !(complete && content_is_array) {
-            return false;
-        }
-        match self.is_error.map(RawValue::get) {
-            Some("true") => true,
-            None | Some("false" | "null") => matches!(self.structured, Some(Ok(()))),
-            Some(_) => false,
-        }
-    }
-}
-
-/// The members of a result the fast path reads.
-enum QuickKey {
-    Content,
-    Structured,
-    IsError,
-    ResultType,
-    /// `_meta`, `taskId`, `task`: decoded as the `Value` path decodes them (a number out
-    /// of range there fails both alike).
-    Decoded,
-    Other,
-}
-
-impl<'de> Deserialize<'de> for QuickKey {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Name;
-        impl serde::de::Visitor<'_> for Name {
-            type Value = QuickKey;
-
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a key")
-            }
-
-            fn visit_str<E: serde::de::Error>(self, key: &str) -> Result<QuickKey, E> {
-                Ok(match key {
-                    "content" => QuickKey::Content,
-                    "structuredContent" => QuickKey::Structured,
-                    "isError" => QuickKey::IsError,
-                    "resultType" => QuickKey::ResultType,
-                    "_meta" | "taskId" | "task" => QuickKey::Decoded,
-                    _ => QuickKey::Other,
-                })
-            }
-        }
-        deserializer.deserialize_str(Name)
-    }
-}
-
-struct QuickObject<'c, 'a> {
-    check: TextCheck<'c>,
-    _text: std::marker::PhantomData<&'a ()>,
-}
-
-impl<'de: 'a, 'a> serde::de::Visitor<'de> for QuickObject<'_, 'a> {
-    type Value = Quick<'a>;
-
-    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("a result object")
-    }
-
-    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Quick<'a>, A::Error> {
-        let mut quick = Quick::default();
-        while let Some(key) = map.next_key::<QuickKey>()? {
-            match key {
-                QuickKey::Content => quick.content = Some(map.next_value()?),
-                QuickKey::Structured => quick.structured = Some(map.next_value_seed(self.check)?),
-                QuickKey::IsError => quick.is_error = Some(map.next_value()?),
-                QuickKey::ResultType => quick.result_type = Some(map.next_value()?),
-                QuickKey::Decoded => {
-                    map.next_value::<Value>()?;
-                }
-                QuickKey::Other => {
-                    map.next_value::<IgnoredAny>()?;
-                }
-            }
-        }
-        Ok(quick)
-    }
-}
-
 /// An object's members in the order written, their values undecoded.
 pub(super) struct Members<'a>(Vec<(Cow<'a, str>, &'a RawValue)>);
 
@@ -337,8 +387,12 @@ pub(super) fn response_line(id: &str, field: &str, body: &str) -> Vec<u8> {
 /// The `_meta` key a 2026-07-28 request names its revision with.
 pub(super) const ENVELOPE_KEY: &str = "io.modelcontextprotocol/protocolVersion";
 
-pub(super) fn contains(haystack: &[u8], needle: &[u8]) -> bool {
-    haystack.windows(needle.len()).any(|window| window == needle)
+/// Whether a message's text holds the 2026-07-28 envelope's key (the searcher is built
+/// once).
+pub(super) fn holds_envelope(text: &str) -> bool {
+    static FINDER: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(ENVELOPE_KEY));
+    FINDER.find(text.as_bytes()).is_some()
 }
 
 /// Whether a protocol revision is 2026-07-28 or newer (revisions are dates).
@@ -354,7 +408,7 @@ pub(super) fn line_str(line: &[u8]) -> &str {
 mod tests {
     use serde_json::value::RawValue;
 
-    use super::{splice, Peek};
+    use super::{splice, CallParams, Peek, Request};
 
     #[test]
     fn a_null_result_is_a_result_and_an_absent_one_is_none() {
@@ -363,6 +417,106 @@ mod tests {
         // Control: no `result` member at all.
         let absent = serde_json::from_str::<Peek<'_>>(r#"{"jsonrpc":"2.0","id":1,"error":{"code":1}}"#).unwrap();
         assert!(absent.result.is_none() && absent.error.is_some());
+    }
+
+    /// Client lines of every shape `Peek` reads or refuses: escaped, repeated and
+    /// unknown members, `null`s, other types, arrays, deep nesting, trailing text.
+    const LINES: &[&str] = &[
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search","arguments":{"q":"t-"}}}"#,
+        r#" { "params" : { "arguments" : null , "name" : "s\u0065arch" } , "method" : "tools\/call" , "id" : "a\"b" , "jsonrpc" : "2.0" } "#,
+        r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#,
+        r#"{"jsonrpc":"2.0","id":2,"result":null}"#,
+        r#"{"jsonrpc":"2.0","id":2,"error":{"code":-1,"message":"m"}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"r"}}"#,
+        r#"{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"cursor":"c","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#,
+        r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"s","_meta":{"a":1},"_meta":{"b":2}}}"#,
+        r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"s","name":"t"}}"#,
+        r#"{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":7}}"#,
+        r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"\u006eame":"s"}}"#,
+        r#"{"jsonrpc":"2.0","id":8,"method":"tools/call","params":["s",{}]}"#,
+        r#"{"jsonrpc":"2.0","id":8,"id":9,"method":"ping"}"#,
+        r#"{"jsonrpc":"2.0","\u0069d":9,"method":"ping"}"#,
+        r#"{"jsonrpc":2,"id":10,"method":"ping"}"#,
+        r#"{"jsonrpc":"\ud800","id":10,"method":"ping"}"#,
+        r#"{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"s","arguments":{"n":1e400}}}"#,
+        r#"["2.0",12,"ping"]"#,
+        r#"{"jsonrpc":"2.0","id":13,"method":"ping"} x"#,
+        r#"{"jsonrpc":"2.0","id":14,"method":"ping","extra":[{"deep":[[[[[]]]]]}]}"#,
+        r#"{"jsonrpc":"2.0","id":15,"method":"ping",}"#,
+        "[]",
+        "7",
+        "",
+    ];
+
+    /// `Peek`'s reading, the oracle.
+    fn peeked(line: &str) -> Option<Request<'_>> {
+        serde_json::from_str::<Peek<'_>>(line).ok().map(Request::from)
+    }
+
+    /// The derived reading of a call's parameters, the oracle.
+    fn derived(params: &str) -> Option<(String, Option<String>)> {
+        #[derive(serde::Deserialize)]
+        struct Call {
+            name: String,
+            #[serde(default)]
+            arguments: Option<Box<RawValue>>,
+        }
+        serde_json::from_str::<Call>(params).ok().map(|call| (call.name, call.arguments.map(|a| a.get().to_owned())))
+    }
+
+    #[test]
+    fn a_client_line_is_read_as_peek_reads_it() {
+        let mut lines: Vec<String> = LINES.iter().map(|line| (*line).to_owned()).collect();
+        // Each line cut short and with a byte put in, at every place.
+        for line in LINES {
+            for at in (0..line.len()).filter(|&at| line.is_char_boundary(at)) {
+                lines.push(line[..at].to_owned());
+                for byte in ["\"", "}", ",", "\\", "\u{1}", " "] {
+                    lines.push(format!("{}{byte}{}", &line[..at], &line[at..]));
+                }
+            }
+        }
+        let mut scanned = 0;
+        for line in &lines {
+            let read = Request::read(line.as_bytes()).ok();
+            let oracle = peeked(line);
+            let scan = Request::scan(line).ok();
+            scanned += usize::from(scan.is_some());
+            // What the scan reads is what `Peek` reads; the scan's parameters, read as a
+            // call's, are what the derived reading makes of them.
+            if let Some(scan) = &scan {
+                let call = scan.call.as_ref().map(|c| (c.name.to_string(), c.arguments.map(str::to_owned)));
+                if call.is_some() {
+                    assert_eq!(call, scan.params.and_then(derived), "{line}");
+                }
+                assert_eq!(Some(Request { call: None, meta: None, ..Request::scan(line).unwrap() }), oracle, "{line}");
+            }
+            let read = read.map(|r| Request { call: None, meta: None, ..r });
+            assert_eq!(read, oracle, "{line}");
+        }
+        // Control: most lines took the scan, and the rest were still read alike.
+        assert!(scanned > lines.len() / 4, "{scanned} of {}", lines.len());
+    }
+
+    #[test]
+    fn call_parameters_are_read_as_the_derived_reading_reads_them() {
+        for params in [
+            r#"{"name":"search","arguments":{"q":"t-"}}"#,
+            r#"{"arguments":null,"name":"s\u0065arch","_meta":{"progressToken":1}}"#,
+            r#"{"name":"s"}"#,
+            r#"{"name":"s","name":"t"}"#,
+            r#"{"name":null}"#,
+            r#"{"name":7}"#,
+            r#"{"\u006eame":"s"}"#,
+            r#"["s",{"a":1}]"#,
+            r#"{"name":"s","arguments":[1]}"#,
+            r#"{"name":"s","arguments":{"n":1e400}}"#,
+            "{}",
+            "null",
+        ] {
+            let ours = CallParams::read(params).map(|c| (c.name.into_owned(), c.arguments.map(str::to_owned)));
+            assert_eq!(ours, derived(params), "{params}");
+        }
     }
 
     #[test]

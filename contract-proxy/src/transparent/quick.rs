@@ -1,9 +1,9 @@
 //! The quick lane of the server's lines: the answer to a `tools/call` whose result its
-//! advertised `outputSchema` passes, read once and decoded never. The line is read as
-//! the top level of a JSON-RPC message; its `result` (once the `id` before it names a call
-//! in flight that the lane can judge) is read with the result's fields, its
-//! `structuredContent` checked against the schema's compiled plan as it is read. An
-//! answer that passes goes on as the bytes it came as.
+//! advertised `outputSchema` passes, read once and decoded never. The line is scanned
+//! where it lies (`contract_runtime::scan`) as the top level of a JSON-RPC message; its
+//! `result` (once the `id` before it names a call in flight that the lane can judge) is
+//! scanned member by member, its `structuredContent` checked against the schema's
+//! compiled plan as it is scanned. An answer that passes goes on as the bytes it came as.
 //!
 //! Whatever the lane does not read to the end (a line that is no such answer, a `result`
 //! before its `id`, a repeated member, a result the check does not pass, text the plan
@@ -13,12 +13,11 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use serde::de::{self, IgnoredAny, MapAccess, Visitor};
-use serde::{Deserialize, Deserializer as _};
-use serde_json::value::RawValue;
+use contract_runtime::fused::TextCheck;
+use contract_runtime::scan::{Scan, Stop};
+use serde_json::Value;
 
 use super::book::Judge;
-use super::message::QuickSeed;
 use super::wire::Wire;
 use crate::verdicts::Listing;
 
@@ -29,12 +28,7 @@ impl Wire {
         // Checked as UTF-8 once, as a whole (the full path refuses what this refuses),
         // rather than string by string.
         let Ok(text) = std::str::from_utf8(line) else { return false };
-        let mut de = serde_json::Deserializer::from_str(text);
-        let Ok(Some((id, seq))) = de.deserialize_map(Top { wire: self }) else { return false };
-        if de.end().is_err() {
-            return false;
-        }
-        let key = id.get();
+        let Ok(Some((key, seq))) = top(self, text) else { return false };
         {
             let mut book = self.book();
             // The same request still waits (not answered, cancelled or reused meanwhile).
@@ -64,99 +58,119 @@ impl Wire {
     }
 }
 
-/// The members of a JSON-RPC message's top level, as the full path's `Peek` names them.
-#[derive(Clone, Copy)]
-enum Member {
-    Jsonrpc = 1,
-    Id = 2,
-    Method = 4,
-    Params = 8,
-    Result = 16,
-    Error = 32,
-    Other = 0,
-}
-
-impl<'de> Deserialize<'de> for Member {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Name;
-        impl Visitor<'_> for Name {
-            type Value = Member;
-
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a member name")
+/// The top level of a server's line: `Some((id, seq))` for an answer whose result
+/// passed. Every member is read as the full path's `Peek` reads it (a repeated one is
+/// left to that path, as it refuses it), so a line the lane passes is one that path reads
+/// alike. A result before its `id` is left to the full path too.
+fn top<'a>(wire: &Wire, text: &'a str) -> Result<Option<(&'a str, u64)>, Stop> {
+    const JSONRPC: u8 = 1;
+    const ID: u8 = 2;
+    const PARAMS: u8 = 4;
+    const RESULT: u8 = 8;
+    const ERROR: u8 = 16;
+    let mut scan = Scan::new(text);
+    let mut seen = 0u8;
+    let mut id: Option<&'a str> = None;
+    let mut passed = None;
+    scan.members(|scan, key| {
+        let bit = match key {
+            "jsonrpc" => JSONRPC,
+            "id" => ID,
+            "params" => PARAMS,
+            "result" => RESULT,
+            "error" => ERROR,
+            // A request or a notification of the server's.
+            "method" => return Err(Stop),
+            _ => 0,
+        };
+        if seen & bit != 0 {
+            return Err(Stop);
+        }
+        seen |= bit;
+        match bit {
+            JSONRPC => {
+                let version = scan.value()?;
+                // `Peek` reads it as an optional string, escapes decoded.
+                if version != r#""2.0""# && serde_json::from_str::<Option<Cow<'_, str>>>(version).is_err() {
+                    return Err(Stop);
+                }
             }
-
-            fn visit_str<E: de::Error>(self, key: &str) -> Result<Member, E> {
-                Ok(match key {
-                    "jsonrpc" => Member::Jsonrpc,
-                    "id" => Member::Id,
-                    "method" => Member::Method,
-                    "params" => Member::Params,
-                    "result" => Member::Result,
-                    "error" => Member::Error,
-                    _ => Member::Other,
-                })
+            ID => id = Some(scan.value()?).filter(|id| *id != "null"),
+            RESULT => {
+                let call = id.and_then(|id| wire.call_in_flight(id));
+                let Some((seq, listing, tool)) = call else { return Err(Stop) };
+                let Some(check) = wire.shared.policy.quick_check(&listing, &tool) else { return Err(Stop) };
+                if !result_passes(scan, text, &check)? {
+                    return Err(Stop);
+                }
+                passed = Some(seq);
+            }
+            _ => {
+                scan.value()?;
             }
         }
-        deserializer.deserialize_str(Name)
-    }
+        Ok(())
+    })?;
+    scan.end()?;
+    Ok(id.zip(passed))
 }
 
-/// The top level of a server's line: `Some((id, seq))` for an answer whose result passed.
-/// Every member is read as the full path's `Peek` reads it (a repeated one is refused as
-/// it refuses it), so a line the lane passes is one that path reads alike.
-struct Top<'w> {
-    wire: &'w Wire,
-}
-
-/// Why the lane leaves a line to the full path (never shown: the full path decides).
-fn leave<E: de::Error>() -> E {
-    E::custom("left to the full path")
-}
-
-impl<'de> Visitor<'de> for Top<'_> {
-    type Value = Option<(&'de RawValue, u64)>;
-
-    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("a JSON-RPC message")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut seen = 0u8;
-        let mut id: Option<&'de RawValue> = None;
-        let mut passed = None;
-        while let Some(member) = map.next_key::<Member>()? {
-            let bit = member as u8;
-            if seen & bit != 0 {
-                return Err(leave());
+/// Reads a `tools/call` result: whether it passes as it came. It does when it is complete,
+/// its content is an array and its `structuredContent` passes the check, or it says
+/// `isError: true` (an error is not judged). A member the full path decodes (`isError`,
+/// `structuredContent`, `_meta`, `taskId`, `task`, `resultType`) must decode as it does,
+/// and a repeated one is left to that path.
+fn result_passes<'a>(scan: &mut Scan<'a>, text: &'a str, check: &TextCheck<'_>) -> Result<bool, Stop> {
+    let mut content = None;
+    let mut structured = None;
+    let mut is_error = None;
+    let mut result_type = None;
+    let mut decoded = 0u8;
+    scan.members(|scan, key| {
+        let slot = match key {
+            "content" => &mut content,
+            "isError" => &mut is_error,
+            "resultType" => &mut result_type,
+            "structuredContent" => {
+                if structured.is_some() {
+                    return Err(Stop);
+                }
+                scan.peek();
+                let start = scan.position();
+                let verdict = check.check_scanned(scan)?;
+                structured = Some((verdict, &text[start..scan.position()]));
+                return Ok(());
             }
-            seen |= bit;
-            match member {
-                Member::Jsonrpc => {
-                    map.next_value::<Option<Cow<'de, str>>>()?;
+            "_meta" | "taskId" | "task" => {
+                let bit = match key {
+                    "_meta" => 1,
+                    "taskId" => 2,
+                    _ => 4,
+                };
+                if decoded & bit != 0 || serde_json::from_str::<Value>(scan.value()?).is_err() {
+                    return Err(Stop);
                 }
-                Member::Id => id = map.next_value()?,
-                // A request or a notification of the server's.
-                Member::Method => return Err(leave()),
-                Member::Params | Member::Error => {
-                    map.next_value::<Option<&'de RawValue>>()?;
-                }
-                Member::Result => {
-                    let call = id.and_then(|id| self.wire.call_in_flight(id.get()));
-                    let Some((seq, listing, tool)) = call else { return Err(leave()) };
-                    let Some(check) = self.wire.shared.policy.quick_check(&listing, &tool) else {
-                        return Err(leave());
-                    };
-                    if !map.next_value_seed(QuickSeed(check))?.passes() {
-                        return Err(leave());
-                    }
-                    passed = Some(seq);
-                }
-                Member::Other => {
-                    map.next_value::<IgnoredAny>()?;
-                }
+                decoded |= bit;
+                return Ok(());
             }
+            _ => return scan.value().map(drop),
+        };
+        if slot.replace(scan.value()?).is_some() {
+            return Err(Stop);
         }
-        Ok(id.zip(passed))
+        Ok(())
+    })?;
+    let complete = result_type.is_none_or(|kind| kind == r#""complete""#);
+    if !complete || !content.is_some_and(|c| c.starts_with('[')) {
+        return Ok(false);
     }
+    Ok(match is_error {
+        // A check that passed read every value as serde_json decodes it; after a miss,
+        // the rest was only scanned.
+        Some("true") => {
+            structured.is_none_or(|(verdict, text)| verdict.is_ok() || serde_json::from_str::<Value>(text).is_ok())
+        }
+        None | Some("false" | "null") => structured.is_some_and(|(verdict, _)| verdict.is_ok()),
+        Some(_) => false,
+    })
 }

@@ -6,7 +6,6 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use rmcp::model::ErrorData;
-use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use tokio::sync::Notify;
 use tokio::time::Instant;
@@ -42,6 +41,8 @@ pub(crate) struct Wire {
     /// The `_meta` envelope of the client's latest request (a session without
     /// `initialize`, 2026-07-28): the proxy's own requests carry the same.
     pub(super) envelope: Mutex<Map<String, Value>>,
+    /// The `_meta` text the envelope was read from (empty: none, or not known).
+    pub(super) envelope_read: Mutex<String>,
     /// Refuse a client's `server/discover` (`--upstream-protocol 2025-11-25`).
     pub(super) legacy_only: bool,
     /// Whether the session is of the 2026-07-28 revision or newer: the results the proxy
@@ -67,6 +68,7 @@ impl Wire {
             has_tools: AtomicBool::new(true),
             stale: AtomicBool::new(true),
             envelope: Mutex::new(Map::new()),
+            envelope_read: Mutex::new(String::new()),
             legacy_only,
             modern: AtomicBool::new(false),
             unread: AtomicU64::new(0),
@@ -106,14 +108,14 @@ impl Wire {
     }
 
     /// Records a request of the client's in flight.
-    pub(super) fn expect(&self, id: &RawValue, method: &str, judge: Judge) {
+    pub(super) fn expect(&self, id: &str, method: &str, judge: Judge) {
         // The request that starts the session waits for the server to start as well.
         let timeout = match judge {
             Judge::Start => self.shared.timeout.max(START_TIMEOUT),
             _ => self.shared.timeout,
         };
         let mut book = self.book();
-        let key = id.get().to_owned();
+        let key = id.to_owned();
         let deadline = Instant::now() + timeout;
         // Deadlines stay in order: one earlier than the last is put in its place.
         let at = book.deadlines.iter().rposition(|(d, _, _)| *d <= deadline).map_or(0, |i| i + 1);
