@@ -12,7 +12,14 @@
 //! handler what rmcp's per-request service gives it. Each such service serves one call
 //! at a time (an idle one is taken from a small pool, or one is started), so every
 //! message it sends while it serves the call (a notification, the answer) belongs to that
-//! call, and the handler sees the call's own id, as on rmcp's path.
+//! call, and the handler sees the call's own id, as on rmcp's path. What differs, and
+//! why it does not show: rmcp makes a fresh clone of the handler per request where a
+//! service here keeps its clone for many calls (a `Clone + Sync` handler shares its state
+//! across clones anyway); and a message a handler sends through its peer after its call
+//! was answered (from a task it left running) is dropped by rmcp with the per-request
+//! service, while here it is dropped when it comes before the service's next call and
+//! goes out with that call otherwise (a handler that outlives its call is out of the
+//! protocol either way).
 //!
 //! The lane takes a request only when rmcp would route it statelessly and accept it
 //! unchanged, decided conservatively from the headers and the typed message: `Host`
@@ -208,8 +215,11 @@ impl Taken {
 }
 
 impl Pool {
+    /// An idle service, with anything sent since its last call dropped.
     fn take(&self) -> Option<Conn> {
-        self.idle.lock().unwrap_or_else(PoisonError::into_inner).pop()
+        let mut conn = self.idle.lock().unwrap_or_else(PoisonError::into_inner).pop()?;
+        while conn.from_service.try_recv().is_ok() {}
+        Some(conn)
     }
 
     /// A new service of `handler` with rmcp's stateless peer of this version.
@@ -221,10 +231,8 @@ impl Pool {
         Conn { to_service, from_service, _running: Box::new(running) }
     }
 
-    /// A service whose call is over goes back to the pool (anything it sent after its
-    /// answer is dropped).
-    fn put(&self, mut conn: Conn) {
-        while conn.from_service.try_recv().is_ok() {}
+    /// A service whose call is over goes back to the pool.
+    fn put(&self, conn: Conn) {
         let mut idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner);
         if idle.len() < MAX_IDLE {
             idle.push(conn);
