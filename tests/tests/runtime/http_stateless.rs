@@ -93,6 +93,9 @@ fn both(front: &Front, addr: SocketAddr, what: &str, headers: &[(&str, &str)], b
     (lane, taken)
 }
 
+/// A request rmcp must judge: what it is, its headers, its body, the status it gets.
+type Case<'a> = (&'a str, Vec<(&'a str, &'a str)>, &'a Value, u16);
+
 /// `headers` with `name` set to `value` (left out when `value` is empty).
 fn replaced<'a>(headers: &[(&'a str, &'a str)], name: &'a str, value: &'a str) -> Vec<(&'a str, &'a str)> {
     let mut out: Vec<(&str, &str)> = headers.iter().copied().filter(|(k, _)| !k.eq_ignore_ascii_case(name)).collect();
@@ -109,7 +112,10 @@ fn call(id: &Value, name: &str, arguments: Value) -> Value {
         "io.modelcontextprotocol/clientCapabilities": {},
         "io.modelcontextprotocol/clientInfo": { "name": "t", "version": "1" },
     });
-    json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call", "params": { "name": name, "arguments": arguments, "_meta": meta } })
+    let mut body =
+        json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call", "params": { "name": name, "_meta": meta } });
+    body["params"]["arguments"] = arguments;
+    body
 }
 
 /// The headers of a clean stateless call of `tool`.
@@ -165,7 +171,7 @@ fn the_stateless_lane_answers_as_rmcps_stateless_path_does_and_takes_only_plain_
         .map(|meta| meta.remove("io.modelcontextprotocol/clientCapabilities"));
     let mut other_era = plain.clone();
     other_era["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] = json!("2025-11-25");
-    let cases: [(&str, Vec<(&str, &str)>, &Value, u16); 10] = [
+    let cases: [Case<'_>; 10] = [
         ("another Mcp-Method", with("Mcp-Method", "tools/list"), &plain, 400),
         ("no Mcp-Method", with("Mcp-Method", ""), &plain, 400),
         ("another Mcp-Name", with("Mcp-Name", "ratio_down"), &plain, 400),
