@@ -328,7 +328,108 @@ fn names_a_header(schema: &JsonObject) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::adapters::rmcp::read_tools_call;
+    use rmcp::model::Tool;
     use serde_json::json;
+
+    /// A handler with one tool whose schema promotes an argument to a header and one
+    /// whose schema does not.
+    struct Tools;
+
+    impl ServerHandler for Tools {
+        fn get_tool(&self, name: &str) -> Option<Tool> {
+            let q = match name {
+                "tagged" => json!({ "type": "string", "x-mcp-header": "Q" }),
+                "plain" => json!({ "type": "string" }),
+                _ => return None,
+            };
+            let schema = json!({ "type": "object", "properties": { "q": q } });
+            Some(Tool::new(name.to_owned(), "", schema.as_object().cloned().unwrap_or_default()))
+        }
+    }
+
+    fn headers(pairs: &[(&str, &str)]) -> HeaderMap {
+        let mut map = HeaderMap::new();
+        for (k, v) in pairs {
+            map.append(HeaderName::from_bytes(k.as_bytes()).unwrap(), HeaderValue::from_str(v).unwrap());
+        }
+        map
+    }
+
+    fn call(name: &str, meta: &Value) -> ClientJsonRpcMessage {
+        let body = json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": { "name": name, "arguments": { "q": "x" }, "_meta": meta } });
+        read_tools_call(body.to_string().as_bytes()).expect("a plain call")
+    }
+
+    #[test]
+    fn only_calls_rmcp_would_route_statelessly_and_accept_unchanged_take_the_lane() {
+        let config = super::super::loopback_config(&super::super::HttpLimits::default());
+        let door = Door::new(&config);
+        let lane = Stateless::new(Box::new(|| Tools), &config, false).expect("no event store");
+        let meta = json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+        });
+        let clean = [
+            ("host", "127.0.0.1:8000"),
+            ("accept", "application/json, text/event-stream"),
+            ("mcp-protocol-version", "2026-07-28"),
+            ("mcp-method", "tools/call"),
+            ("mcp-name", "plain"),
+        ];
+        let takes = |pairs: &[(&str, &str)], call: &ClientJsonRpcMessage| {
+            lane.pool(&door, &headers(pairs), call, 100).is_some()
+        };
+        let plain = call("plain", &meta);
+        assert!(takes(&clean, &plain));
+        let with = |name: &str, value: &str| {
+            let mut pairs: Vec<(&str, &str)> = clean.iter().copied().filter(|(k, _)| *k != name).collect();
+            if !value.is_empty() {
+                pairs.push((name, value));
+            }
+            takes(&pairs, &plain)
+        };
+        assert!(!with("mcp-method", "tools/list"));
+        assert!(!with("mcp-method", ""));
+        assert!(!with("mcp-name", "other"));
+        assert!(!with("mcp-name", "=?base64?cGxhaW4=?="));
+        assert!(!with("mcp-name", ""));
+        assert!(!with("mcp-protocol-version", ""));
+        assert!(!with("mcp-protocol-version", "2025-11-25"));
+        assert!(!with("mcp-protocol-version", "2099-01-01"));
+        assert!(!with("mcp-param-q", "x"));
+        assert!(!with("mcp-session-id", "s-1"));
+        assert!(!with("origin", "http://localhost:1"));
+        assert!(!with("accept", "application/json"));
+        assert!(!with("host", "example.com"));
+        let mut twice = clean.to_vec();
+        twice.push(("mcp-name", "plain"));
+        assert!(!takes(&twice, &plain));
+        // The tool's schema promotes an argument to a header: rmcp checks it.
+        assert!(!takes(&with_name(&clean, "tagged"), &call("tagged", &meta)));
+        // An unknown tool has no schema to check: the handler answers it.
+        assert!(takes(&with_name(&clean, "nothing"), &call("nothing", &meta)));
+        // `_meta` without the capabilities 2026-07-28 requires, or of another version.
+        let mut bare = meta.clone();
+        bare.as_object_mut().map(|meta| meta.remove("io.modelcontextprotocol/clientCapabilities"));
+        assert!(!takes(&clean, &call("plain", &bare)));
+        assert!(!takes(
+            &clean,
+            &call(
+                "plain",
+                &json!({ "io.modelcontextprotocol/protocolVersion": "2025-11-25", "io.modelcontextprotocol/clientCapabilities": {} })
+            )
+        ));
+        assert!(!takes(&clean, &call("plain", &json!({}))));
+        // A body over rmcp's limit is rmcp's to refuse.
+        assert!(lane.pool(&door, &headers(&clean), &plain, config.max_request_body_bytes + 1).is_none());
+        // A front whose sessions keep an event store has no stateless lane.
+        assert!(Stateless::new(Box::new(|| Tools), &config, true).is_none());
+    }
+
+    fn with_name<'a>(pairs: &[(&'a str, &'a str)], name: &'a str) -> Vec<(&'a str, &'a str)> {
+        pairs.iter().map(|&(k, v)| if k == "mcp-name" { (k, name) } else { (k, v) }).collect()
+    }
 
     #[test]
     fn a_header_annotation_anywhere_in_the_schema_is_seen() {
