@@ -12,6 +12,7 @@ pub mod http_disconnect;
 pub mod http_front;
 pub mod http_hostile;
 pub mod http_lane;
+pub mod http_stateless;
 pub mod observe_events;
 pub mod pipeline;
 pub mod pipeline_limits;

@@ -25,6 +25,7 @@ use tower_service::Service;
 use super::answer::prefer_json;
 use super::check::{envelope, error_response, full, initialize_id, is_json, rejection, too_large, typed};
 use super::lane;
+use super::stateless::Stateless;
 use super::{Body, BoxError, HttpLimits, INVALID_REQUEST, SERVER_BUSY};
 use crate::adapters::rmcp::read_tools_call;
 
@@ -60,7 +61,9 @@ struct Shared<H> {
     limits: HttpLimits,
     /// What the lane reads of rmcp's configuration.
     door: lane::Door,
-    /// Calls answered by the lane ([`McpService::calls_by_keys`]).
+    /// The stateless lane, when the front knows how to make the handler.
+    stateless: Option<Stateless<H>>,
+    /// Calls answered by either lane ([`McpService::calls_by_keys`]).
     keyed: AtomicU64,
 }
 
@@ -76,23 +79,36 @@ impl<H> Clone for Gate<H> {
 }
 
 impl<H: ServerHandler + Send + 'static> McpService<H> {
+    /// The front before `service`; `make` (the factory `service` was built with, when
+    /// known) opens the stateless lane.
     pub(super) fn new(
         service: StreamableHttpService<H, LocalSessionManager>,
         sessions: Arc<LocalSessionManager>,
         limits: HttpLimits,
+        make: Option<Box<dyn Fn() -> H + Send + Sync>>,
     ) -> Self {
         let (max, timeout) = (limits.max_body_bytes, limits.body_timeout);
         let door = lane::Door::new(&service.config);
-        let shared =
-            Arc::new(Shared { service, sessions, init_gate: Mutex::new(()), limits, door, keyed: AtomicU64::new(0) });
+        let event_store = sessions.event_store().is_some();
+        let stateless = make.and_then(|make| Stateless::new(make, &service.config, event_store));
+        let shared = Arc::new(Shared {
+            service,
+            sessions,
+            init_gate: Mutex::new(()),
+            limits,
+            door,
+            stateless,
+            keyed: AtomicU64::new(0),
+        });
         let gate = Gate { shared: shared.clone() };
         let stack = RequestBodyLimit::new(RequestBodyTimeout::new(gate, timeout), max);
         Self { shared, stack }
     }
 
-    /// How many `tools/call` requests the front has handed to their session itself,
-    /// read by their keys, rather than through rmcp's service (the lane of the module
-    /// documentation): a plain call for an open session whose headers pass rmcp's checks.
+    /// How many `tools/call` requests the front has answered itself, read by their keys,
+    /// rather than through rmcp's service (the lanes of the module documentation): a
+    /// plain call for an open session, or a plain stateless call (protocol 2026-07-28 and
+    /// later), whose headers pass rmcp's checks.
     #[must_use]
     pub fn calls_by_keys(&self) -> u64 {
         self.shared.keyed.load(Ordering::Relaxed)
@@ -325,7 +341,8 @@ impl<H: ServerHandler + Send + 'static> Shared<H> {
                 Some(session) => self.by_keys(parts, session, call).await,
                 None => self.forward(parts, bytes, value.as_ref()).await,
             },
-            _ => self.forward(parts, bytes, value.as_ref()).await,
+            Some(call) => self.stateless(parts, bytes, call).await,
+            None => self.forward(parts, bytes, value.as_ref()).await,
         };
         let answer = match answer {
             Ok(answer) => answer,
@@ -338,6 +355,24 @@ impl<H: ServerHandler + Send + 'static> Shared<H> {
                 answer
             }
             None => answer,
+        }
+    }
+
+    /// A call that is not for a session: answered by the stateless lane when it takes it
+    /// ([`stateless`](super::stateless)), else by rmcp.
+    async fn stateless(
+        &self,
+        parts: http::request::Parts,
+        bytes: Bytes,
+        call: ClientJsonRpcMessage,
+    ) -> Result<Response<Body>, Response<Body>> {
+        let Some(stateless) = &self.stateless else { return self.forward(parts, bytes, None).await };
+        match stateless.take(&self.door, parts, call, bytes.len()).await {
+            Ok(taken) => {
+                self.keyed.fetch_add(1, Ordering::Relaxed);
+                Ok(taken.answer(&self.service.config).await)
+            }
+            Err(parts) => self.forward(parts, bytes, None).await,
         }
     }
 

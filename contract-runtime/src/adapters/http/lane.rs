@@ -36,9 +36,9 @@ use super::check::full;
 use super::Body;
 
 /// The session header (named once, not parsed per request).
-const SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
+pub(super) const SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
 /// The protocol version header.
-const PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
+pub(super) const PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
 
 /// What the lane needs of the service's configuration, read once: whether it serves
 /// sessions, and the `Host`s it allows.
@@ -91,7 +91,7 @@ impl Door {
     /// The request's one `Host` is a plain `name[:port]` or `[v6][:port]` that the
     /// allowed hosts name (an entry with a port wants that port). Anything else is for
     /// rmcp to judge.
-    fn host_allowed(&self, headers: &HeaderMap) -> bool {
+    pub(super) fn host_allowed(&self, headers: &HeaderMap) -> bool {
         let Some((host, port)) = single(headers, &HOST).and_then(host_and_port) else { return false };
         match &self.hosts {
             None => true,
@@ -132,7 +132,7 @@ pub(super) fn plain_call(message: &ClientJsonRpcMessage) -> bool {
 }
 
 /// The one value of header `name`, as text; `None` if it is absent, repeated or not text.
-fn single<'a>(headers: &'a HeaderMap, name: &HeaderName) -> Option<&'a str> {
+pub(super) fn single<'a>(headers: &'a HeaderMap, name: &HeaderName) -> Option<&'a str> {
     let mut values = headers.get_all(name).iter();
     let value = values.next()?;
     if values.next().is_some() {
@@ -143,7 +143,7 @@ fn single<'a>(headers: &'a HeaderMap, name: &HeaderName) -> Option<&'a str> {
 
 /// `Accept` lists `application/json` and `text/event-stream`, neither with parameters
 /// (a quality weight is rmcp's to weigh), and nothing quoted.
-fn accepts_both(headers: &HeaderMap) -> bool {
+pub(super) fn accepts_both(headers: &HeaderMap) -> bool {
     let (mut json, mut sse) = (false, false);
     for value in headers.get_all(ACCEPT) {
         let Ok(value) = value.to_str() else { return false };
@@ -231,7 +231,7 @@ fn event_of(event: ServerSseMessage) -> Sse {
 
 /// The rest of a stream as rmcp frames it: each event, until the service's
 /// cancellation, with its keep-alive.
-fn rest<S>(stream: S, config: &StreamableHttpServerConfig) -> Body
+pub(super) fn rest<S>(stream: S, config: &StreamableHttpServerConfig) -> Body
 where
     S: Stream<Item = ServerSseMessage> + Send + Sync + 'static,
 {
@@ -246,7 +246,7 @@ where
 
 /// The SSE response rmcp would have sent: the events already read, a keep-alive comment
 /// if one is due, then `rest`.
-fn sse(read: Vec<ServerSseMessage>, keep_alive: Option<Bytes>, rest: Body) -> Response<Body> {
+pub(super) fn sse(read: Vec<ServerSseMessage>, keep_alive: Option<Bytes>, rest: Body) -> Response<Body> {
     let read = read.into_iter().map(encode).chain(keep_alive).collect();
     let mut response = Response::new(Read { read, rest }.boxed());
     let headers = response.headers_mut();

@@ -56,6 +56,19 @@
 //! reading of that SSE. Any other request, or one in doubt, goes through rmcp's service
 //! as before. [`McpService::calls_by_keys`] counts the calls the lane took.
 //!
+//! The stateless `tools/call` lane: a plain `tools/call` of protocol 2026-07-28 or later
+//! (no session; its `_meta` carries the protocol version and client capabilities, its
+//! headers `Mcp-Method` and `Mcp-Name`) whose headers and message rmcp would accept
+//! unchanged, for a tool whose input schema promotes no argument to a header, is handed
+//! by the front to a long-lived service of the handler for that protocol version, with
+//! the peer and extensions rmcp's per-request service would give it; its answer is the
+//! one rmcp's stateless path writes (the JSON object with rmcp's status, or its SSE
+//! stream when the handler sends something first). This skips rmcp's second reading of
+//! the body, its JSON copy of the message for the header check, and the service, transport
+//! and task it starts per request. It needs the handler itself, so only a front built by
+//! [`McpLayer::service`] has it. [`McpService::calls_by_keys`] counts these calls too. A
+//! client that goes away before the answer is out has the call cancelled.
+//!
 //! A client that closes the connection of a session's request before its answer went out
 //! (while the handler runs, or in the middle of the SSE stream) has the request cancelled:
 //! the front hands rmcp a `notifications/cancelled` for it (reason "the client
@@ -73,6 +86,7 @@ mod check;
 mod gate;
 mod lane;
 mod listen;
+mod stateless;
 
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -223,7 +237,8 @@ pub fn loopback_config(limits: &HttpLimits) -> StreamableHttpServerConfig {
 /// The tower [`Layer`](tower_layer::Layer) that puts the front before rmcp's
 /// [`StreamableHttpService`]. It owns the session manager the session cap counts:
 /// [`service`](Self::service) builds rmcp's service with it, and a service built by
-/// hand must be given [`session_manager`](Self::session_manager).
+/// hand must be given [`session_manager`](Self::session_manager). A front over a service
+/// built by hand has no stateless `tools/call` lane (it cannot make the handler).
 #[derive(Clone, Debug)]
 pub struct McpLayer {
     limits: HttpLimits,
@@ -252,12 +267,13 @@ impl McpLayer {
     where
         H: ServerHandler + Clone + Send + Sync + 'static,
     {
+        let make = server.clone();
         let rmcp = StreamableHttpService::new(
             move || Ok(server.clone()),
             self.session_manager(),
             loopback_config(&self.limits),
         );
-        tower_layer::Layer::layer(self, rmcp)
+        McpService::new(rmcp, self.sessions.clone(), self.limits.clone(), Some(Box::new(move || make.clone())))
     }
 }
 
@@ -268,6 +284,6 @@ where
     type Service = McpService<H>;
 
     fn layer(&self, rmcp: StreamableHttpService<H, LocalSessionManager>) -> McpService<H> {
-        McpService::new(rmcp, self.sessions.clone(), self.limits.clone())
+        McpService::new(rmcp, self.sessions.clone(), self.limits.clone(), None)
     }
 }
