@@ -21,7 +21,8 @@ pub(super) const MAX_PAGES: usize = 1000;
 
 impl Wire {
     pub(super) async fn client_line(&self, line: &[u8]) {
-        let peek = match Request::read(line) {
+        let read = Request::read(line, &self.envelope_read.lock().unwrap_or_else(PoisonError::into_inner));
+        let peek = match read {
             Ok(peek) => peek,
             Err(err) => {
                 if serde_json::from_slice::<IgnoredAny>(line).is_ok() {
@@ -50,8 +51,12 @@ impl Wire {
         }
         // The parameters are read for a cursor, a task id or a 2026-07-28 envelope only; an
         // envelope in the very `_meta` text it was last read from is not read again.
-        let envelope_here = peek.params.is_some_and(holds_envelope)
-            && peek.meta.is_none_or(|meta| *self.envelope_read.lock().unwrap_or_else(PoisonError::into_inner) != meta);
+        let envelope_here = match peek.meta {
+            Some(meta) => {
+                *self.envelope_read.lock().unwrap_or_else(PoisonError::into_inner) != meta && holds_envelope(meta)
+            }
+            None => peek.params.is_some_and(holds_envelope),
+        };
         let wanted = matches!(method, "tools/list" | "tasks/result") || envelope_here;
         let params =
             peek.params.filter(|_| wanted).and_then(|p| serde_json::from_str::<Params<'_>>(p).ok()).unwrap_or_default();

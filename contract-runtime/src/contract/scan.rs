@@ -183,6 +183,21 @@ impl<'a> Scan<'a> {
         self.pos
     }
 
+    /// Reads the next value (after any whitespace) as `known` when the text goes on with
+    /// exactly `known`'s bytes, and returns it; `None` (nothing read but whitespace)
+    /// otherwise. `known` must be an object or an array a scan read whole before (as
+    /// [`value`](Self::value) returned it): such a text ends where its last bracket closes,
+    /// so the same bytes here are the same value, and need no second look.
+    pub fn known(&mut self, known: &str) -> Option<&'a str> {
+        self.space();
+        let rest = &self.text[self.pos..];
+        if !(known.starts_with('{') || known.starts_with('[')) || !rest.starts_with(known) {
+            return None;
+        }
+        self.pos += known.len();
+        Some(&rest[..known.len()])
+    }
+
     fn fields(&mut self, mut each: impl FnMut(&mut Self, &'a str, bool) -> Result<(), Stop>) -> Result<(), Stop> {
         self.space();
         self.eat(b'{')?;
@@ -504,6 +519,30 @@ mod tests {
         }
         // Control: the mutations make both kinds, so the equality above was tested both ways.
         assert!(accepted > 1000 && refused > 1000, "{accepted} read, {refused} refused");
+    }
+
+    #[test]
+    fn a_value_read_before_is_taken_whole_and_only_an_object_or_an_array() {
+        let known = r#"{"a":[1,{"b":"}"}]}"#;
+        let mut scan = Scan::new(r#"[ {"a":[1,{"b":"}"}]} , 2]"#);
+        let mut seen = Vec::new();
+        scan.array(|scan| {
+            seen.push(match scan.known(known) {
+                Some(value) => value,
+                None => scan.value()?,
+            });
+            Ok(())
+        })
+        .unwrap();
+        scan.end().unwrap();
+        assert_eq!(seen, [known, "2"]);
+        // A number is no such text (`1` begins `12`), nor a string; a differing object is
+        // read as usual.
+        for (text, known) in [("12", "1"), (r#""ab""#, r#""a"#), (r#"{"a":2}"#, r#"{"a":1}"#)] {
+            let mut scan = Scan::new(text);
+            assert_eq!(scan.known(known), None, "{text}");
+            assert_eq!(scan.value(), Ok(text), "{text}");
+        }
     }
 
     #[test]
