@@ -500,7 +500,8 @@ mod tests {
                 }
                 // The `_meta` text is the parameters' last `_meta` member as written.
                 let members = scan.params.and_then(|p| serde_json::from_str::<Members<'_>>(p).ok());
-                let last_meta = members.and_then(|m| m.0.iter().rev().find(|(k, _)| k == "_meta").map(|(_, v)| v.get()));
+                let last_meta =
+                    members.and_then(|m| m.0.iter().rev().find(|(k, _)| k == "_meta").map(|(_, v)| v.get()));
                 if scan.params.is_some_and(|p| p.starts_with('{')) {
                     assert_eq!(scan.meta, last_meta, "{line}");
                 }
