@@ -8,7 +8,6 @@
 //! answered by their keys shows which of the two took the lane. A client that goes away
 //! mid-call has its handler cancelled, on the lane as on rmcp's path.
 
-use std::fmt::Write as _;
 use std::io::{Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpStream};
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -19,12 +18,10 @@ use std::time::{Duration, Instant};
 use contract_runtime::http::{HttpLimits, McpLayer, McpService};
 use serde_json::{json, Value};
 
-use crate::support::interop::{parse_http, HttpReply};
+use crate::support::http_front::{both, replaced, request, EventIds, DEADLINE};
+use crate::support::interop::parse_http;
 use crate::support::rollout_probe::{contracted, probe, RolloutProbe};
 
-const DEADLINE: Duration = Duration::from_secs(30);
-/// An `Origin` rmcp's loopback configuration allows: the request goes to rmcp's path.
-const LOOPBACK_PAGE: (&str, &str) = ("Origin", "http://localhost:1");
 const ERA: &str = "2026-07-28";
 
 type Front = McpService<contract_runtime::rmcp::ContractedServer<RolloutProbe>>;
@@ -39,71 +36,8 @@ fn start() -> (SocketAddr, Arc<AtomicU32>, Front) {
     (addr, cancelled, front)
 }
 
-/// The request of a POST of `body` with exactly these headers (and `Host`,
-/// `Content-Length`, `Connection: close`).
-fn request(addr: SocketAddr, headers: &[(&str, &str)], body: &Value) -> String {
-    let body = body.to_string();
-    let mut head = format!("POST /mcp HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
-    for (k, v) in headers {
-        let _ = write!(head, "{k}: {v}\r\n");
-    }
-    let _ = write!(head, "Content-Length: {}\r\n\r\n{body}", body.len());
-    head
-}
-
-/// The POST, read to the end.
-fn post(addr: SocketAddr, headers: &[(&str, &str)], body: &Value) -> HttpReply {
-    let mut stream = TcpStream::connect(addr).expect("connect");
-    stream.set_read_timeout(Some(DEADLINE)).expect("read timeout");
-    stream.write_all(request(addr, headers, body).as_bytes()).expect("write");
-    let mut raw = Vec::new();
-    stream.read_to_end(&mut raw).expect("read to the end");
-    parse_http(&raw)
-}
-
-/// What must agree between the two paths: status, content type, caching headers, the
-/// body (the JSON, or the stream's lines and messages).
-fn seen(reply: &HttpReply) -> (u16, Vec<(String, String)>, Value) {
-    let headers = ["content-type", "cache-control", "x-accel-buffering", "mcp-session-id"]
-        .iter()
-        .filter_map(|name| reply.headers.get(*name).map(|v| ((*name).to_owned(), v.clone())))
-        .collect();
-    let body = if reply.body.trim().is_empty() {
-        Value::Null
-    } else if reply.headers.get("content-type").is_some_and(|v| v.starts_with("text/event-stream")) {
-        json!([reply.body.lines().collect::<Vec<_>>().join("\n"), reply.messages()])
-    } else {
-        serde_json::from_str(&reply.body).unwrap_or_else(|_| Value::String(reply.body.clone()))
-    };
-    (reply.status, headers, body)
-}
-
-/// Sends `body` with `headers` through the lane's door and through rmcp's (with
-/// [`LOOPBACK_PAGE`]); asserts the answers agree and returns the first, and how many
-/// calls the lane took for it.
-fn both(front: &Front, addr: SocketAddr, what: &str, headers: &[(&str, &str)], body: &Value) -> (HttpReply, u64) {
-    let before = front.calls_by_keys();
-    let lane = post(addr, headers, body);
-    let taken = front.calls_by_keys() - before;
-    let mut with_origin = headers.to_vec();
-    with_origin.push(LOOPBACK_PAGE);
-    let rmcp = post(addr, &with_origin, body);
-    assert_eq!(front.calls_by_keys() - before, taken, "{what}: rmcp's door took the lane");
-    assert_eq!(seen(&lane), seen(&rmcp), "{what}:\nlane {lane:?}\nrmcp {rmcp:?}");
-    (lane, taken)
-}
-
 /// A request rmcp must judge: what it is, its headers, its body, the status it gets.
 type Case<'a> = (&'a str, Vec<(&'a str, &'a str)>, &'a Value, u16);
-
-/// `headers` with `name` set to `value` (left out when `value` is empty).
-fn replaced<'a>(headers: &[(&'a str, &'a str)], name: &'a str, value: &'a str) -> Vec<(&'a str, &'a str)> {
-    let mut out: Vec<(&str, &str)> = headers.iter().copied().filter(|(k, _)| !k.eq_ignore_ascii_case(name)).collect();
-    if !value.is_empty() {
-        out.push((name, value));
-    }
-    out
-}
 
 /// A stateless call of `name` with `id`, its `_meta` the era's.
 fn call(id: &Value, name: &str, arguments: Value) -> Value {
@@ -135,11 +69,19 @@ fn the_stateless_lane_answers_as_rmcps_stateless_path_does_and_takes_only_plain_
     let ratio = |ratio: f64| json!({ "ratio": ratio, "token": "t" });
 
     // Calls the lane takes: each answered with the same JSON (or stream) as rmcp's.
-    let (reply, taken) = both(&front, addr, "a clean call", &clean("ratio"), &call(&json!(1), "ratio", ratio(0.25)));
+    let (reply, taken) =
+        both(&front, addr, EventIds::Compared, "a clean call", &clean("ratio"), &call(&json!(1), "ratio", ratio(0.25)));
     assert_eq!(taken, 1, "the clean call took the lane: {reply:?}");
     assert_eq!(reply.headers.get("content-type").map(String::as_str), Some("application/json"), "{reply:?}");
     assert_eq!(reply.response(1)["result"]["structuredContent"], ratio(0.25));
-    let (reply, taken) = both(&front, addr, "a string id", &clean("ratio"), &call(&json!("s-1"), "ratio", ratio(0.5)));
+    let (reply, taken) = both(
+        &front,
+        addr,
+        EventIds::Compared,
+        "a string id",
+        &clean("ratio"),
+        &call(&json!("s-1"), "ratio", ratio(0.5)),
+    );
     assert_eq!((taken, reply.messages()[0]["id"].clone()), (1, json!("s-1")), "{reply:?}");
     let taken_cases = [
         ("a contract refusal", "ratio", call(&json!(2), "ratio", ratio(2.0))),
@@ -148,13 +90,13 @@ fn the_stateless_lane_answers_as_rmcps_stateless_path_does_and_takes_only_plain_
         ("an unknown tool", "no_such_tool", call(&json!(5), "no_such_tool", json!({}))),
     ];
     for (what, tool, body) in &taken_cases {
-        let (reply, taken) = both(&front, addr, what, &clean(tool), body);
+        let (reply, taken) = both(&front, addr, EventIds::Compared, what, &clean(tool), body);
         assert_eq!(taken, 1, "{what} took the lane: {reply:?}");
     }
     // A handler that sends progress first: the stream, the notification before the answer.
     let mut progress = call(&json!(6), "ratio_slow", json!({ "ms": 10 }));
     progress["params"]["_meta"]["progressToken"] = json!("p-6");
-    let (reply, taken) = both(&front, addr, "progress first", &clean("ratio_slow"), &progress);
+    let (reply, taken) = both(&front, addr, EventIds::Compared, "progress first", &clean("ratio_slow"), &progress);
     assert_eq!(taken, 1);
     assert_eq!(reply.headers.get("content-type").map(String::as_str), Some("text/event-stream"), "{reply:?}");
     let methods: Vec<Value> =
@@ -184,12 +126,19 @@ fn the_stateless_lane_answers_as_rmcps_stateless_path_does_and_takes_only_plain_
         ("_meta of another era", with("MCP-Protocol-Version", "2025-11-25"), &other_era, 200),
     ];
     for (what, headers, body, status) in cases {
-        let (reply, taken) = both(&front, addr, what, &headers, body);
+        let (reply, taken) = both(&front, addr, EventIds::Compared, what, &headers, body);
         assert_eq!(taken, 0, "{what} took the lane: {reply:?}");
         assert_eq!(reply.status, status, "{what}: {reply:?}");
     }
     // The clean control again, after the odd ones: the lane still takes it.
-    let (_, taken) = both(&front, addr, "a clean call again", &clean("ratio"), &call(&json!(8), "ratio", ratio(0.75)));
+    let (_, taken) = both(
+        &front,
+        addr,
+        EventIds::Compared,
+        "a clean call again",
+        &clean("ratio"),
+        &call(&json!(8), "ratio", ratio(0.75)),
+    );
     assert_eq!(taken, 1);
 }
 
