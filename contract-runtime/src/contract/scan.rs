@@ -488,6 +488,37 @@ mod tests {
     }
 
     #[test]
+    fn a_string_of_dense_escapes_scans_as_serde_json_reads_it_at_every_alignment() {
+        // Escapes one after another, across word ends, with the quote, a control character
+        // or a broken escape right behind one; every start offset within a word.
+        const DENSE: &[&str] = &[
+            "\\\"", "\\\\", "\\u00e9", "\\u12", "\\x", "\\", "a", "ab", "abcdefg", "\u{e9}", "\u{1}", "\t", "\"",
+            "\u{7f}",
+        ];
+        let mut rng = Rng(0x5eed_0004);
+        let (mut accepted, mut refused) = (0, 0);
+        for _ in 0..20_000 {
+            let mut body = String::new();
+            for _ in 0..rng.below(12) {
+                body.push_str(rng.one(DENSE));
+            }
+            for pad in 0..8 {
+                let text = format!("{}\"{body}\"", " ".repeat(pad));
+                let reads = serde_reads(&text);
+                assert_eq!(scans(&text), reads, "{text:?}");
+                if reads {
+                    accepted += 1;
+                    assert_eq!(Scan::new(&text).value(), Ok(text.trim_start()), "{text:?}");
+                } else {
+                    refused += 1;
+                }
+            }
+        }
+        // Both verdicts are exercised.
+        assert!(accepted > 10_000 && refused > 10_000, "accepted {accepted}, refused {refused}");
+    }
+
+    #[test]
     fn a_mutated_text_scans_exactly_when_serde_json_reads_it() {
         let mut rng = Rng(0x5eed_0002);
         let (mut accepted, mut refused) = (0, 0);
