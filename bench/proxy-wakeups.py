@@ -127,6 +127,8 @@ def main():
                         (PEERS, "cargo build --release -p qe-server --features server --example peers")):
         if not os.path.exists(path):
             sys.exit(f"{path} is not built: run `{build}`")
+    if options.in_flight < 1 or options.rounds < 1 or options.calls < options.in_flight:
+        parser.error("--in-flight and --rounds must be at least 1, and --calls at least --in-flight")
     calls = options.calls - options.calls % options.in_flight
     print(f"{calls} 1-item calls per run, median of {options.rounds} runs; µs per call of the middle process")
     print(f"{'way':<12} {'relay user':>11} {'relay sys':>10} {'proxy user':>11} {'proxy sys':>10} {'proxy over relay':>17}")
