@@ -162,6 +162,26 @@ fn parse_number(text: &str) -> Result<Number, Stop> {
     Ok(if negated >= 0 { Number::F(-(significand as f64)) } else { Number::I(negated) })
 }
 
+/// What a check without a tree gives back for a value: nothing, or `Value::Null`.
+trait Unbuilt {
+    /// Drops it; a `Null` (every tree of a check that builds none) without a call to
+    /// `Value`'s drop.
+    fn dismiss(self);
+}
+
+impl Unbuilt for () {
+    fn dismiss(self) {}
+}
+
+impl Unbuilt for serde_json::Value {
+    #[inline]
+    fn dismiss(self) {
+        if !self.is_null() {
+            drop(self);
+        }
+    }
+}
+
 /// One value at one plan node.
 struct Check<'a, 'p> {
     w: &'a mut Writer<'p>,
@@ -170,9 +190,12 @@ struct Check<'a, 'p> {
 
 impl Check<'_, '_> {
     /// Keeps the first miss.
-    fn note<T>(w: &mut Writer<'_>, verdict: R<T>) {
-        if let Err(miss) = verdict {
-            w.miss.get_or_insert(miss);
+    fn note<T: Unbuilt>(w: &mut Writer<'_>, verdict: R<T>) {
+        match verdict {
+            Err(miss) => {
+                w.miss.get_or_insert(miss);
+            }
+            Ok(tree) => tree.dismiss(),
         }
     }
 

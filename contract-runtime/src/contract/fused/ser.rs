@@ -106,13 +106,18 @@ impl<'p> Writer<'p> {
         serde_json::Serializer::new(&mut self.out)
     }
 
+    /// Writes `text` as a JSON string, unless nothing is kept.
+    #[inline]
+    fn string(&mut self, text: &str) {
+        if self.keep {
+            self.write_string(text);
+        }
+    }
+
     /// Writes `text` as a JSON string. Text with nothing to escape (field names, and
     /// most values) is copied as it is, the bytes serde_json writes, without its
     /// formatter's pass; anything else is escaped by `wire::write_json_string`.
-    fn string(&mut self, text: &str) {
-        if !self.keep {
-            return;
-        }
+    fn write_string(&mut self, text: &str) {
         if !crate::contract::escape::needs_escape(text) {
             self.out.reserve(text.len() + 2);
             self.out.push(b'"');
