@@ -84,7 +84,7 @@ fn walk(w: &mut Writer<'_>, node: usize, scan: &mut Scan<'_>) -> Result<(), Stop
                 }
             }
             Err(miss) => {
-                Check::note::<()>(w, Err(miss));
+                Check::note(w, Err(miss));
                 scan.value()?;
             }
         },
@@ -100,7 +100,7 @@ fn walk(w: &mut Writer<'_>, node: usize, scan: &mut Scan<'_>) -> Result<(), Stop
                 }
             }
             Err(miss) => {
-                Check::note::<()>(w, Err(miss));
+                Check::note(w, Err(miss));
                 scan.value()?;
             }
         },
@@ -162,26 +162,6 @@ fn parse_number(text: &str) -> Result<Number, Stop> {
     Ok(if negated >= 0 { Number::F(-(significand as f64)) } else { Number::I(negated) })
 }
 
-/// What a check without a tree gives back for a value: nothing, or `Value::Null`.
-trait Unbuilt {
-    /// Drops it; a `Null` (every tree of a check that builds none) without a call to
-    /// `Value`'s drop.
-    fn dismiss(self);
-}
-
-impl Unbuilt for () {
-    fn dismiss(self) {}
-}
-
-impl Unbuilt for serde_json::Value {
-    #[inline]
-    fn dismiss(self) {
-        if !self.is_null() {
-            drop(self);
-        }
-    }
-}
-
 /// One value at one plan node.
 struct Check<'a, 'p> {
     w: &'a mut Writer<'p>,
@@ -189,13 +169,18 @@ struct Check<'a, 'p> {
 }
 
 impl Check<'_, '_> {
-    /// Keeps the first miss.
-    fn note<T: Unbuilt>(w: &mut Writer<'_>, verdict: R<T>) {
+    /// Keeps the first miss. A check builds no tree, so what a value gives back is
+    /// `Value::Null`, let go without a call to `Value`'s drop.
+    fn note(w: &mut Writer<'_>, verdict: R<serde_json::Value>) {
         match verdict {
             Err(miss) => {
                 w.miss.get_or_insert(miss);
             }
-            Ok(tree) => tree.dismiss(),
+            Ok(tree) => {
+                if !tree.is_null() {
+                    drop(tree);
+                }
+            }
         }
     }
 
@@ -265,7 +250,7 @@ impl<'de> Visitor<'de> for Check<'_, '_> {
                 }
             }
             Err(miss) => {
-                Self::note::<()>(w, Err(miss));
+                Self::note(w, Err(miss));
                 while seq.next_element::<IgnoredAny>()?.is_some() {}
             }
         }
@@ -285,7 +270,7 @@ impl<'de> Visitor<'de> for Check<'_, '_> {
                 }
             }
             Err(miss) => {
-                Self::note::<()>(w, Err(miss));
+                Self::note(w, Err(miss));
                 while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
             }
         }
